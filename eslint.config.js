@@ -1,0 +1,26 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", "docs/api/**", "test-output/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // The core never touches Express: only src/express/ may import it.
+    files: ["src/core/**", "src/stores/**", "src/drupal/**"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: ["express"], patterns: ["express/*", "**/express/**"] }],
+    },
+  },
+  {
+    files: ["src/**"],
+    rules: { "no-console": "error" },
+  },
+);

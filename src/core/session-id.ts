@@ -1,0 +1,38 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** Session ids are 32 random bytes, base64url without padding: 43 characters, as Drupal's `drupal_random_key()`. */
+export const SESSION_ID_BYTES = 32;
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * A new session id: 256 bits from the CSPRNG, base64url (43 characters).
+ *
+ * @example
+ * ```ts
+ * const sessid = createSessionId(); // "h5Q0…" (43 characters)
+ * ```
+ */
+export function createSessionId(): string {
+  return randomBytes(SESSION_ID_BYTES).toString("base64url");
+}
+
+/** Whether a string has the shape of an id from {@link createSessionId}. Cheap; rejects junk before any hashing. */
+export function isSessionIdShape(value: string): boolean {
+  return value.length === 43 && SESSION_ID_PATTERN.test(value);
+}
+
+/**
+ * The form a store keeps a session id in: `base64url(sha256(sessid))`, which is also how
+ * Drupal 7.98+ stores `sessions.sid`. A dump of the store cannot be replayed as cookies.
+ */
+export function hashSessionId(sessid: string): string {
+  return createHash("sha256").update(sessid).digest("base64url");
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,15 @@
+import type { z } from "zod";
+
+/**
+ * Validates a factory's options once, at start-up. A problem is a `TypeError` that names
+ * the factory and every offending option; the caller's object is never modified.
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, factory: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join(".") : "options";
+    return `${path}: ${issue.message}`;
+  });
+  throw new TypeError(`${factory}: invalid options: ${problems.join("; ")}`);
+}

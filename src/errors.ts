@@ -1,0 +1,55 @@
+/**
+ * Errors. Every failure the package reports at request time is a {@link SessionAuthError}
+ * with a stable `code`; the one table that turns a code into a Drupal status line and body
+ * is `src/drupal/status.ts`. Test `err.code`, not `instanceof`: the package ships both ESM
+ * and CJS builds, and a class from one is not the class from the other.
+ *
+ * Misconfiguration is not a SessionAuthError: factories throw a `TypeError` at start-up.
+ *
+ * @module
+ */
+
+/** Every code a {@link SessionAuthError} can carry. */
+export type SessionAuthErrorCode =
+  | "ERR_INVALID_CREDENTIALS"
+  | "ERR_MISSING_ARGUMENT"
+  | "ERR_CSRF"
+  | "ERR_ALREADY_LOGGED_IN"
+  | "ERR_NOT_LOGGED_IN"
+  | "ERR_ACCOUNT_BLOCKED"
+  | "ERR_USER_THROTTLED"
+  | "ERR_IP_THROTTLED"
+  | "ERR_INVALID_JSON"
+  | "ERR_UNSUPPORTED_CONTENT_TYPE"
+  | "ERR_BODY_TOO_LARGE"
+  | "ERR_UNAUTHENTICATED"
+  | "ERR_FORBIDDEN"
+  | "ERR_NO_CONTROLLER"
+  | "ERR_STORE_UNAVAILABLE";
+
+/**
+ * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the
+ * value the Drupal message names (the missing argument, the user name, the MIME type);
+ * `cause` keeps an underlying error for the server's logs, never for the client.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof Error && (err as SessionAuthError).code === "ERR_STORE_UNAVAILABLE") retryLater();
+ * ```
+ */
+export class SessionAuthError extends Error {
+  override readonly name = "SessionAuthError";
+  readonly code: SessionAuthErrorCode;
+  readonly detail: string | undefined;
+
+  constructor(code: SessionAuthErrorCode, detail?: string, options?: { cause?: unknown }) {
+    super(detail === undefined ? code : `${code}: ${detail}`, options);
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+/** Whether a value is a {@link SessionAuthError}, across the ESM and CJS copies of the class. */
+export function isSessionAuthError(value: unknown): value is SessionAuthError {
+  return value instanceof Error && value.name === "SessionAuthError" && typeof (value as SessionAuthError).code === "string";
+}

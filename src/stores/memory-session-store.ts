@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { nowSeconds } from "../core/clock.js";
+import { createSessionId, hashSessionId, isSessionIdShape } from "../core/session-id.js";
+import { parseOptions } from "../core/validate.js";
+import type { SessionRecord, SessionStore, StoredSession } from "../types.js";
+
+const optionsSchema = z.strictObject({
+  maxSessions: z.number().int().positive().optional(),
+  sweepIntervalSeconds: z.number().positive().optional(),
+});
+
+/** Options of {@link memorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  /**
+   * The most sessions kept at once. When full, a new login evicts the oldest session,
+   * so the map cannot grow without bound.
+   * @default 100000
+   */
+  maxSessions?: number;
+  /**
+   * How often expired sessions are swept, in seconds. The sweep walks the map in slices
+   * and yields to the event loop between them, so it never blocks for long.
+   * @default 60
+   */
+  sweepIntervalSeconds?: number;
+}
+
+/** A {@link SessionStore} that also lets tests and shutdown code stop its sweep timer. */
+export interface MemorySessionStore extends SessionStore {
+  /** How many sessions are held now (expired ones included until swept). */
+  readonly size: number;
+  /** Removes every expired session now; resolves how many were removed. */
+  sweep(): Promise<number>;
+  /** Stops the sweep timer. The store still works; expired records are then dropped only when read. */
+  close(): void;
+}
+
+const SWEEP_SLICE = 2000;
+const INTERN_LIMIT = 1024;
+
+/**
+ * An in-process session store: a `Map` keyed by the hashed session id, with a per-user
+ * index for logout-everywhere and session lists. For one process only: sessions vanish on
+ * restart and are not shared between instances (use the Redis store for that).
+ *
+ * @example
+ * ```ts
+ * const sessionStore = memorySessionStore({ maxSessions: 50_000 });
+ * ```
+ * @throws TypeError when an option is out of range.
+ */
+export function memorySessionStore(options: MemorySessionStoreOptions = {}): MemorySessionStore {
+  const { maxSessions = 100_000, sweepIntervalSeconds = 60 } = parseOptions(optionsSchema, options, "memorySessionStore");
+  const sessions = new Map<string, SessionRecord>();
+  const byUser = new Map<string, Set<string>>();
+  // Most sessions share a handful of IPs and user agents; one copy of each saves heap.
+  const interned = new Map<string, string>();
+
+  function intern(value: string): string {
+    const known = interned.get(value);
+    if (known !== undefined) return known;
+    if (interned.size >= INTERN_LIMIT) interned.clear();
+    interned.set(value, value);
+    return value;
+  }
+
+  function remove(handle: string): boolean {
+    const record = sessions.get(handle);
+    if (record === undefined) return false;
+    sessions.delete(handle);
+    const handles = byUser.get(record.uid);
+    handles?.delete(handle);
+    if (handles?.size === 0) byUser.delete(record.uid);
+    return true;
+  }
+
+  async function sweep(): Promise<number> {
+    const now = nowSeconds();
+    let removed = 0;
+    let seen = 0;
+    for (const [handle, record] of sessions) {
+      if (record.expiresAt <= now && remove(handle)) removed += 1;
+      if (++seen % SWEEP_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return removed;
+  }
+
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    void sweep().finally(() => {
+      sweeping = false;
+    });
+  }, sweepIntervalSeconds * 1000);
+  timer.unref();
+
+  function live(handle: string): StoredSession | null {
+    const record = sessions.get(handle);
+    if (record === undefined) return null;
+    if (record.expiresAt <= nowSeconds()) {
+      remove(handle);
+      return null;
+    }
+    return { handle, record };
+  }
+
+  return {
+    get size() {
+      return sessions.size;
+    },
+    async create(record) {
+      const sessid = createSessionId();
+      const handle = hashSessionId(sessid);
+      while (sessions.size >= maxSessions) {
+        const oldest = sessions.keys().next().value as string;
+        remove(oldest);
+      }
+      sessions.set(handle, { ...record, ip: intern(record.ip), userAgent: intern(record.userAgent) });
+      let handles = byUser.get(record.uid);
+      if (handles === undefined) byUser.set(record.uid, (handles = new Set()));
+      handles.add(handle);
+      return sessid;
+    },
+    async get(sessid) {
+      if (!isSessionIdShape(sessid)) return null;
+      return live(hashSessionId(sessid));
+    },
+    async touch(handle, lastSeenAt, expiresAt) {
+      const record = sessions.get(handle);
+      if (record !== undefined) sessions.set(handle, { ...record, lastSeenAt, expiresAt });
+    },
+    async destroy(handle) {
+      remove(handle);
+    },
+    async listByUser(uid) {
+      const found: StoredSession[] = [];
+      for (const handle of byUser.get(uid) ?? []) {
+        const session = live(handle);
+        if (session !== null) found.push(session);
+      }
+      return found.sort((a, b) => a.record.createdAt - b.record.createdAt);
+    },
+    async destroyByUser(uid) {
+      const handles = [...(byUser.get(uid) ?? [])];
+      let ended = 0;
+      for (const handle of handles) if (live(handle) !== null && remove(handle)) ended += 1;
+      byUser.delete(uid);
+      return ended;
+    },
+    sweep,
+    close() {
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * The public contracts of services-session-auth: plain records and the promise-only
+ * interfaces that stores, user sources and password hashers implement.
+ *
+ * Every time in a record is a whole number of Unix seconds, as Drupal keeps them.
+ *
+ * @module
+ */
+
+/**
+ * One logged-in session, as a store keeps it. A plain, JSON-safe object: stores may
+ * serialise it as they like, and must hand back an equal object.
+ */
+export interface SessionRecord {
+  /** The user's id, a decimal string as Drupal's `users.uid` (never `"0"`). */
+  readonly uid: string;
+  /** When the session was created (login), in Unix seconds. */
+  readonly createdAt: number;
+  /** When the session was last seen (written at most once per touch interval), in Unix seconds. */
+  readonly lastSeenAt: number;
+  /**
+   * When the session ends unless touched again: the earlier of the idle and absolute
+   * deadlines, in Unix seconds. Stores forget records at this instant; they never
+   * compute it themselves.
+   */
+  readonly expiresAt: number;
+  /** The client's IP address at login (Express's `req.ip`). */
+  readonly ip: string;
+  /** The client's `User-Agent` at login, cut to 256 characters. */
+  readonly userAgent: string;
+}
+
+/** A session as read back from a store: its record and the store's handle for it. */
+export interface StoredSession {
+  /**
+   * The store's stable name for the session, never the raw session id: for the
+   * hashing stores it is `base64url(sha256(sessid))`, the form Drupal 7.98+ keeps in
+   * `sessions.sid`. Safe to log and to show in a "your devices" list.
+   */
+  readonly handle: string;
+  readonly record: SessionRecord;
+}
+
+/**
+ * Where sessions live. Every method returns a promise; a store rejects only when its
+ * backend fails (the caller turns that into a 503), never for an unknown or bad id.
+ *
+ * Implementations in this package: {@link memorySessionStore}, the Redis store
+ * (`services-session-auth/redis`) and the sealed-cookie store
+ * (`services-session-auth/sealed-cookie`). All pass the same contract suite.
+ */
+export interface SessionStore {
+  /**
+   * Stores a new session and returns its id (the `sessid` and cookie value): at least
+   * 256 bits from a CSPRNG, as 43 or more base64url characters.
+   */
+  create(record: SessionRecord): Promise<string>;
+  /**
+   * Reads a session by the id a client sent. Resolves `null` for an unknown, malformed,
+   * tampered or expired (`expiresAt <= now`) id.
+   */
+  get(sessid: string): Promise<StoredSession | null>;
+  /** Moves a session's `lastSeenAt` and `expiresAt` forward. A missing handle is not an error. */
+  touch(handle: string, lastSeenAt: number, expiresAt: number): Promise<void>;
+  /** Ends one session. A missing handle is not an error. */
+  destroy(handle: string): Promise<void>;
+  /** The live sessions of one user, oldest first. Costs O(sessions of that user). */
+  listByUser(uid: string): Promise<StoredSession[]>;
+  /** Ends every session of one user ("log out everywhere"); resolves how many ended. */
+  destroyByUser(uid: string): Promise<number>;
+}
+
+/**
+ * A user account as the login flow needs it. `fields` carries the rest of a Drupal
+ * `users` row, already typed as Drupal's JSON has it, so the login reply can be exact.
+ */
+export interface UserRecord {
+  /** Decimal string, as Drupal's `users.uid`. Never `"0"` (that is the anonymous user). */
+  readonly uid: string;
+  readonly name: string;
+  readonly mail: string;
+  /** The stored password hash; never sent to a client. */
+  readonly passwordHash: string;
+  /** Drupal's `users.status = 1`. A blocked account cannot log in and its sessions are void. */
+  readonly active: boolean;
+  /** Role id → role name, as Drupal's `$user->roles`, e.g. `{ "2": "authenticated user" }`. */
+  readonly roles: Readonly<Record<string, string>>;
+  /** Account creation time, in Unix seconds. */
+  readonly created: number;
+  /** Last access time, in Unix seconds (0 if never). */
+  readonly access: number;
+  /** Last login time, in Unix seconds (0 if never). */
+  readonly login: number;
+  /**
+   * Other `users` columns (`theme`, `signature`, `timezone`, `language`, `picture`,
+   * `init`, `data`, …) with the JSON types Drupal sends. Keys here override the defaults
+   * in the login reply's `user` object.
+   */
+  readonly fields?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Where user accounts come from. Implementations in this package:
+ * {@link memoryUserStore}, and `drupal7UserStore` over a Drupal 7 database.
+ */
+export interface UserStore {
+  /** Finds an account by name, matching as Drupal's MySQL collation does (case-insensitive). */
+  findByName(name: string): Promise<UserRecord | null>;
+  /** Finds an account by uid. */
+  findById(uid: string): Promise<UserRecord | null>;
+  /** Writes the login time after a successful login (Drupal's `users.login`). */
+  recordLogin(uid: string, at: number): Promise<void>;
+  /**
+   * Replaces a password hash only if the stored one is still `expected`
+   * (compare-and-set), so a password change racing a login rehash is never undone.
+   * Resolves whether the write happened.
+   */
+  updatePasswordHash(uid: string, expected: string, next: string): Promise<boolean>;
+}
+
+/**
+ * Hashes and checks passwords. The default is {@link scryptHasher}; Drupal 7 hashes are
+ * verified by the hasher from `services-session-auth/drupal`.
+ */
+export interface PasswordHasher {
+  /** Hashes a password with the current algorithm and parameters. */
+  hash(password: string): Promise<string>;
+  /** Checks a password against a stored hash. Resolves `false` (never rejects) for a malformed hash. */
+  verify(hash: string, password: string): Promise<boolean>;
+  /** Whether a stored hash should be replaced by {@link PasswordHasher.hash} after a successful login. */
+  needsRehash(hash: string): boolean;
+}
+
+/**
+ * Atomic counters with a time to live: the login throttle's failure counts (and the
+ * sealed-cookie store's revocation epochs). The TTL is set when a key is created and is
+ * not extended by later increments, so a window is fixed from its first event.
+ */
+export interface CounterStore {
+  /** Adds one to a key, creating it with the TTL if absent; resolves the new count. */
+  increment(key: string, ttlSeconds: number): Promise<number>;
+  /** The current count of a key (0 if absent or expired). */
+  get(key: string): Promise<number>;
+  /** Removes a key. A missing key is not an error. */
+  delete(key: string): Promise<void>;
+}
