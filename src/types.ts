@@ -68,6 +68,13 @@ export interface SessionStore {
   listByUser(uid: string): Promise<StoredSession[]>;
   /** Ends every session of one user ("log out everywhere"); resolves how many ended. */
   destroyByUser(uid: string): Promise<number>;
+  /**
+   * Stores a session issued elsewhere under a known handle: the cut-over from Drupal 7,
+   * whose `sessions.sid` is already `base64url(sha256(sessid))` on core 7.98+. Only the
+   * migration kit calls it, with rows read from the Drupal database; a client can never
+   * choose its own id. Stateless stores cannot adopt and leave it out.
+   */
+  adopt?(handle: string, record: SessionRecord): Promise<void>;
 }
 
 /**

@@ -105,21 +105,22 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     return { handle, record };
   }
 
+  function insert(handle: string, record: SessionRecord): void {
+    remove(handle);
+    while (sessions.size >= maxSessions) remove(sessions.keys().next().value as string);
+    sessions.set(handle, { ...record, ip: intern(record.ip), userAgent: intern(record.userAgent) });
+    let handles = byUser.get(record.uid);
+    if (handles === undefined) byUser.set(record.uid, (handles = new Set()));
+    handles.add(handle);
+  }
+
   return {
     get size() {
       return sessions.size;
     },
     async create(record) {
       const sessid = createSessionId();
-      const handle = hashSessionId(sessid);
-      while (sessions.size >= maxSessions) {
-        const oldest = sessions.keys().next().value as string;
-        remove(oldest);
-      }
-      sessions.set(handle, { ...record, ip: intern(record.ip), userAgent: intern(record.userAgent) });
-      let handles = byUser.get(record.uid);
-      if (handles === undefined) byUser.set(record.uid, (handles = new Set()));
-      handles.add(handle);
+      insert(hashSessionId(sessid), record);
       return sessid;
     },
     async get(sessid) {
@@ -147,6 +148,9 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       for (const handle of handles) if (live(handle) !== null && remove(handle)) ended += 1;
       byUser.delete(uid);
       return ended;
+    },
+    async adopt(handle, record) {
+      insert(handle, record);
     },
     sweep,
     close() {
