@@ -1,10 +1,16 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Tests and the example import the package by name, as users do; resolve it to the source.
+    alias: [{ find: /^services-session-auth$/, replacement: src("index.ts") }],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 60_000,
-    reporters: ["default"],
   },
 });

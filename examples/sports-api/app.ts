@@ -1,0 +1,87 @@
+import express, { type Express, type Response } from "express";
+import {
+  createSessionAuthRouter,
+  drupalQueryPath,
+  memorySessionStore,
+  memoryUserStore,
+  requireSession,
+  sessionTokenHandler,
+  type AuthEvent,
+  type PasswordHasher,
+  type SessionAuthRouterOptions,
+  type SessionStore,
+} from "services-session-auth";
+import { courses, events, players } from "./data.js";
+
+/** What the example app is configured with (from the environment in server.ts). */
+export interface SportsApiConfig {
+  readonly secret: string;
+  readonly sessionStore?: SessionStore;
+  readonly hasher?: PasswordHasher;
+  readonly extra?: Partial<SessionAuthRouterOptions>;
+  readonly log?: (line: string) => void;
+}
+
+/** The demo accounts: `demo` / `demo-password` and `admin` / `admin-password` (administrator). */
+export const DEMO_USERS = [
+  { name: "admin", password: "admin-password", mail: "admin@example.com", roles: ["administrator"] },
+  { name: "demo", password: "demo-password", mail: "demo@example.com", roles: ["authenticated user"] },
+] as const;
+
+function reply(res: Response, status: number, value: unknown): void {
+  // A Buffer keeps Express from adding "; charset=utf-8", so the app's replies match the auth calls'.
+  res.status(status).type("application/json").send(Buffer.from(JSON.stringify(value)));
+}
+
+/** Logs an audit event as one JSON line; session handles are hashes, never raw ids. */
+function logEvent(log: (line: string) => void) {
+  return (event: AuthEvent) => {
+    const { type, ...rest } = event;
+    const safe = "error" in rest ? { ...rest, error: String(rest.error) } : rest;
+    log(JSON.stringify({ at: new Date().toISOString(), event: type, ...safe }));
+  };
+}
+
+/** Builds the sports API: Services auth at /services/json, protected players/events/courses. */
+export function createApp(config: SportsApiConfig): Express {
+  const log = config.log ?? ((line: string) => console.log(line));
+  const userStore = memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), config.hasher === undefined ? {} : { hasher: config.hasher });
+  const auth: SessionAuthRouterOptions = {
+    userStore,
+    sessionStore: config.sessionStore ?? memorySessionStore(),
+    secret: config.secret,
+    onEvent: logEvent(log),
+    ...(config.hasher === undefined ? {} : { hasher: config.hasher }),
+    ...config.extra,
+  };
+  const signedIn = requireSession(auth);
+  const admin = requireSession({ ...auth, roles: ["administrator"] });
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(drupalQueryPath());
+  app.use("/services/json", createSessionAuthRouter(auth));
+  app.all("/services/session/token", sessionTokenHandler(auth));
+
+  for (const [name, rows] of [["players", players], ["events", events], ["courses", courses]] as const) {
+    app.get([`/services/json/${name}`, `/services/json/${name}.json`], signedIn, (_req, res) => reply(res, 200, rows));
+    app.get(`/services/json/${name}/:id`, signedIn, (req, res) => {
+      const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === String(req.params.id).replace(/\.json$/, ""));
+      if (row === undefined) res.statusMessage = `Not found : Could not find ${name} ${String(req.params.id)}.`;
+      reply(res, row === undefined ? 404 : 200, row ?? [`Could not find ${name} ${String(req.params.id)}.`]);
+    });
+  }
+
+  // Recipe: a user's own devices, and "log out everywhere".
+  app.get("/services/json/sessions", signedIn, async (req, res) => {
+    const sessions = await auth.sessionStore.listByUser(req.auth!.user.uid);
+    reply(res, 200, sessions.map(({ handle, record }) => ({ id: handle, current: handle === req.auth!.session.handle, ...record })));
+  });
+  app.post("/services/json/sessions/revoke-all", signedIn, async (req, res) => {
+    reply(res, 200, { ended: await auth.sessionStore.destroyByUser(req.auth!.user.uid) });
+  });
+  // Recipe: a role-protected route.
+  app.get("/services/json/admin/stats", admin, (_req, res) => reply(res, 200, { players: players.length, events: events.length, courses: courses.length }));
+
+  return app;
+}

@@ -1,0 +1,30 @@
+/**
+ * Security events, for audit logs (OWASP ASVS V16.3.1). A session appears only as
+ * `base64url(sha256(sessid))` (for the memory and Redis stores, its store handle), never as
+ * the raw id or the CSRF token; a password never appears.
+ */
+export type AuthEvent =
+  | { readonly type: "login.success"; readonly uid: string; readonly session: string; readonly ip: string }
+  | {
+      readonly type: "login.failure";
+      /** Kept server-side: the client always sees the same 401. */
+      readonly reason: "unknown-user" | "wrong-password" | "blocked" | "invalid-input";
+      readonly name: string;
+      readonly ip: string;
+    }
+  | { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly name: string; readonly ip: string }
+  | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
+  | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
+  | {
+      readonly type: "session.revoked";
+      readonly uid: string;
+      readonly session: string;
+      readonly reason: "session-limit" | "user-blocked";
+    }
+  | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
+  | { readonly type: "store.failure"; readonly operation: string; readonly error: unknown }
+  /** A bug or an unexpected throw (for example from a custom store): the client got a bodyless 500. */
+  | { readonly type: "internal.error"; readonly error: unknown };
+
+/** Receives {@link AuthEvent}s. It runs synchronously on the request path: keep it cheap, and never throw (a throw is swallowed). */
+export type AuthEventListener = (event: AuthEvent) => void;

@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import { SessionAuthError } from "../errors.js";
+import type { PasswordHasher, SessionRecord, UserRecord } from "../types.js";
+import type { ResolvedRouterOptions } from "./options.js";
+import type { SessionManager } from "./session-manager.js";
+import { hashSessionId } from "./session-id.js";
+import { guardStore } from "./store-guard.js";
+import { LoginThrottle } from "./throttle.js";
+
+/** A login attempt, after the body was parsed and before anything was checked. */
+export interface LoginAttempt {
+  readonly name: unknown;
+  readonly password: unknown;
+  readonly ip: string;
+  readonly userAgent: string;
+  readonly now: number;
+}
+
+/** A successful login: the new session's id and the user. */
+export interface LoginResult {
+  readonly sessid: string;
+  readonly user: UserRecord;
+}
+
+/**
+ * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: blocked
+ * check, flood pre-check, password check, flood post-check, then a new session. Also
+ * timing-safe: an unknown name costs one `verify` against a dummy hash made with the same
+ * hasher, exactly as a wrong password costs one `verify`.
+ */
+export class Authenticator {
+  readonly #manager: SessionManager;
+  readonly #options: ResolvedRouterOptions;
+  readonly #hasher: PasswordHasher;
+  readonly #throttle: LoginThrottle | undefined;
+  #dummyHash: Promise<string> | undefined;
+
+  constructor(manager: SessionManager, options: ResolvedRouterOptions) {
+    this.#manager = manager;
+    this.#options = options;
+    this.#hasher = options.hasher;
+    const counters = guardStore(options.counterStore, "counterStore", options.storeTimeout, options.onEvent);
+    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(counters, options.throttle);
+    // Made now, so the first unknown-name login costs no more than any other.
+    this.#dummy().catch(() => undefined);
+  }
+
+  #dummy(): Promise<string> {
+    this.#dummyHash ??= this.#hasher.hash(randomBytes(32).toString("base64url")).catch((error: unknown) => {
+      this.#dummyHash = undefined;
+      throw error;
+    });
+    return this.#dummyHash;
+  }
+
+  /**
+   * Checks credentials and opens a session.
+   * @throws SessionAuthError for every refusal, in Drupal's order.
+   */
+  async login(attempt: LoginAttempt): Promise<LoginResult> {
+    const { ip, now } = attempt;
+    const credentials = this.#credentials(attempt);
+    if (credentials === null) {
+      this.#manager.emit({ type: "login.failure", reason: "invalid-input", name: "", ip });
+      throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
+    }
+    const { name, password } = credentials;
+    const user = name === "" ? null : await this.#manager.users.findByName(name);
+
+    // Services refuses a blocked account before flood control and without hashing. The 403
+    // tells the caller the account exists; "generic" hides that behind the usual 401.
+    if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
+      this.#manager.emit({ type: "login.failure", reason: "blocked", name, ip });
+      throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
+    }
+
+    const flood = (await this.#throttle?.check(ip, user?.uid)) ?? null;
+    const verified = flood === null && (await this.#verify(user, name, password));
+    if (flood !== null || !verified || user === null || !user.active) {
+      await this.#throttle?.registerFailure(ip, user?.uid);
+      if (flood !== null) {
+        this.#manager.emit({ type: "login.throttled", scope: flood, name, ip });
+        throw new SessionAuthError(flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+      }
+      const reason = user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
+      this.#manager.emit({ type: "login.failure", reason, name, ip });
+      throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
+    }
+
+    await this.#throttle?.clear(ip, user.uid);
+    await this.#rehash(user, password);
+    await this.#manager.users.recordLogin(user.uid, now);
+    return this.#open({ ...user, login: now }, attempt);
+  }
+
+  /** Strings (or numbers, as PHP would take them) within the length limits; anything else is no credential at all. */
+  #credentials(attempt: LoginAttempt): { name: string; password: string } | null {
+    const name = scalar(attempt.name);
+    const password = scalar(attempt.password);
+    if (name === null || password === null) return null;
+    // Limits apply before any lookup or hashing, so a huge password cannot buy CPU time.
+    if (name.length > this.#options.maxNameLength || Buffer.byteLength(password) > this.#options.maxPasswordBytes) return null;
+    return { name, password };
+  }
+
+  async #verify(user: UserRecord | null, name: string, password: string): Promise<boolean> {
+    // user_authenticate() fails at once for an empty name, "0", or a blank password; that
+    // depends on the input only, never on whether the account exists.
+    if (name === "" || name === "0" || password.trim() === "") return false;
+    if (user === null) {
+      await this.#hasher.verify(await this.#dummy(), password);
+      return false;
+    }
+    return this.#hasher.verify(user.passwordHash, password);
+  }
+
+  async #rehash(user: UserRecord, password: string): Promise<void> {
+    if (!this.#hasher.needsRehash(user.passwordHash)) return;
+    const next = await this.#hasher.hash(password);
+    // Compare-and-set: a password change that raced this login wins.
+    await this.#manager.users.updatePasswordHash(user.uid, user.passwordHash, next);
+  }
+
+  async #open(user: UserRecord, attempt: LoginAttempt): Promise<LoginResult> {
+    const manager = this.#manager;
+    const cap = this.#options.maxSessionsPerUser;
+    if (cap !== undefined) {
+      const live = await manager.sessions.listByUser(user.uid);
+      for (const old of live.slice(0, Math.max(0, live.length - cap + 1))) {
+        await manager.sessions.destroy(old.handle);
+        manager.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
+      }
+    }
+    const { now } = attempt;
+    const record: SessionRecord = {
+      uid: user.uid,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: manager.expiresAt(now, now),
+      ip: attempt.ip,
+      userAgent: attempt.userAgent.slice(0, 256),
+    };
+    const sessid = await manager.sessions.create(record);
+    manager.emit({ type: "login.success", uid: user.uid, session: hashSessionId(sessid), ip: attempt.ip });
+    return { sessid, user };
+  }
+}
+
+function scalar(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return null;
+}

@@ -1,0 +1,296 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { memoryCounterStore } from "../stores/memory-counter-store.js";
+import type { CounterStore, PasswordHasher, SessionStore, UserRecord, UserStore } from "../types.js";
+import type { AuthEventListener } from "./events.js";
+import { hmacCsrfToken } from "./csrf-token.js";
+import { scryptHasher } from "./password.js";
+import { parseOptions } from "./validate.js";
+
+function implementing<T>(name: string, methods: readonly string[]) {
+  return z.custom<T>(
+    (value) => typeof value === "object" && value !== null && methods.every((method) => typeof (value as Record<string, unknown>)[method] === "function"),
+    { message: `must be a ${name} (with ${methods.join(", ")})` },
+  );
+}
+
+const fn = <T>(what: string) => z.custom<T>((value) => typeof value === "function", { message: `must be a function (${what})` });
+const seconds = z.number().int().positive();
+
+/** Options shared by {@link createSessionAuthRouter} and {@link requireSession}: pass the same object to both. */
+export interface SessionOptions {
+  /** Where sessions live. */
+  sessionStore: SessionStore;
+  /** Where accounts come from. */
+  userStore: UserStore;
+  /**
+   * The key of the session-bound CSRF token (`HMAC-SHA256(secret, sessid)`): at least 32
+   * characters, the same on every instance. Required unless `csrfToken` is given.
+   */
+  secret?: string;
+  /** Derives a session's CSRF token from its id instead of the HMAC of `secret`, e.g. the migration kit's `drupal7CsrfToken`. */
+  csrfToken?: (sessid: string) => string;
+  /** The session cookie's name, set outright. When absent it is derived as Drupal derives it. */
+  sessionName?: string;
+  /** settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute. */
+  cookieDomain?: string;
+  /** settings.php `$base_url` (e.g. `https://example.com`): names the cookie as Drupal would. When this and `cookieDomain` are absent, the request's `Host` is used, as Drupal does. */
+  baseUrl?: string;
+  /**
+   * Seconds a session may sit unused before it ends (server-side).
+   * @default 200000 (Drupal's session.gc_maxlifetime)
+   */
+  idleTimeout?: number;
+  /**
+   * Seconds a session may live from login, however active (server-side), and the cookie's `Max-Age`.
+   * @default 2000000 (Drupal's session.cookie_lifetime)
+   */
+  absoluteTimeout?: number;
+  /**
+   * The last-seen time is written at most once per this many seconds, so most authenticated requests cost one store read.
+   * @default 180 (Drupal's session_write_interval)
+   */
+  touchInterval?: number;
+  /**
+   * Milliseconds any store call may take before the request gets a 503.
+   * @default 2000
+   */
+  storeTimeout?: number;
+  /** Receives security events for an audit log. */
+  onEvent?: AuthEventListener;
+  /**
+   * Whether a user may see `init` in their own user object (Drupal's "administer users").
+   * @default uid "1" or a role named "administrator"
+   */
+  isAdmin?: (user: UserRecord) => boolean;
+}
+
+/** Drupal's flood-control limits (reference §6), each configurable. */
+export interface ThrottleOptions {
+  /** @default 50 failed logins per IP per window */
+  ipLimit?: number;
+  /** @default 3600 seconds */
+  ipWindow?: number;
+  /** @default 5 failed logins per account (and IP) per window */
+  userLimit?: number;
+  /** @default 21600 seconds */
+  userWindow?: number;
+  /**
+   * Count account failures per account only, not per account and IP (Drupal's `user_failed_login_identifier_uid_only`).
+   * @default false
+   */
+  perAccountOnly?: boolean;
+}
+
+/** Options of {@link createSessionAuthRouter}. */
+export interface SessionAuthRouterOptions extends SessionOptions {
+  /**
+   * Hashes and verifies passwords.
+   * @default scryptHasher() (N=2^17, r=8, p=1)
+   */
+  hasher?: PasswordHasher;
+  /**
+   * Holds the login-failure counters. Use the Redis counter store when several instances serve logins.
+   * @default memoryCounterStore()
+   */
+  counterStore?: CounterStore;
+  /**
+   * Login throttling limits, or `false` to turn throttling off (not recommended).
+   * @default Drupal's: 50 per IP per hour, 5 per account per 6 hours
+   */
+  throttle?: ThrottleOptions | false;
+  /** The most live sessions one user may have; a new login ends the oldest. @default unlimited */
+  maxSessionsPerUser?: number;
+  /**
+   * How a login to a blocked account is answered. `"drupal"` is Services' 403, which tells a
+   * caller the account exists; `"generic"` answers the same 401 as a wrong password.
+   * @default "drupal"
+   */
+  blockedAccountResponse?: "drupal" | "generic";
+  /**
+   * Which argument names `user/login` reads first: 1.0 is `username`/`password`, 1.1 is
+   * `name`/`pass`. Either shape is accepted; this decides the name a "missing argument"
+   * error reports. A request can pick 1.1 with the header `Services-User-Login-Version: 1.1`.
+   * @default "1.0"
+   */
+  loginApiVersion?: "1.0" | "1.1";
+  /** @default 1024: longer passwords are refused before any hashing */
+  maxPasswordBytes?: number;
+  /** @default 255: longer names are refused before any lookup */
+  maxNameLength?: number;
+  /** @default 65536: larger request bodies get a 413 */
+  bodyLimit?: number;
+}
+
+/** Options of {@link requireSession}. */
+export interface RequireSessionOptions extends SessionOptions {
+  /**
+   * Check `X-CSRF-Token` (or `services_token`) on methods other than GET, HEAD, OPTIONS and TRACE.
+   * @default true
+   */
+  csrf?: boolean;
+  /** Role names of which the user must have at least one, else 403. @default none required */
+  roles?: readonly string[];
+}
+
+const sessionShape = {
+  sessionStore: implementing<SessionStore>("SessionStore", ["create", "get", "touch", "destroy", "listByUser", "destroyByUser"]),
+  userStore: implementing<UserStore>("UserStore", ["findByName", "findById", "recordLogin", "updatePasswordHash"]),
+  secret: z.string().min(32, "must be at least 32 characters").optional(),
+  csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
+  sessionName: z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a cookie name").optional(),
+  cookieDomain: z.string().min(1).optional(),
+  baseUrl: z.url().optional(),
+  idleTimeout: seconds.optional(),
+  absoluteTimeout: seconds.optional(),
+  touchInterval: z.number().int().nonnegative().optional(),
+  storeTimeout: z.number().int().positive().optional(),
+  onEvent: fn<AuthEventListener>("event => void").optional(),
+  isAdmin: fn<(user: UserRecord) => boolean>("user => boolean").optional(),
+};
+
+const requireSecret = (value: { secret?: string | undefined; csrfToken?: unknown; csrf?: boolean | undefined }) =>
+  value.secret !== undefined || value.csrfToken !== undefined || value.csrf === false;
+const secretMessage = { message: "is required (at least 32 characters, the same on every instance) unless csrfToken is given", path: ["secret"] };
+
+const routerSchema = z
+  .strictObject({
+    ...sessionShape,
+    hasher: implementing<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
+    counterStore: implementing<CounterStore>("CounterStore", ["increment", "get", "delete"]).optional(),
+    throttle: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          ipLimit: seconds.optional(),
+          ipWindow: seconds.optional(),
+          userLimit: seconds.optional(),
+          userWindow: seconds.optional(),
+          perAccountOnly: z.boolean().optional(),
+        }),
+      ])
+      .optional(),
+    maxSessionsPerUser: z.number().int().positive().optional(),
+    blockedAccountResponse: z.enum(["drupal", "generic"]).optional(),
+    loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
+    maxPasswordBytes: z.number().int().positive().optional(),
+    maxNameLength: z.number().int().positive().optional(),
+    bodyLimit: z.number().int().positive().optional(),
+  })
+  .refine(requireSecret, secretMessage);
+
+const requireSchema = z
+  .strictObject({ ...sessionShape, csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional() })
+  .refine(requireSecret, secretMessage);
+
+/** {@link SessionOptions} with every default filled in, frozen. */
+export interface ResolvedSessionOptions {
+  readonly sessionStore: SessionStore;
+  readonly userStore: UserStore;
+  readonly csrfToken: (sessid: string) => string;
+  readonly sessionName: string | undefined;
+  readonly cookieDomain: string | undefined;
+  readonly baseUrl: string | undefined;
+  readonly idleTimeout: number;
+  readonly absoluteTimeout: number;
+  readonly touchInterval: number;
+  readonly storeTimeout: number;
+  readonly onEvent: AuthEventListener | undefined;
+  readonly isAdmin: (user: UserRecord) => boolean;
+}
+
+/** {@link SessionAuthRouterOptions} with every default filled in. */
+export interface ResolvedRouterOptions extends ResolvedSessionOptions {
+  readonly hasher: PasswordHasher;
+  readonly counterStore: CounterStore;
+  readonly throttle: Required<ThrottleOptions> | false;
+  readonly maxSessionsPerUser: number | undefined;
+  readonly blockedAccountResponse: "drupal" | "generic";
+  readonly loginApiVersion: "1.0" | "1.1";
+  readonly maxPasswordBytes: number;
+  readonly maxNameLength: number;
+  readonly bodyLimit: number;
+}
+
+/** {@link RequireSessionOptions} with every default filled in. */
+export interface ResolvedRequireOptions extends ResolvedSessionOptions {
+  readonly csrf: boolean;
+  readonly roles: readonly string[];
+}
+
+function defaultIsAdmin(user: UserRecord): boolean {
+  return user.uid === "1" || Object.values(user.roles).includes("administrator");
+}
+
+function resolveSession(input: z.output<z.ZodObject<typeof sessionShape>>): ResolvedSessionOptions {
+  return {
+    sessionStore: input.sessionStore,
+    userStore: input.userStore,
+    // Without secret or csrfToken (csrf: false) no token is ever checked; a random key keeps the function total.
+    csrfToken: input.csrfToken ?? hmacCsrfToken(input.secret ?? randomBytes(32).toString("hex")),
+    sessionName: input.sessionName,
+    cookieDomain: input.cookieDomain,
+    baseUrl: input.baseUrl,
+    idleTimeout: input.idleTimeout ?? 200_000,
+    absoluteTimeout: input.absoluteTimeout ?? 2_000_000,
+    touchInterval: input.touchInterval ?? 180,
+    storeTimeout: input.storeTimeout ?? 2000,
+    onEvent: input.onEvent,
+    isAdmin: input.isAdmin ?? defaultIsAdmin,
+  };
+}
+
+/**
+ * Validates and completes the router's options once. The caller's object is not modified.
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedRouterOptions {
+  const parsed = parseOptions(routerSchema, input, "createSessionAuthRouter");
+  const throttle = parsed.throttle === false ? false : {
+    ipLimit: parsed.throttle?.ipLimit ?? 50,
+    ipWindow: parsed.throttle?.ipWindow ?? 3600,
+    userLimit: parsed.throttle?.userLimit ?? 5,
+    userWindow: parsed.throttle?.userWindow ?? 21_600,
+    perAccountOnly: parsed.throttle?.perAccountOnly ?? false,
+  };
+  return Object.freeze({
+    ...resolveSession(parsed),
+    hasher: parsed.hasher ?? scryptHasher(),
+    counterStore: parsed.counterStore ?? memoryCounterStore(),
+    throttle,
+    maxSessionsPerUser: parsed.maxSessionsPerUser,
+    blockedAccountResponse: parsed.blockedAccountResponse ?? "drupal",
+    loginApiVersion: parsed.loginApiVersion ?? "1.0",
+    maxPasswordBytes: parsed.maxPasswordBytes ?? 1024,
+    maxNameLength: parsed.maxNameLength ?? 255,
+    bodyLimit: parsed.bodyLimit ?? 65_536,
+  });
+}
+
+/**
+ * Validates and completes the shared session options once, for a factory that needs no
+ * more (the session token handler). Router-only options in the same object are ignored.
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveSessionOptions(input: SessionOptions, factory: string): ResolvedSessionOptions {
+  const parsed = parseOptions(requireSchema, pick(input, Object.keys(sessionShape)), factory);
+  return Object.freeze(resolveSession(parsed));
+}
+
+/**
+ * Validates and completes {@link requireSession}'s options once.
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveRequireOptions(input: RequireSessionOptions): ResolvedRequireOptions {
+  // Options meant for the router (hasher, throttle, …) may be passed too: one object serves both.
+  const shared = pick(input, [...Object.keys(sessionShape), "csrf", "roles"]);
+  const parsed = parseOptions(requireSchema, shared, "requireSession");
+  return Object.freeze({ ...resolveSession(parsed), csrf: parsed.csrf ?? true, roles: parsed.roles ?? [] });
+}
+
+function pick(input: object, keys: readonly string[]): Record<string, unknown> {
+  if (typeof input !== "object" || input === null) return input;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (Object.hasOwn(input, key)) out[key] = (input as Record<string, unknown>)[key];
+  return out;
+}

@@ -1,0 +1,102 @@
+import type { StoredSession, UserRecord } from "../types.js";
+import { drupalSessionName } from "../drupal/session-name.js";
+import type { AuthEvent } from "./events.js";
+import type { ResolvedSessionOptions } from "./options.js";
+import { hashSessionId, safeEqual } from "./session-id.js";
+import { guardStore } from "./store-guard.js";
+
+/** What a request's session cookie turned out to be. */
+export type SessionState =
+  | { readonly kind: "none" }
+  /** A cookie was sent but names no live session: unknown, expired, tampered, or its user is gone or blocked. */
+  | { readonly kind: "stale" }
+  | { readonly kind: "live"; readonly sessid: string; readonly session: StoredSession; readonly user: UserRecord };
+
+const NAME_CACHE_LIMIT = 256;
+
+/**
+ * The session lifecycle over a store, framework-free: it alone decides expiry (idle and
+ * absolute, enforced here on every read), throttles last-seen writes, and checks the
+ * session-bound CSRF token. Stores only keep what they are given.
+ */
+export class SessionManager {
+  readonly options: ResolvedSessionOptions;
+  readonly sessions: ResolvedSessionOptions["sessionStore"];
+  readonly users: ResolvedSessionOptions["userStore"];
+  readonly #names = new Map<string, string>();
+
+  constructor(options: ResolvedSessionOptions) {
+    this.options = options;
+    this.sessions = guardStore(options.sessionStore, "sessionStore", options.storeTimeout, options.onEvent);
+    this.users = guardStore(options.userStore, "userStore", options.storeTimeout, options.onEvent);
+  }
+
+  /** The session cookie's name for a request: the configured one, or Drupal's derivation (cached per host). */
+  cookieName(host: string, secure: boolean): string {
+    const { sessionName, cookieDomain, baseUrl } = this.options;
+    if (sessionName !== undefined) return sessionName;
+    const key = `${secure ? "s" : ""}${host}`;
+    let name = this.#names.get(key);
+    if (name === undefined) {
+      name = drupalSessionName({ cookieDomain, baseUrl, host, secure });
+      if (this.#names.size >= NAME_CACHE_LIMIT) this.#names.clear();
+      this.#names.set(key, name);
+    }
+    return name;
+  }
+
+  /**
+   * Resolves a cookie value to a live session and its user. Expired sessions are removed,
+   * and a session whose user is gone or blocked is void (Drupal joins on `status = 1`).
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  async resolve(sessid: string | undefined, now: number): Promise<SessionState> {
+    if (sessid === undefined || sessid === "") return { kind: "none" };
+    const session = await this.sessions.get(sessid);
+    if (session === null) return { kind: "stale" };
+    const { record } = session;
+    const expired = now >= record.createdAt + this.options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.options.idleTimeout ? "idle" : undefined;
+    if (expired !== undefined) {
+      await this.sessions.destroy(session.handle);
+      this.emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired });
+      return { kind: "stale" };
+    }
+    const user = await this.users.findById(record.uid);
+    if (user === null || !user.active) {
+      await this.sessions.destroy(session.handle);
+      this.emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" });
+      return { kind: "stale" };
+    }
+    if (now - record.lastSeenAt >= this.options.touchInterval) {
+      await this.sessions.touch(session.handle, now, this.expiresAt(record.createdAt, now));
+    }
+    return { kind: "live", sessid, session, user };
+  }
+
+  /** When a session seen at `lastSeenAt` ends: the earlier of its idle and absolute deadlines. */
+  expiresAt(createdAt: number, lastSeenAt: number): number {
+    return Math.min(lastSeenAt + this.options.idleTimeout, createdAt + this.options.absoluteTimeout);
+  }
+
+  /** The CSRF token bound to a session id. */
+  token(sessid: string): string {
+    return this.options.csrfToken(sessid);
+  }
+
+  /** Whether a client-supplied token is the session's, compared in constant time. */
+  tokenMatches(sessid: string, supplied: string | undefined): boolean {
+    return supplied !== undefined && safeEqual(supplied, this.token(sessid));
+  }
+
+  /** Passes an event to the app's listener; a listener that throws is ignored. */
+  emit(event: AuthEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // An audit hook's bug must never change an auth decision.
+    }
+  }
+}
+
+/** Methods that never need a CSRF token (RFC 9110 safe methods, as Services lists them). */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);

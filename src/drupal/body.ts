@@ -1,0 +1,60 @@
+import { SessionAuthError } from "../errors.js";
+
+const FORM = "application/x-www-form-urlencoded";
+const JSON_MIME = "application/json";
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The MIME type of a request: the part of `Content-Type` before `;`. A request with no
+ * Content-Type at all is taken to be form-urlencoded, even when its body is empty, as
+ * Services does (`RESTServer.inc` parseRequestBody).
+ */
+export function requestMime(contentType: string | undefined): string {
+  const mime = (contentType ?? "").split(";", 1)[0]!.trim();
+  return mime === "" ? FORM : mime;
+}
+
+/**
+ * Parses a POST body as Services' parsers do (reference §1.3). JSON: an empty body is
+ * `""`, any top-level value is accepted, and a body that is not JSON, not UTF-8, or the
+ * literal `null` is `400 Invalid JSON.`. Form-urlencoded: PHP `parse_str`, last value wins.
+ * Any other type is `406 Unsupported request content type`.
+ *
+ * @throws SessionAuthError `ERR_INVALID_JSON` or `ERR_UNSUPPORTED_CONTENT_TYPE`.
+ */
+export function parseRequestBody(raw: Buffer, contentType: string | undefined): unknown {
+  const mime = requestMime(contentType);
+  switch (mime.toLowerCase()) {
+    case JSON_MIME:
+      return parseJson(raw);
+    case FORM:
+      // Form bodies are ASCII by definition (percent-encoded); stray bytes become U+FFFD, never an error.
+      return Object.fromEntries(new URLSearchParams(raw.toString("utf8")));
+    default:
+      throw new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", mime);
+  }
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return "";
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new SessionAuthError("ERR_INVALID_JSON");
+  }
+  // PHP's json_decode gives NULL for the literal null too, and Services cannot tell the two apart.
+  if (value === null) throw new SessionAuthError("ERR_INVALID_JSON");
+  return value;
+}
+
+/**
+ * Reads one argument from a parsed body with PHP `isset()` semantics: a missing key or a
+ * JSON `null` is absent, `""` is present. Non-object bodies (`""`, arrays, numbers) have no keys.
+ */
+export function bodyArgument(body: unknown, name: string): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  if (!Object.hasOwn(body, name)) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return value === null ? undefined : value;
+}

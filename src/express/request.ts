@@ -1,0 +1,65 @@
+import type { Request } from "express";
+import type { ServicesRequest } from "../drupal/services.js";
+import { SessionAuthError } from "../errors.js";
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** One query-string parameter, read without Express's query parser (whose shape differs between Express 4 and 5). */
+export function queryParameter(req: Request, name: string): string | undefined {
+  const url = req.originalUrl ?? req.url;
+  const mark = url.indexOf("?");
+  if (mark === -1) return undefined;
+  return new URLSearchParams(url.slice(mark + 1)).get(name) ?? undefined;
+}
+
+/** The facts about a request the core needs, except its body. */
+export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiated"> {
+  return {
+    method: req.method,
+    host: header(req, "host") ?? "",
+    secure: req.secure,
+    ip: req.ip ?? req.socket.remoteAddress ?? "",
+    userAgent: header(req, "user-agent") ?? "",
+    cookieHeader: header(req, "cookie"),
+    csrfHeader: header(req, "x-csrf-token"),
+    queryToken: queryParameter(req, "services_token"),
+    loginVersion: header(req, "services-user-login-version"),
+  };
+}
+
+/**
+ * Reads a request body up to `limit` bytes. A body an earlier parser (express.json(), …)
+ * already consumed is taken as parsed. Over the limit: `ERR_BODY_TOO_LARGE`, and the rest
+ * of the upload is drained, not buffered.
+ */
+export function readBody(req: Request, limit: number): Promise<ServicesRequest["body"]> {
+  const consumed = (req as Request & { _body?: boolean })._body === true || req.readableEnded;
+  if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
+  const contentType = header(req, "content-type");
+  const declared = Number(header(req, "content-length"));
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        req.resume();
+        reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve({ raw: Buffer.concat(chunks, size), contentType }));
+    // An aborted upload: no reply can reach the client, so this only ends the handler.
+    req.once("error", reject);
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * services-session-auth: the session interface of Drupal 7's Services web API
+ * (`user/login`, `system/connect`, `user/logout`, `user/token`, `services/session/token`)
+ * for Express apps, so Drupal-era clients keep working against a Node backend.
+ *
+ * @packageDocumentation
+ */
+import "./express/augment.js";
+
+export { createSessionAuthRouter, sessionTokenHandler } from "./express/router.js";
+export { requireSession } from "./express/require-session.js";
+export { drupalQueryPath } from "./express/query-path.js";
+export { memorySessionStore } from "./stores/memory-session-store.js";
+export { memoryUserStore } from "./stores/memory-user-store.js";
+export { memoryCounterStore } from "./stores/memory-counter-store.js";
+export { scryptHasher } from "./core/password.js";
+export { hmacCsrfToken } from "./core/csrf-token.js";
+export { createSessionId, hashSessionId } from "./core/session-id.js";
+export { drupalSessionName } from "./drupal/session-name.js";
+export { SessionAuthError, isSessionAuthError } from "./errors.js";
+
+export type { AuthUser, RequestAuth } from "./express/augment.js";
+export type { DrupalQueryPathOptions } from "./express/query-path.js";
+export type { SessionOptions, SessionAuthRouterOptions, RequireSessionOptions, ThrottleOptions } from "./core/options.js";
+export type { AuthEvent, AuthEventListener } from "./core/events.js";
+export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/memory-session-store.js";
+export type { MemoryUserInput, MemoryUserStoreOptions } from "./stores/memory-user-store.js";
+export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";
+export type { ScryptHasherOptions } from "./core/password.js";
+export type { SessionNameSource } from "./drupal/session-name.js";
+export type { SessionAuthErrorCode } from "./errors.js";
+export type { CounterStore, PasswordHasher, SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "./types.js";
