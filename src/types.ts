@@ -19,9 +19,10 @@ export interface SessionRecord {
   /** When the session was last seen (written at most once per touch interval), in Unix seconds. */
   readonly lastSeenAt: number;
   /**
-   * When the session ends unless touched again: the earlier of the idle and absolute
-   * deadlines, in Unix seconds. Stores forget records at this instant; they never
-   * compute it themselves.
+   * When the store may forget the session, in Unix seconds: the earlier of its idle and
+   * absolute deadlines plus a ten-minute grace, in which the session is already refused
+   * but its expiry can still be recognised and reported. Stores forget records at this
+   * instant; they never compute it, and never enforce the deadlines themselves.
    */
   readonly expiresAt: number;
   /** The client's IP address at login (Express's `req.ip`). */
@@ -64,7 +65,10 @@ export interface SessionStore {
   touch(handle: string, lastSeenAt: number, expiresAt: number): Promise<void>;
   /** Ends one session. A missing handle is not an error. */
   destroy(handle: string): Promise<void>;
-  /** The live sessions of one user, oldest first. Costs O(sessions of that user). */
+  /**
+   * The stored sessions of one user, oldest first. Costs O(sessions of that user). A
+   * session in its expiry grace (see {@link SessionRecord.expiresAt}) is still listed.
+   */
   listByUser(uid: string): Promise<StoredSession[]>;
   /** Ends every session of one user ("log out everywhere"); resolves how many ended. */
   destroyByUser(uid: string): Promise<number>;

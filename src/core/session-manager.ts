@@ -73,9 +73,14 @@ export class SessionManager {
     return { kind: "live", sessid, session, user };
   }
 
-  /** When a session seen at `lastSeenAt` ends: the earlier of its idle and absolute deadlines. */
+  /**
+   * The `expiresAt` a store is given for a session seen at `lastSeenAt`: the earlier of its
+   * idle and absolute deadlines, plus {@link EXPIRY_GRACE}. The deadlines themselves are
+   * enforced here, on every read; the grace only lets a client that comes back just after
+   * expiry be told apart from a forged cookie, and the expiry be reported with its reason.
+   */
   expiresAt(createdAt: number, lastSeenAt: number): number {
-    return Math.min(lastSeenAt + this.options.idleTimeout, createdAt + this.options.absoluteTimeout);
+    return Math.min(lastSeenAt + this.options.idleTimeout, createdAt + this.options.absoluteTimeout) + EXPIRY_GRACE;
   }
 
   /** The CSRF token bound to a session id. */
@@ -97,6 +102,9 @@ export class SessionManager {
     }
   }
 }
+
+/** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
+export const EXPIRY_GRACE = 600;
 
 /** Methods that never need a CSRF token (RFC 9110 safe methods, as Services lists them). */
 export const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { createTestApp, login, setCookies, statusText } from "../helpers/app.js";
+
+describe("POST user/logout", () => {
+  it("destroys the session, expires the cookie and answers [true]; the old cookie is then anonymous", async () => {
+    const { app, agent, sessionStore } = createTestApp();
+    const session = await login(app);
+    const res = await agent.post("/services/json/user/logout.json").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).set("Content-Type", "application/json").send('""');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe("[true]");
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.headers["clear-site-data"]).toBe('"cookies"');
+    expect(setCookies(res)[0]).toMatch(new RegExp(`^${session.session_name}=deleted; Path=/; Expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; HttpOnly; SameSite=Lax$`));
+    expect(await sessionStore.get(session.sessid)).toBeNull();
+    const connect = await agent.post("/services/json/system/connect").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send();
+    expect((connect.body as { user: { uid: unknown } }).user.uid).toBe(0);
+  });
+
+  it("answers 406 User is not logged in. without a session", async () => {
+    const { agent } = createTestApp();
+    const res = await agent.post("/services/json/user/logout").send();
+    expect(res.status).toBe(406);
+    expect(statusText(res)).toBe("Not Acceptable : User is not logged in.");
+    expect(res.text).toBe('["User is not logged in."]');
+  });
+
+  it("needs the CSRF token and leaves the session alone without it", async () => {
+    const { app, agent, sessionStore } = createTestApp();
+    const session = await login(app);
+    const res = await agent.post("/services/json/user/logout").set("Cookie", session.cookie).send();
+    expect(res.status).toBe(401);
+    expect(res.text).toBe('["CSRF validation failed"]');
+    expect(await sessionStore.get(session.sessid)).not.toBeNull();
+  });
+
+  it("ends only the session that logged out", async () => {
+    const { app, agent, sessionStore } = createTestApp();
+    const phone = await login(app);
+    const tablet = await login(app);
+    await agent.post("/services/json/user/logout").set("Cookie", phone.cookie).set("X-CSRF-Token", phone.token).send();
+    expect(await sessionStore.get(tablet.sessid)).not.toBeNull();
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import request from "supertest";
+import { memorySessionStore, memoryUserStore, requireSession } from "services-session-auth";
+import { createTestApp, login, SECRET, statusText } from "../helpers/app.js";
+
+describe("requireSession", () => {
+  it("lets a live session through and attaches req.auth, without the password hash", async () => {
+    const { app, options } = createTestApp();
+    const session = await login(app);
+    let auth: unknown;
+    app.get("/services/json/whoami", requireSession(options), (req, res) => {
+      auth = req.auth;
+      res.json({});
+    });
+    expect((await request(app).get("/services/json/players").set("Cookie", session.cookie)).body).toEqual({ players: ["Ana"], uid: "14" });
+    expect((await request(app).get("/services/json/whoami").set("Cookie", session.cookie)).status).toBe(200);
+    expect(auth).toMatchObject({ user: { uid: "14", name: "demo", roles: { "2": "authenticated user" } }, session: { record: { uid: "14" } } });
+    expect((auth as { user: object }).user).not.toHaveProperty("passwordHash");
+    expect((auth as { session: { handle: string } }).session.handle).not.toBe(session.sessid);
+  });
+
+  it("answers 401 in the wire format without a session, with a junk cookie, or after logout", async () => {
+    const { app, agent } = createTestApp();
+    const none = await agent.get("/services/json/players");
+    expect(none.status).toBe(401);
+    expect(statusText(none)).toBe("Unauthorized : Access denied for user anonymous");
+    expect(none.text).toBe('["Access denied for user anonymous"]');
+    expect(none.headers["content-type"]).toBe("application/json");
+    const session = await login(app);
+    const junk = await agent.get("/services/json/players").set("Cookie", `${session.session_name}=junk`);
+    expect(junk.status).toBe(401);
+    await agent.post("/services/json/user/logout").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send();
+    expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
+  });
+
+  it("checks the CSRF token on unsafe methods only, and can be turned off per route", async () => {
+    const { app, agent } = createTestApp();
+    const session = await login(app);
+    expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    const denied = await agent.post("/services/json/players").set("Cookie", session.cookie).send({});
+    expect(denied.status).toBe(401);
+    expect(denied.text).toBe('["CSRF validation failed"]');
+    const allowed = await agent.post("/services/json/players").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send({});
+    expect(allowed.status).toBe(200);
+    const viaQuery = await agent.post(`/services/json/players?services_token=${session.token}`).set("Cookie", session.cookie).send({});
+    expect(viaQuery.status).toBe(200);
+    const open = await agent.post("/services/json/open").set("Cookie", session.cookie).send({});
+    expect(open.status).toBe(200);
+  });
+
+  it("rejects a token from another session", async () => {
+    const { app, agent } = createTestApp();
+    const a = await login(app);
+    const b = await login(app);
+    const res = await agent.post("/services/json/players").set("Cookie", a.cookie).set("X-CSRF-Token", b.token).send({});
+    expect(res.status).toBe(401);
+  });
+
+  it("answers 403 without a required role", async () => {
+    const { app, agent } = createTestApp();
+    const demo = await login(app);
+    const res = await agent.get("/services/json/admin").set("Cookie", demo.cookie);
+    expect(res.status).toBe(403);
+    expect(statusText(res)).toBe(": Access denied for user demo");
+    const admin = await login(app, "admin", "admin-password");
+    expect((await agent.get("/services/json/admin").set("Cookie", admin.cookie)).status).toBe(200);
+  });
+
+  it("throws a TypeError at start-up without stores or with a short secret", () => {
+    const userStore = memoryUserStore([]);
+    const sessionStore = memorySessionStore();
+    expect(() => requireSession({ userStore } as never)).toThrow(TypeError);
+    expect(() => requireSession({ userStore, sessionStore, secret: "short" })).toThrow(/secret: must be at least 32 characters/);
+    expect(() => requireSession({ userStore, sessionStore })).toThrow(/secret: is required/);
+    expect(() => requireSession({ userStore, sessionStore, csrf: false })).not.toThrow();
+    expect(() => requireSession({ userStore, sessionStore, secret: SECRET })).not.toThrow();
+  });
+});
+

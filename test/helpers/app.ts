@@ -1,0 +1,78 @@
+import express, { type Express } from "express";
+import request from "supertest";
+import {
+  createSessionAuthRouter,
+  drupalQueryPath,
+  memoryCounterStore,
+  memorySessionStore,
+  memoryUserStore,
+  requireSession,
+  scryptHasher,
+  sessionTokenHandler,
+  type AuthEvent,
+  type MemoryUserInput,
+  type SessionAuthRouterOptions,
+} from "services-session-auth";
+
+/** A fixed secret of the required length, for tests only. */
+export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
+/** A cheap scrypt for tests: the default (N=2^17) costs ~0.6 s per hash. */
+export const fastHasher = scryptHasher({ logN: 10, r: 8, p: 1 });
+
+export const USERS: MemoryUserInput[] = [
+  { uid: "1", name: "admin", password: "admin-password", mail: "admin@example.com", roles: ["administrator"] },
+  { uid: "14", name: "demo", password: "demo-password", mail: "demo@example.com" },
+  { uid: "15", name: "blocked", password: "blocked-password", mail: "blocked@example.com", active: false },
+  { uid: "16", name: "O'Brien <b>", password: "obrien-password", mail: "ob@example.com" },
+];
+
+/** Builds the app every wire test drives: the router at /services/json, the token call, a protected route. */
+export function createTestApp(overrides: Partial<SessionAuthRouterOptions> = {}, users: MemoryUserInput[] = USERS) {
+  const events: AuthEvent[] = [];
+  const sessionStore = memorySessionStore();
+  const counterStore = memoryCounterStore();
+  const userStore = memoryUserStore(users, { hasher: fastHasher });
+  const options: SessionAuthRouterOptions = {
+    userStore,
+    sessionStore,
+    counterStore,
+    secret: SECRET,
+    // supertest serves each request on a new port, and Drupal's cookie name follows the host and port.
+    baseUrl: "http://sports.test",
+    hasher: fastHasher,
+    onEvent: (event) => events.push(event),
+    ...overrides,
+  };
+  const app: Express = express();
+  app.use(drupalQueryPath());
+  app.use("/services/json", createSessionAuthRouter(options));
+  app.all("/services/session/token", sessionTokenHandler(options));
+  app.get("/services/json/players", requireSession(options), (req, res) => {
+    res.json({ players: ["Ana"], uid: req.auth?.user.uid });
+  });
+  app.post("/services/json/players", requireSession(options), (_req, res) => res.json({ added: true }));
+  app.post("/services/json/open", requireSession({ ...options, csrf: false }), (_req, res) => res.json({ open: true }));
+  app.get("/services/json/admin", requireSession({ ...options, roles: ["administrator"] }), (_req, res) => res.json({ admin: true }));
+  return { app, agent: request(app), options, sessionStore, userStore, counterStore, events };
+}
+
+/** Logs in and returns the reply body and a ready Cookie header. */
+export async function login(app: Express, name = "demo", password = "demo-password") {
+  const res = await request(app).post("/services/json/user/login.json").type("form").send({ username: name, password });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  const body = res.body as { sessid: string; session_name: string; token: string; user: Record<string, unknown> };
+  return { ...body, cookie: `${body.session_name}=${body.sessid}`, res };
+}
+
+/** The reason phrase of a supertest response's status line. */
+export function statusText(res: request.Response): string {
+  return (res as unknown as { res: { statusMessage: string } }).res.statusMessage;
+}
+
+/** The Set-Cookie headers of a response, as an array. */
+export function setCookies(res: request.Response): string[] {
+  const value = res.headers["set-cookie"] as unknown;
+  if (value === undefined) return [];
+  return Array.isArray(value) ? (value as string[]) : [String(value)];
+}
