@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import type { PasswordHasher } from "services-session-auth";
+import { createTestApp, fastHasher } from "../helpers/app.js";
+
+/** A hasher that records the parameters of every hash it is asked to verify against. */
+function recording(): { hasher: PasswordHasher; verified: string[] } {
+  const verified: string[] = [];
+  const hasher: PasswordHasher = {
+    hash: (password) => fastHasher.hash(password),
+    verify: (hash, password) => {
+      verified.push(hash.split("$").slice(0, 3).join("$"));
+      return fastHasher.verify(hash, password);
+    },
+    needsRehash: (hash) => fastHasher.needsRehash(hash),
+  };
+  return { hasher, verified };
+}
+
+describe("timing-safe login", () => {
+  it("verifies exactly once, with the same cost parameters, for an unknown name and for a wrong password", async () => {
+    const unknown = recording();
+    const a = createTestApp({ hasher: unknown.hasher });
+    const ra = await a.agent.post("/services/json/user/login").send({ username: "nobody", password: "guess" });
+    const wrong = recording();
+    const b = createTestApp({ hasher: wrong.hasher });
+    const rb = await b.agent.post("/services/json/user/login").send({ username: "demo", password: "guess" });
+    expect(unknown.verified).toHaveLength(1);
+    expect(wrong.verified).toHaveLength(1);
+    expect(unknown.verified[0]).toBe(wrong.verified[0]);
+    expect(unknown.verified[0]).toBe("$scrypt$ln=10,r=8,p=1");
+    expect([ra.status, ra.text, ra.headers["content-type"]]).toEqual([rb.status, rb.text, rb.headers["content-type"]]);
+  });
+
+  it("refuses an over-long password before any hashing", async () => {
+    const { hasher, verified } = recording();
+    const { agent } = createTestApp({ hasher, maxPasswordBytes: 1024 });
+    const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "é".repeat(600) });
+    expect(res.status).toBe(401);
+    expect(verified).toHaveLength(0);
+  });
+
+  it("rehashes a hash with old parameters on login, by compare-and-set", async () => {
+    const old = await fastHasher.hash("demo-password");
+    const { scryptHasher } = await import("services-session-auth");
+    const current = scryptHasher({ logN: 11 });
+    const { app, userStore } = createTestApp({ hasher: current }, [{ uid: "14", name: "demo", passwordHash: old }]);
+    const { login } = await import("../helpers/app.js");
+    await login(app);
+    const after = await userStore.findById("14");
+    expect(after?.passwordHash).toMatch(/^\$scrypt\$ln=11,/);
+    expect(await current.verify(after!.passwordHash, "demo-password")).toBe(true);
+  });
+});
