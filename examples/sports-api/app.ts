@@ -29,8 +29,11 @@ export const DEMO_USERS = [
 ] as const;
 
 function reply(res: Response, status: number, value: unknown): void {
-  // A Buffer keeps Express from adding "; charset=utf-8", so the app's replies match the auth calls'.
-  res.status(status).type("application/json").send(Buffer.from(JSON.stringify(value)));
+  // Node's own setHeader/end: Express's res.type/res.json would add "; charset=utf-8", and
+  // the app's replies should look like the auth calls' to Drupal-era clients.
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json");
+  res.end(JSON.stringify(value));
 }
 
 /** Logs an audit event as one JSON line; session handles are hashes, never raw ids. */

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import request from "supertest";
+import { createApp } from "../../examples/sports-api/app.js";
+import { fastHasher, SECRET } from "../helpers/app.js";
+
+describe("examples/sports-api", () => {
+  const lines: string[] = [];
+  const app = createApp({ secret: SECRET, hasher: fastHasher, extra: { baseUrl: "http://localhost:3000" }, log: (line) => lines.push(line) });
+
+  it("walks through login → connect → players → logout as the README's curl steps do", async () => {
+    const loginRes = await request(app).post("/services/json/user/login.json").type("form").send("username=demo&password=demo-password");
+    expect(loginRes.status).toBe(200);
+    const { sessid, session_name, token } = loginRes.body as { sessid: string; session_name: string; token: string };
+    const cookie = `${session_name}=${sessid}`;
+
+    const connect = await request(app).post("/services/json/system/connect.json").set("Cookie", cookie).set("X-CSRF-Token", token);
+    expect((connect.body as { user: { name: string } }).user.name).toBe("demo");
+
+    for (const path of ["players", "events", "courses", "players/2", "courses.json"]) {
+      const res = await request(app).get(`/services/json/${path}`).set("Cookie", cookie);
+      expect(res.status, path).toBe(200);
+      expect(res.headers["content-type"]).toBe("application/json");
+    }
+    expect((await request(app).get("/services/json/players/99").set("Cookie", cookie)).status).toBe(404);
+    expect((await request(app).get("/services/json/players")).status).toBe(401);
+    expect((await request(app).get("/services/json/admin/stats").set("Cookie", cookie)).status).toBe(403);
+
+    const logout = await request(app).post("/services/json/user/logout.json").set("Cookie", cookie).set("X-CSRF-Token", token);
+    expect(logout.text).toBe("[true]");
+    expect((await request(app).get("/services/json/players").set("Cookie", cookie)).status).toBe(401);
+  });
+
+  it("serves jDrupal-style ?q= calls and the session token", async () => {
+    const loginRes = await request(app).post("/?q=services/json/user/login.json").type("form").send("username=admin&password=admin-password");
+    const { sessid, session_name, token } = loginRes.body as { sessid: string; session_name: string; token: string };
+    const cookie = `${session_name}=${sessid}`;
+    expect((await request(app).get("/?q=services/session/token").set("Cookie", cookie)).text).toBe(token);
+    expect((await request(app).get("/services/json/admin/stats").set("Cookie", cookie)).status).toBe(200);
+  });
+
+  it("lists the user's sessions and logs out everywhere", async () => {
+    const a = (await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).body as { sessid: string; session_name: string; token: string };
+    const b = (await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).body as { sessid: string; session_name: string };
+    const cookieA = `${a.session_name}=${a.sessid}`;
+    const list = await request(app).get("/services/json/sessions").set("Cookie", cookieA);
+    expect((list.body as { current: boolean }[]).filter((s) => s.current)).toHaveLength(1);
+    expect(JSON.stringify(list.body)).not.toContain(a.sessid);
+    const revoke = await request(app).post("/services/json/sessions/revoke-all").set("Cookie", cookieA).set("X-CSRF-Token", a.token);
+    expect((revoke.body as { ended: number }).ended).toBeGreaterThanOrEqual(2);
+    expect((await request(app).get("/services/json/players").set("Cookie", `${b.session_name}=${b.sessid}`)).status).toBe(401);
+  });
+
+  it("logs audit events as JSON lines without secrets", () => {
+    expect(lines.some((line) => line.includes('"event":"login.success"'))).toBe(true);
+    expect(lines.join("\n")).not.toContain("demo-password");
+  });
+});

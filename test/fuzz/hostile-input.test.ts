@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import type { Server } from "node:http";
+import { request as httpRequest } from "node:http";
+import { createTestApp, login } from "../helpers/app.js";
+
+/** Sends one raw request, so that any bytes, methods and header values can be thrown at the server. */
+function send(port: number, method: string, path: string, headers: Record<string, string>, body: Buffer) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const payload = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : body;
+    const req = httpRequest({ port, host: "127.0.0.1", method, path, headers: { ...headers, "Content-Length": String(payload.length) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+const PATHS = ["/services/json/user/login", "/services/json/user/login.json", "/services/json/system/connect", "/services/json/user/logout.json", "/services/json/user/token", "/services/session/token", "/?q=services/json/user/login.json", "/services/json/players"];
+const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "POST", "POST"];
+const TYPES = [undefined, "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x", "application/json; charset=latin1", "APPLICATION/JSON", ";", "application/xml"];
+
+const hostileString = fc.oneof(
+  fc.string({ maxLength: 50 }),
+  fc.string({ unit: "binary", maxLength: 30 }),
+  fc.constantFrom("\u0000", "demo\u0000admin", "' OR 1=1 --", "<script>x</script>", "a".repeat(70_000), "%00%ff", "__proto__", "é😀", "\r\nSet-Cookie: x=y"),
+);
+const jsonValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.record({ username: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })), password: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })) }, { requiredKeys: [] }),
+  fc.record({ name: hostileString, pass: hostileString, __proto__: fc.constant({ admin: true }) }, { requiredKeys: [] }),
+);
+const body = fc.oneof(
+  jsonValue.map((value) => Buffer.from(JSON.stringify(value) ?? "")),
+  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+  fc.dictionary(hostileString, hostileString, { maxKeys: 4 }).map((fields) => Buffer.from(new URLSearchParams(fields).toString())),
+  fc.constantFrom(Buffer.alloc(0), Buffer.from('""'), Buffer.from("null"), Buffer.from("x".repeat(70_000)), Buffer.from([0xc3, 0x28])),
+);
+// Header values must be what Node's client can put on the wire; the server sees them as sent.
+const headerValue = fc.string({ unit: "grapheme-ascii", maxLength: 80 }).map((s) => s.replace(/[\r\n]/g, ""));
+
+describe("hostile input (property-based, fixed seed)", () => {
+  let server: Server;
+  let port: number;
+  const test = createTestApp({ bodyLimit: 65_536 });
+  let cookie = "";
+  let sessionName = "";
+  let token = "";
+
+  beforeAll(async () => {
+    const session = await login(test.app);
+    cookie = session.cookie;
+    sessionName = session.session_name;
+    token = session.token;
+    server = test.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("never answers 5xx or outside the wire format, and changes no state unless it was a login attempt", async () => {
+    const cookieHeader = fc.oneof(
+      fc.constant(undefined),
+      headerValue,
+      fc.constant(cookie),
+      headerValue.map((v) => `${sessionName}=${v}`),
+      headerValue.map((v) => `${sessionName}=${v}; ${sessionName}=${v}x`),
+      fc.constant(`${sessionName}=; ${sessionName}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...METHODS), fc.constantFrom(...PATHS), fc.constantFrom(...TYPES), body, cookieHeader, fc.option(headerValue), async (method, path, type, payload, cookies, csrf) => {
+        const headers: Record<string, string> = {};
+        if (type !== undefined) headers["Content-Type"] = type;
+        if (cookies !== undefined) headers.Cookie = cookies;
+        if (csrf !== null) headers["X-CSRF-Token"] = csrf;
+        const sessionsBefore = test.sessionStore.size;
+        const res = await send(port, method, path, headers, payload);
+
+        // /players is the test app's own route (GET and POST behind requireSession); other methods are Express's 404.
+        if (path === "/services/json/players" && !["GET", "HEAD", "POST"].includes(method)) return;
+        const what = `${method} ${path} → ${res.status} ${JSON.stringify(res.headers)} ${res.body.slice(0, 200)}`;
+        expect(res.status, what).toBeLessThan(500);
+        const type2 = res.headers["content-type"];
+        if (path === "/services/session/token") expect(type2, what).toBe("text/plain; charset=UTF-8");
+        else if (path !== "/services/json/players" || res.status !== 200) expect(type2, what).toBe("application/json");
+        if (res.body !== "" && type2 === "application/json") expect(() => JSON.parse(res.body)).not.toThrow();
+        expect(res.body).not.toMatch(/\bat .+\.(ts|js):\d+|Error:|ECONN|node_modules/);
+
+        const isLogin = /user\/login/.test(path) && method === "POST";
+        if (!(isLogin && res.status === 200)) expect(test.sessionStore.size).toBeLessThanOrEqual(sessionsBefore);
+      }),
+      { seed: 20261121, numRuns: 400, endOnFailure: true },
+    );
+    // The fuzzed session may have been logged out or not; what matters is that the server still answers.
+    const after = await send(port, "POST", "/services/json/system/connect", { Cookie: cookie, "X-CSRF-Token": token }, Buffer.alloc(0));
+    expect(after.status).toBe(200);
+  }, 120_000);
+
+  it("never adopts a session id the server did not issue", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), async (forged) => {
+        const res = await send(port, "POST", "/services/json/system/connect", { Cookie: `${sessionName}=${forged}`, "X-CSRF-Token": token }, Buffer.alloc(0));
+        expect((JSON.parse(res.body) as { user: { uid: unknown } }).user.uid).toBe(0);
+        const login2 = await send(port, "POST", "/services/json/user/login", { Cookie: `${sessionName}=${forged}`, "Content-Type": "application/json" }, Buffer.from('{"username":"admin","password":"admin-password"}'));
+        if (login2.status === 200) expect((JSON.parse(login2.body) as { sessid: string }).sessid).not.toBe(forged);
+      }),
+      { seed: 7, numRuns: 30 },
+    );
+  });
+
+  it("moves no failure counter for requests that are not login attempts", async () => {
+    const fresh = createTestApp();
+    const ip = "127.0.0.1";
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("/services/json/system/connect", "/services/json/user/logout", "/services/json/user/token"), body, async (path, payload) => {
+        await fresh.agent.post(path).set("Content-Type", "application/json").serialize((raw: unknown) => raw as string).send(payload);
+      }),
+      { seed: 3, numRuns: 40 },
+    );
+    for (const key of [`flood:ip:${ip}`, `flood:ip:::ffff:${ip}`]) expect(await fresh.counterStore.get(key)).toBe(0);
+  });
+});
