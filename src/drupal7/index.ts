@@ -5,5 +5,6 @@
  *
  * @module
  */
+export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./csrf-token.js";
 export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./password.js";
 export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
