@@ -6,5 +6,9 @@
  * @module
  */
 export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./csrf-token.js";
+export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
 export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./password.js";
+export { phpUnserialize, UNPARSEABLE, userDataField, type PhpJson } from "./php-unserialize.js";
+export { readDrupal7PrivateKey } from "./private-key.js";
 export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
+export { drupal7UserStore, type Drupal7UserStoreOptions } from "./user-store.js";
