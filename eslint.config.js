@@ -14,7 +14,7 @@ export default tseslint.config(
   },
   {
     // The core never touches Express: only src/express/ may import it.
-    files: ["src/core/**", "src/stores/**", "src/drupal/**"],
+    files: ["src/core/**", "src/stores/**", "src/drupal/**", "src/drupal7/**"],
     rules: {
       "no-restricted-imports": ["error", { paths: ["express"], patterns: ["express/*", "**/express/**"] }],
     },

@@ -1,0 +1,17 @@
+/**
+ * `services-session-auth/drupal`: the Drupal 7 migration kit. Verify and upgrade Drupal's
+ * password hashes, read accounts from a Drupal 7 database, derive the same CSRF tokens, and
+ * carry live Drupal sessions over so app users stay logged in at the cut-over.
+ *
+ * @module
+ */
+export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./csrf-token.js";
+export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
+export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./password.js";
+export { phpUnserialize, UNPARSEABLE, userDataField, type PhpJson } from "./php-unserialize.js";
+export { readDrupal7PrivateKey } from "./private-key.js";
+export { drupal7SessionFallback, type Drupal7SessionFallbackOptions } from "./session-fallback.js";
+export { importDrupal7Sessions, type ImportDrupal7SessionsOptions, type ImportDrupal7SessionsResult } from "./session-import.js";
+export { HASHED_SIDS_SCHEMA_VERSION, type Drupal7SessionOptions } from "./session-rows.js";
+export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
+export { drupal7UserStore, type Drupal7UserStoreOptions } from "./user-store.js";

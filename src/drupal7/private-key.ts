@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { parseOptions } from "../core/validate.js";
+import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
+import { phpUnserialize } from "./php-unserialize.js";
+
+const optionsSchema = z.strictObject({ ...databaseOptionFields });
+
+/**
+ * Reads Drupal 7's `drupal_private_key` from the `variable` table, where it is stored
+ * PHP-serialized (`s:43:"…";`), for {@link drupal7CsrfToken}. Read it once at start-up (or
+ * copy it into the app's secrets): it never changes unless someone deletes the row.
+ *
+ * @example
+ * ```ts
+ * const privateKey = await readDrupal7PrivateKey({ pool });
+ * const csrfToken = drupal7CsrfToken({ privateKey, hashSalt: process.env.DRUPAL_HASH_SALT! });
+ * ```
+ * @throws TypeError when an option is invalid.
+ * @throws Error when the row is missing or is not a serialized non-empty string.
+ */
+export async function readDrupal7PrivateKey(options: Drupal7DatabaseOptions): Promise<string> {
+  const db = drupal7Database(parseOptions(optionsSchema, options, "readDrupal7PrivateKey"), "readDrupal7PrivateKey");
+  const rows = await db.select<{ value: unknown }>(`SELECT value FROM ${db.table("variable")} WHERE name = ?`, ["drupal_private_key"]);
+  const raw = rows[0]?.value;
+  const value = Buffer.isBuffer(raw) || typeof raw === "string" ? phpUnserialize(raw) : null;
+  if (typeof value !== "string" || value.length === 0) throw new Error("Drupal 7: variable drupal_private_key is missing or not a serialized string");
+  return value;
+}

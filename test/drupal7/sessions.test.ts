@@ -1,0 +1,206 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { nowSeconds } from "../../src/core/clock.js";
+import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
+import { drupal7SessionFallback, importDrupal7Sessions } from "../../src/drupal7/index.js";
+import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
+import type { SessionStore } from "../../src/types.js";
+import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
+import { clearSessions, insertSessions, SEED_USERS, seedSite, setSchemaVersion } from "./helpers/drupal-seed.js";
+
+/** A store like the sealed-cookie one: everything but `adopt`. */
+function withoutAdopt(store: SessionStore): SessionStore {
+  return {
+    create: (record) => store.create(record),
+    get: (sessid) => store.get(sessid),
+    touch: (handle, lastSeenAt, expiresAt) => store.touch(handle, lastSeenAt, expiresAt),
+    destroy: (handle) => store.destroy(handle),
+    listByUser: (uid) => store.listByUser(uid),
+    destroyByUser: (uid) => store.destroyByUser(uid),
+  };
+}
+
+/** The raw ids the apps hold as cookies, one per kind of row. */
+function cookies() {
+  return {
+    admin: createSessionId(),
+    joe: createSessionId(),
+    blocked: createSessionId(),
+    stale: createSessionId(),
+    anonymous: createSessionId(),
+  };
+}
+
+async function seedSessions(db: TestDrupalDb, ids: ReturnType<typeof cookies>, hashed: boolean, now: number): Promise<void> {
+  const sid = (raw: string) => (hashed ? hashSessionId(raw) : raw);
+  await insertSessions(db, [
+    { uid: SEED_USERS.admin.uid, sid: sid(ids.admin), hostname: "198.51.100.4", timestamp: now - 100 },
+    { uid: SEED_USERS.phpass.uid, sid: sid(ids.joe), hostname: "2001:db8::1", timestamp: now - 199_000 },
+    { uid: SEED_USERS.blocked.uid, sid: sid(ids.blocked), timestamp: now - 10 },
+    { uid: SEED_USERS.phpass.uid, sid: sid(ids.stale), timestamp: now - 200_001 },
+    { uid: 0, sid: sid(ids.anonymous), timestamp: now - 10 },
+    // Not an id this package could ever be sent: counted as skipped.
+    { uid: SEED_USERS.admin.uid, sid: "short-legacy-id", timestamp: now - 10 },
+  ]);
+}
+
+describeEachDrupalDb("importDrupal7Sessions", (db) => {
+  let store: MemorySessionStore;
+  let ids: ReturnType<typeof cookies>;
+  let now: number;
+
+  beforeAll(async () => {
+    await seedSite(db());
+  });
+  beforeEach(async () => {
+    await clearSessions(db());
+    await setSchemaVersion(db(), 7086);
+    store = memorySessionStore();
+    ids = cookies();
+    now = nowSeconds();
+  });
+  afterEach(() => store.close());
+
+  const options = () => ({ pool: db().pool, prefix: db().prefix, into: store });
+
+  it("adopts live sessions of active users under the stored (hashed) sid", async () => {
+    await seedSessions(db(), ids, true, now);
+    await expect(importDrupal7Sessions({ ...options(), hashedSids: true })).resolves.toEqual({ imported: 2, skipped: 1, hashedSids: true });
+
+    const admin = await store.get(ids.admin);
+    expect(admin).toEqual({
+      handle: hashSessionId(ids.admin),
+      record: { uid: "1", createdAt: now - 100, lastSeenAt: now - 100, expiresAt: now - 100 + 200_000, ip: "198.51.100.4", userAgent: "" },
+    });
+    expect((await store.get(ids.joe))?.record).toMatchObject({ uid: "14", ip: "2001:db8::1" });
+    for (const gone of [ids.blocked, ids.stale, ids.anonymous]) expect(await store.get(gone)).toBeNull();
+    // Drupal's table is left alone unless asked.
+    expect(await db().run(`SELECT sid FROM ${db().table("sessions")}`)).toHaveLength(6);
+  });
+
+  it("hashes raw sids (before core 7.98) the way the stores hash cookies", async () => {
+    await seedSessions(db(), ids, false, now);
+    await expect(importDrupal7Sessions({ ...options(), hashedSids: false })).resolves.toMatchObject({ imported: 2, hashedSids: false });
+    expect((await store.get(ids.admin))?.record.uid).toBe("1");
+  });
+
+  it("tells hashed from raw sids by the system schema version with 'auto'", async () => {
+    await seedSessions(db(), ids, false, now);
+    await setSchemaVersion(db(), 7085);
+    await expect(importDrupal7Sessions(options())).resolves.toMatchObject({ imported: 2, hashedSids: false });
+    expect((await store.get(ids.admin))?.record.uid).toBe("1");
+  });
+
+  it("uses the router's timeouts", async () => {
+    await seedSessions(db(), ids, true, now);
+    await importDrupal7Sessions({ ...options(), hashedSids: true, idleTimeout: 1000, absoluteTimeout: 600 });
+    expect((await store.get(ids.admin))?.record.expiresAt).toBe(now - 100 + 600);
+    expect(await store.get(ids.joe)).toBeNull();
+  });
+
+  it("pages through the table, and can delete what it adopted", async () => {
+    const many = Array.from({ length: 7 }, () => createSessionId());
+    await insertSessions(
+      db(),
+      many.map((raw) => ({ uid: 1, sid: hashSessionId(raw), timestamp: now - 5 })),
+    );
+    await expect(importDrupal7Sessions({ ...options(), hashedSids: true, batchSize: 3, deleteImported: true })).resolves.toMatchObject({ imported: 7 });
+    for (const raw of many) expect((await store.get(raw))?.record.uid).toBe("1");
+    expect(await db().run(`SELECT sid FROM ${db().table("sessions")}`)).toHaveLength(0);
+  });
+
+  it("refuses a store that cannot adopt", async () => {
+    await expect(importDrupal7Sessions({ pool: db().pool, prefix: db().prefix, into: withoutAdopt(store) })).rejects.toThrow(TypeError);
+  });
+});
+
+describeEachDrupalDb("drupal7SessionFallback", (db) => {
+  let inner: MemorySessionStore;
+  let store: SessionStore;
+  let ids: ReturnType<typeof cookies>;
+  let now: number;
+
+  beforeAll(async () => {
+    await seedSite(db());
+  });
+  beforeEach(async () => {
+    await clearSessions(db());
+    await setSchemaVersion(db(), 7086);
+    inner = memorySessionStore();
+    store = drupal7SessionFallback(inner, { pool: db().pool, prefix: db().prefix });
+    ids = cookies();
+    now = nowSeconds();
+  });
+  afterEach(() => inner.close());
+
+  const drupalSids = async () => (await db().run<{ sid: string }>(`SELECT sid FROM ${db().table("sessions")} ORDER BY sid`)).map((r) => r.sid);
+
+  it("adopts a Drupal session on first sight, and takes it out of Drupal's table", async () => {
+    await seedSessions(db(), ids, true, now);
+    const found = await store.get(ids.admin);
+    expect(found).toEqual({
+      handle: hashSessionId(ids.admin),
+      record: { uid: "1", createdAt: now - 100, lastSeenAt: now - 100, expiresAt: now - 100 + 200_000, ip: "198.51.100.4", userAgent: "" },
+    });
+    expect(await inner.get(ids.admin)).toEqual(found);
+    expect(await drupalSids()).not.toContain(hashSessionId(ids.admin));
+  });
+
+  it("does not bring a session back after logout", async () => {
+    await seedSessions(db(), ids, true, now);
+    const found = await store.get(ids.admin);
+    await store.destroy(found!.handle);
+    expect(await store.get(ids.admin)).toBeNull();
+  });
+
+  it("ignores blocked users, stale and anonymous rows, and unknown ids", async () => {
+    await seedSessions(db(), ids, true, now);
+    for (const id of [ids.blocked, ids.stale, ids.anonymous, createSessionId(), "short-legacy-id", ""]) expect(await store.get(id)).toBeNull();
+    expect(await drupalSids()).toHaveLength(6);
+  });
+
+  it("does not accept a hashed sid from a dump as a cookie", async () => {
+    await seedSessions(db(), ids, true, now);
+    expect(await store.get(hashSessionId(ids.admin))).toBeNull();
+  });
+
+  it("looks raw sids up as they are on sites before 7.98, matching case exactly", async () => {
+    await seedSessions(db(), ids, false, now);
+    await setSchemaVersion(db(), 7085);
+    const swapped = ids.admin.replace(/[a-z]/, (c) => c.toUpperCase());
+    if (swapped !== ids.admin) expect(await store.get(swapped)).toBeNull();
+    expect((await store.get(ids.admin))?.record.uid).toBe("1");
+    expect(await store.get(ids.admin)).not.toBeNull();
+  });
+
+  it("ends the sessions not yet adopted on destroyByUser", async () => {
+    await seedSessions(db(), ids, true, now);
+    await store.get(ids.admin);
+    await insertSessions(db(), [{ uid: 1, sid: hashSessionId(createSessionId()), timestamp: now }]);
+    // One adopted, plus the new row and the short legacy one still in Drupal's table.
+    await expect(store.destroyByUser("1")).resolves.toBe(3);
+    expect(await store.get(ids.admin)).toBeNull();
+  });
+
+  it("passes the other methods to the store", async () => {
+    const record = { uid: "14", createdAt: now, lastSeenAt: now, expiresAt: now + 100, ip: "::1", userAgent: "app" };
+    const sessid = await store.create(record);
+    const found = await store.get(sessid);
+    expect(found?.record).toEqual(record);
+    await store.touch(found!.handle, now + 1, now + 200);
+    expect((await store.listByUser("14")).map((s) => s.record.expiresAt)).toEqual([now + 200]);
+  });
+});
+
+describe("session kit options", () => {
+  it("drupal7SessionFallback refuses a store that cannot adopt", () => {
+    const inner = memorySessionStore();
+    inner.close();
+    expect(() => drupal7SessionFallback(withoutAdopt(inner), { pool: {} as never, dialect: "mysql" })).toThrow(TypeError);
+  });
+
+  it.each([{ idleTimeout: 0 }, { hashedSids: "yes" }, { absoluteTimeout: -1 }, { prefix: "a b" }])("refuses %j", (bad) => {
+    const inner = memorySessionStore();
+    inner.close();
+    expect(() => drupal7SessionFallback(inner, { pool: {} as never, dialect: "mysql", ...(bad as object) })).toThrow(TypeError);
+  });
+});
