@@ -26,8 +26,14 @@ export interface PgPoolLike {
   connect(): Promise<unknown>;
 }
 
+/** A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form. */
+export interface MysqlCallbackPoolLike {
+  promise(): MysqlPoolLike;
+  getConnection(callback: never): void;
+}
+
 /** A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`. */
-export type Drupal7Pool = MysqlPoolLike | PgPoolLike;
+export type Drupal7Pool = MysqlPoolLike | MysqlCallbackPoolLike | PgPoolLike;
 
 /** Where the Drupal 7 tables are: shared by every reader and writer in the kit. */
 export interface Drupal7DatabaseOptions {
