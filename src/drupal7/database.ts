@@ -85,7 +85,8 @@ function detect(pool: Record<string, unknown>): Drupal7Dialect | null {
  *
  * @example
  * ```ts
- * const db = drupal7Database({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!).promise() });
+ * const db = drupal7Database(parseOptions(optionsSchema, options, "drupal7UserStore"), "drupal7UserStore");
+ * const rows = await db.select(`SELECT uid FROM ${db.table("users")} WHERE name = ?`, [name]);
  * ```
  * @throws TypeError when the dialect cannot be told from the pool, or the prefix is unsafe.
  */

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
-import { drupal7SessionFallback, importDrupal7Sessions } from "../../src/drupal7/index.js";
+import { drupal7SessionFallback, importDrupal7Sessions, type MysqlPoolLike } from "../../src/drupal7/index.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
 import type { SessionStore } from "../../src/types.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
@@ -202,5 +202,25 @@ describe("session kit options", () => {
     const inner = memorySessionStore();
     inner.close();
     expect(() => drupal7SessionFallback(inner, { pool: {} as never, dialect: "mysql", ...(bad as object) })).toThrow(TypeError);
+  });
+});
+
+describe("drupal7SessionFallback when Drupal's table cannot be written", () => {
+  it("undoes the adoption, so the session cannot outlive a later logout", async () => {
+    const inner = memorySessionStore();
+    inner.close();
+    const sessid = createSessionId();
+    const now = nowSeconds();
+    const pool: MysqlPoolLike = {
+      execute: async (sql: string): Promise<[unknown, unknown]> => {
+        if (sql.startsWith("SELECT schema_version")) return [[{ schema_version: 7086 }], []];
+        if (sql.startsWith("SELECT")) return [[{ sid: hashSessionId(sessid), uid: 1, hostname: "::1", timestamp: now }], []];
+        throw new Error("read-only replica");
+      },
+      getConnection: async () => ({}),
+    };
+    const store = drupal7SessionFallback(inner, { pool });
+    await expect(store.get(sessid)).rejects.toThrow("read-only replica");
+    expect(await inner.get(sessid)).toBeNull();
   });
 });
