@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
-import { drupal7SessionFallback, importDrupal7Sessions, type MysqlPoolLike } from "../../src/drupal7/index.js";
+import { drupal7CsrfToken, drupal7SessionFallback, importDrupal7Sessions, readDrupal7PrivateKey, type MysqlPoolLike } from "../../src/drupal7/index.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
 import type { SessionStore } from "../../src/types.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
-import { clearSessions, insertSessions, SEED_USERS, seedSite, setSchemaVersion } from "./helpers/drupal-seed.js";
+import { clearSessions, insertSessions, SEED_HASH_SALT, SEED_USERS, seedSite, setSchemaVersion } from "./helpers/drupal-seed.js";
 
 /** A store like the sealed-cookie one: everything but `adopt`. */
 function withoutAdopt(store: SessionStore): SessionStore {
@@ -143,6 +143,17 @@ describeEachDrupalDb("drupal7SessionFallback", (db) => {
     });
     expect(await inner.get(ids.admin)).toEqual(found);
     expect(await drupalSids()).not.toContain(hashSessionId(ids.admin));
+  });
+
+  it("keeps the CSRF token the app already holds for the adopted session", async () => {
+    await seedSessions(db(), ids, true, now);
+    const csrfToken = drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool: db().pool, prefix: db().prefix }), hashSalt: SEED_HASH_SALT });
+    const heldByApp = csrfToken(ids.admin);
+    const found = await store.get(ids.admin);
+    // The router derives the token from the cookie value (sessid), which is unchanged by the hand-over.
+    expect(found).not.toBeNull();
+    expect(csrfToken(ids.admin)).toBe(heldByApp);
+    expect(heldByApp).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it("does not bring a session back after logout", async () => {
