@@ -26,8 +26,14 @@ export interface PgPoolLike {
   connect(): Promise<unknown>;
 }
 
+/** A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form. */
+export interface MysqlCallbackPoolLike {
+  promise(): MysqlPoolLike;
+  getConnection(callback: never): void;
+}
+
 /** A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`. */
-export type Drupal7Pool = MysqlPoolLike | PgPoolLike;
+export type Drupal7Pool = MysqlPoolLike | MysqlCallbackPoolLike | PgPoolLike;
 
 /** Where the Drupal 7 tables are: shared by every reader and writer in the kit. */
 export interface Drupal7DatabaseOptions {
@@ -79,7 +85,8 @@ function detect(pool: Record<string, unknown>): Drupal7Dialect | null {
  *
  * @example
  * ```ts
- * const db = drupal7Database({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!).promise() });
+ * const db = drupal7Database(parseOptions(optionsSchema, options, "drupal7UserStore"), "drupal7UserStore");
+ * const rows = await db.select(`SELECT uid FROM ${db.table("users")} WHERE name = ?`, [name]);
  * ```
  * @throws TypeError when the dialect cannot be told from the pool, or the prefix is unsafe.
  */

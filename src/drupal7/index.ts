@@ -6,7 +6,7 @@
  * @module
  */
 export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./csrf-token.js";
-export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
+export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlCallbackPoolLike, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
 export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./password.js";
 export { phpUnserialize, UNPARSEABLE, userDataField, type PhpJson } from "./php-unserialize.js";
 export { readDrupal7PrivateKey } from "./private-key.js";

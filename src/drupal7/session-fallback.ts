@@ -55,8 +55,15 @@ export function drupal7SessionFallback(store: SessionStore, options: Drupal7Sess
     const handle = row === undefined ? null : handleFor(String(row.sid), isHashed);
     if (row === undefined || handle === null) return null;
     const record = toSessionRecord(row, idleTimeout, absoluteTimeout);
+    // Adopt before deleting: concurrent first requests of one app then all succeed.
     await adopt(handle, record);
-    await db.write(`DELETE FROM ${sessions} WHERE ${sidEquals(db, "sid")}`, [String(row.sid)]);
+    try {
+      await db.write(`DELETE FROM ${sessions} WHERE ${sidEquals(db, "sid")}`, [String(row.sid)]);
+    } catch (error) {
+      // A row left behind could be adopted again after a logout: undo, and let the caller retry.
+      await store.destroy(handle);
+      throw error;
+    }
     return { handle, record };
   }
 

@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
-import { drupal7SessionFallback, importDrupal7Sessions } from "../../src/drupal7/index.js";
+import { drupal7CsrfToken, drupal7SessionFallback, importDrupal7Sessions, readDrupal7PrivateKey, type MysqlPoolLike } from "../../src/drupal7/index.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
 import type { SessionStore } from "../../src/types.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
-import { clearSessions, insertSessions, SEED_USERS, seedSite, setSchemaVersion } from "./helpers/drupal-seed.js";
+import { clearSessions, insertSessions, SEED_HASH_SALT, SEED_USERS, seedSite, setSchemaVersion } from "./helpers/drupal-seed.js";
 
 /** A store like the sealed-cookie one: everything but `adopt`. */
 function withoutAdopt(store: SessionStore): SessionStore {
@@ -145,6 +145,17 @@ describeEachDrupalDb("drupal7SessionFallback", (db) => {
     expect(await drupalSids()).not.toContain(hashSessionId(ids.admin));
   });
 
+  it("keeps the CSRF token the app already holds for the adopted session", async () => {
+    await seedSessions(db(), ids, true, now);
+    const csrfToken = drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool: db().pool, prefix: db().prefix }), hashSalt: SEED_HASH_SALT });
+    const heldByApp = csrfToken(ids.admin);
+    const found = await store.get(ids.admin);
+    // The router derives the token from the cookie value (sessid), which is unchanged by the hand-over.
+    expect(found).not.toBeNull();
+    expect(csrfToken(ids.admin)).toBe(heldByApp);
+    expect(heldByApp).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
   it("does not bring a session back after logout", async () => {
     await seedSessions(db(), ids, true, now);
     const found = await store.get(ids.admin);
@@ -202,5 +213,25 @@ describe("session kit options", () => {
     const inner = memorySessionStore();
     inner.close();
     expect(() => drupal7SessionFallback(inner, { pool: {} as never, dialect: "mysql", ...(bad as object) })).toThrow(TypeError);
+  });
+});
+
+describe("drupal7SessionFallback when Drupal's table cannot be written", () => {
+  it("undoes the adoption, so the session cannot outlive a later logout", async () => {
+    const inner = memorySessionStore();
+    inner.close();
+    const sessid = createSessionId();
+    const now = nowSeconds();
+    const pool: MysqlPoolLike = {
+      execute: async (sql: string): Promise<[unknown, unknown]> => {
+        if (sql.startsWith("SELECT schema_version")) return [[{ schema_version: 7086 }], []];
+        if (sql.startsWith("SELECT")) return [[{ sid: hashSessionId(sessid), uid: 1, hostname: "::1", timestamp: now }], []];
+        throw new Error("read-only replica");
+      },
+      getConnection: async () => ({}),
+    };
+    const store = drupal7SessionFallback(inner, { pool });
+    await expect(store.get(sessid)).rejects.toThrow("read-only replica");
+    expect(await inner.get(sessid)).toBeNull();
   });
 });

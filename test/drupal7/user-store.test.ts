@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { drupal7Hasher, drupal7UserStore, readDrupal7PrivateKey } from "../../src/drupal7/index.js";
+import { drupal7Hasher, drupal7UserStore, readDrupal7PrivateKey, type Drupal7Pool } from "../../src/drupal7/index.js";
 import type { UserStore } from "../../src/types.js";
 import { describeEachDrupalDb } from "./helpers/drupal-db.js";
 import { SEED_PRIVATE_KEY, SEED_USERS, seedSite, seedUsers } from "./helpers/drupal-seed.js";
@@ -20,6 +20,11 @@ describeEachDrupalDb("drupal7UserStore", (db, dialect) => {
   it("detects the dialect from the pool", async () => {
     const detected = drupal7UserStore({ pool: db().pool, prefix: db().prefix });
     await expect(detected.findById("1")).resolves.not.toBeNull();
+  });
+
+  it.runIf(dialect === "mysql")("accepts a mysql2 callback pool through its promise() form", async () => {
+    const callbackPool = (db().pool as unknown as { pool: Drupal7Pool }).pool;
+    await expect(drupal7UserStore({ pool: callbackPool }).findById("1")).resolves.toMatchObject({ name: "admin" });
   });
 
   it("reads an admin with Drupal's JSON types, in the table's column order", async () => {

@@ -114,6 +114,9 @@ export const SEED_ROLES: ReadonlyArray<[number, string]> = [
 /** The `drupal_private_key` stored in `variable`, PHP-serialized as Drupal keeps it. */
 export const SEED_PRIVATE_KEY = "k3JqPZ0cT9wYbXfL2mHs8vRnA4dG6eU1iO5aQ7zW-_x";
 
+/** settings.php's `$drupal_hash_salt` of the seeded site, for `drupal7CsrfToken`. */
+export const SEED_HASH_SALT = "oQ4y3m1Zr7XcVb8nL2kJ5hG9fD0sA6pW";
+
 export async function seedUsers(db: TestDrupalDb, users: readonly SeedUser[] = Object.values(SEED_USERS)): Promise<void> {
   const blob = (value: string | null) => (value === null ? null : Buffer.from(value, "utf8"));
   for (const user of users) {
