@@ -24,9 +24,12 @@ export interface LoginResult {
 
 /**
  * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: blocked
- * check, flood pre-check, password check, flood post-check, then a new session. Also
- * timing-safe: an unknown name costs one `verify` against a dummy hash made with the same
- * hasher, exactly as a wrong password costs one `verify`.
+ * check, flood pre-check, password check, flood post-check, then a new session.
+ *
+ * Timing-safe: an unknown name costs one `verify`, as a wrong password does, against the
+ * hash of the last real account checked (before the first, a hash of a random password
+ * made by the hasher). So it costs what real accounts cost even while they carry hashes of
+ * different algorithms, as during a Drupal 7 migration when most are still `$S$`.
  */
 export class Authenticator {
   readonly #manager: SessionManager;
@@ -34,6 +37,7 @@ export class Authenticator {
   readonly #hasher: PasswordHasher;
   readonly #throttle: LoginThrottle | undefined;
   #dummyHash: Promise<string> | undefined;
+  #lastRealHash: string | undefined;
 
   constructor(manager: SessionManager, options: ResolvedRouterOptions) {
     this.#manager = manager;
@@ -108,9 +112,10 @@ export class Authenticator {
     // depends on the input only, never on whether the account exists.
     if (name === "" || name === "0" || password.trim() === "") return false;
     if (user === null) {
-      await this.#hasher.verify(await this.#dummy(), password);
+      await this.#hasher.verify(this.#lastRealHash ?? (await this.#dummy()), password);
       return false;
     }
+    this.#lastRealHash = user.passwordHash;
     return this.#hasher.verify(user.passwordHash, password);
   }
 

@@ -51,3 +51,24 @@ describe("timing-safe login", () => {
     expect(await current.verify(after!.passwordHash, "demo-password")).toBe(true);
   });
 });
+
+describe("timing-safe login across hash algorithms", () => {
+  it("checks an unknown name against a hash like the real accounts', not the new algorithm's", async () => {
+    const { scryptHasher } = await import("services-session-auth");
+    const legacy = scryptHasher({ logN: 11 });
+    const legacyHash = await legacy.hash("demo-password");
+    const seen: string[] = [];
+    const hasher: PasswordHasher = {
+      hash: (password) => fastHasher.hash(password),
+      verify: (hash, password) => {
+        seen.push(hash.split("$").slice(0, 3).join("$"));
+        return hash.includes("ln=11") ? legacy.verify(hash, password) : fastHasher.verify(hash, password);
+      },
+      needsRehash: () => false,
+    };
+    const { agent } = createTestApp({ hasher }, [{ uid: "14", name: "demo", passwordHash: legacyHash }]);
+    await agent.post("/services/json/user/login").send({ username: "demo", password: "wrong" });
+    await agent.post("/services/json/user/login").send({ username: "nobody", password: "wrong" });
+    expect(seen).toEqual(["$scrypt$ln=11,r=8,p=1", "$scrypt$ln=11,r=8,p=1"]);
+  });
+});

@@ -1,0 +1,85 @@
+import { createHash, createHmac } from "node:crypto";
+import express from "express";
+import request from "supertest";
+import { beforeAll, expect, it } from "vitest";
+import { createSessionAuthRouter, createSessionId, hashSessionId, memorySessionStore, sessionTokenHandler } from "services-session-auth";
+import { nowSeconds } from "../../src/core/clock.js";
+import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "../../src/drupal7/index.js";
+import { fastHasher } from "../helpers/app.js";
+import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
+import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
+
+const BASE_URL = "https://sports.example.com";
+
+/** What the app cached from Drupal: the cookie it was given and the token Drupal derived (reference §4.3), computed here independently. */
+function drupalClient(sessid: string) {
+  const name = `SESS${createHash("sha256").update("sports.example.com").digest("hex").slice(0, 32)}`;
+  const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT).update("services").digest("base64url");
+  return { cookie: `${name}=${sessid}`, token };
+}
+
+async function cutOverApp(db: TestDrupalDb) {
+  const database = { pool: db.pool, dialect: db.dialect, prefix: db.prefix };
+  const privateKey = await readDrupal7PrivateKey(database);
+  const sessionStore = memorySessionStore();
+  const auth = {
+    userStore: drupal7UserStore(database),
+    sessionStore: drupal7SessionFallback(sessionStore, database),
+    csrfToken: drupal7CsrfToken({ privateKey, hashSalt: SEED_HASH_SALT }),
+    hasher: upgradingHasher({ current: fastHasher, legacy: [drupal7Hasher()] }),
+    baseUrl: BASE_URL,
+  };
+  const app = express();
+  app.use("/services/json", createSessionAuthRouter(auth));
+  app.all("/services/session/token", sessionTokenHandler(auth));
+  return { app, sessionStore, database };
+}
+
+describeEachDrupalDb("cut-over from Drupal 7", (db) => {
+  beforeAll(async () => {
+    await seedSite(db());
+  });
+
+  it("keeps an app that was logged in on Drupal logged in: connect, token and logout without a new login", async () => {
+    const sessid = createSessionId();
+    // As Drupal 7.98+ wrote it: the sessions row holds base64url(sha256(sid)).
+    await insertSessions(db(), [{ uid: SEED_USERS.admin.uid, sid: hashSessionId(sessid), hostname: "198.51.100.4", timestamp: nowSeconds() - 600 }]);
+    const { app, sessionStore, database } = await cutOverApp(db());
+    // With the fallback also in place, imported rows must leave Drupal's table, or a logout here could be undone by re-adoption.
+    expect((await importDrupal7Sessions({ ...database, into: sessionStore, deleteImported: true })).imported).toBeGreaterThanOrEqual(1);
+
+    const client = drupalClient(sessid);
+    const connect = await request(app).post("/services/json/system/connect.json").set("Cookie", client.cookie).set("X-CSRF-Token", client.token).set("Content-Type", "application/json").send('""');
+    expect(connect.status).toBe(200);
+    expect(connect.body).toMatchObject({ sessid, session_name: client.cookie.split("=")[0], user: { uid: "1", name: "admin", roles: { "2": "authenticated user", "3": "administrator" } } });
+
+    const token = await request(app).get("/services/session/token").set("Cookie", client.cookie);
+    expect(token.text).toBe(client.token);
+
+    const logout = await request(app).post("/services/json/user/logout.json").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
+    expect(logout.text).toBe("[true]");
+    const after = await request(app).post("/services/json/system/connect").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
+    expect((after.body as { user: { uid: unknown } }).user.uid).toBe(0);
+  });
+
+  it("adopts a session the import missed the first time its cookie is seen, once", async () => {
+    const sessid = createSessionId();
+    await insertSessions(db(), [{ uid: SEED_USERS.phpass.uid, sid: hashSessionId(sessid), timestamp: nowSeconds() - 60 }]);
+    const { app } = await cutOverApp(db());
+    const client = drupalClient(sessid);
+    const connect = await request(app).post("/services/json/system/connect").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
+    expect((connect.body as { user: { name: string } }).user.name).toBe("Joe Phpass");
+    await request(app).post("/services/json/user/logout").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
+    const again = await request(app).post("/services/json/system/connect").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
+    expect((again.body as { user: { uid: unknown } }).user.uid).toBe(0);
+  });
+
+  it("logs in with a Drupal password hash and upgrades it to the current hasher", async () => {
+    const { app } = await cutOverApp(db());
+    const res = await request(app).post("/services/json/user/login").type("form").send({ username: "phpbb", password: SEED_USERS.phpbb.password });
+    expect(res.status).toBe(200);
+    expect((res.body as { user: { uid: string } }).user.uid).toBe("15");
+    const [row] = await db().run<{ pass: string }>(`SELECT pass FROM ${db().table("users")} WHERE uid = ?`, [15]);
+    expect(String(row?.pass)).toMatch(/^\$scrypt\$/);
+  });
+});
