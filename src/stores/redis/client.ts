@@ -1,0 +1,60 @@
+/**
+ * The slice of a node-redis v5 client this package uses. It is written out rather than
+ * imported so that any client shape fits (`createClient`, `createCluster`,
+ * `createSentinel`, with or without modules, scripts or RESP3) and `redis` stays an
+ * optional peer: these are types only and load nothing at run time.
+ *
+ * Replies are read with the default type mapping (strings and numbers); a client made
+ * with a custom `typeMapping` that turns strings into Buffers is not supported.
+ *
+ * @module
+ */
+
+/** Where a sorted-set write puts a member: its score and value. */
+export interface RedisSortedSetMember {
+  score: number;
+  value: string;
+}
+
+/** The commands a store queues in a `MULTI` transaction. Each returns the transaction, for chaining. */
+export interface RedisTransactionLike {
+  set(key: string, value: string, options: { expiration: { type: "PXAT"; value: number }; condition?: "XX" }): RedisTransactionLike;
+  zAdd(key: string, members: RedisSortedSetMember, options?: { condition?: "XX" }): RedisTransactionLike;
+  zRemRangeByScore(key: string, min: number | string, max: number | string): RedisTransactionLike;
+  pExpireAt(key: string, msTimestamp: number, mode?: "NX" | "GT"): RedisTransactionLike;
+  incr(key: string): RedisTransactionLike;
+  pExpire(key: string, milliseconds: number, mode?: "NX"): RedisTransactionLike;
+  /** Sends the transaction; resolves the replies in order. */
+  exec(): Promise<unknown>;
+}
+
+/**
+ * A connected node-redis v5 client, cluster or sentinel, as the app already has it. The
+ * stores never connect, reconnect or close it: its lifecycle is the app's.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "redis";
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const store = redisSessionStore({ client }); // client: RedisClientLike
+ * ```
+ */
+export interface RedisClientLike {
+  get(key: string): Promise<unknown>;
+  getDel(key: string): Promise<unknown>;
+  del(keys: string | string[]): Promise<unknown>;
+  zRem(key: string, members: string | string[]): Promise<unknown>;
+  zRangeByScore(key: string, min: number | string, max: number | string): Promise<unknown>;
+  zRemRangeByScore(key: string, min: number | string, max: number | string): Promise<unknown>;
+  /** Starts a transaction. A cluster routes it by its first key, so callers keep one slot per transaction. */
+  multi(): RedisTransactionLike;
+}
+
+/**
+ * Whether a client is a Redis Cluster client. Only the cluster client has
+ * `getSlotMaster`; a plain or sentinel client talks to one primary, where a transaction
+ * may span any keys.
+ */
+export function isClusterClient(client: RedisClientLike): boolean {
+  return typeof (client as { getSlotMaster?: unknown }).getSlotMaster === "function";
+}

@@ -1,0 +1,22 @@
+/**
+ * `services-session-auth/redis`: session and counter stores on Redis (node-redis v5),
+ * for apps that run more than one instance. `redis` is an optional peer dependency:
+ * install it in the app, create and connect the client there, and pass it in.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "redis";
+ * import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const sessionStore = redisSessionStore({ client });
+ * const counterStore = redisCounterStore({ client });
+ * ```
+ *
+ * @module
+ */
+export { redisSessionStore } from "./redis-session-store.js";
+export type { RedisSessionStoreOptions } from "./redis-session-store.js";
+export { redisCounterStore } from "./redis-counter-store.js";
+export type { RedisCounterStoreOptions } from "./redis-counter-store.js";
+export type { RedisClientLike, RedisSortedSetMember, RedisTransactionLike } from "./client.js";

@@ -1,0 +1,181 @@
+import { z } from "zod";
+import { nowSeconds } from "../../core/clock.js";
+import { createSessionId, hashSessionId, isSessionIdShape } from "../../core/session-id.js";
+import { decodeSessionRecord, encodeSessionRecord } from "../../core/session-record.js";
+import { parseOptions } from "../../core/validate.js";
+import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
+import { isClusterClient, type RedisClientLike, type RedisTransactionLike } from "./client.js";
+import { sessionKey, userIndexKey } from "./keys.js";
+
+/** Options of {@link redisSessionStore}. */
+export interface RedisSessionStoreOptions {
+  /**
+   * A connected node-redis v5 client, cluster or sentinel that the app created and owns.
+   * The store sends commands only: it never connects, retries or closes. Create it with
+   * `disableOfflineQueue: true` so that calls fail at once while Redis is unreachable.
+   */
+  client: RedisClientLike;
+  /**
+   * Put before every key, so several apps can share one Redis. Avoid a `{hash tag}` in it:
+   * on a cluster that would put every session in one slot.
+   * @default "ssa:"
+   */
+  prefix?: string;
+  /**
+   * Whether the client is a Redis Cluster client. Detected from the client when left
+   * out; on a cluster, writes that touch a record and its user index are sent as one
+   * transaction per slot, in an order that keeps every live session indexed.
+   * @default detected
+   */
+  cluster?: boolean;
+}
+
+const optionsSchema = z.strictObject({
+  client: z.custom<RedisClientLike>(
+    (value) => typeof value === "object" && value !== null && typeof (value as { multi?: unknown }).multi === "function",
+    "expected a node-redis v5 client, cluster or sentinel",
+  ),
+  prefix: z.string().optional(),
+  cluster: z.boolean().optional(),
+});
+
+/** Commands for one key (so one slot), queued on a transaction. */
+type Step = (tx: RedisTransactionLike) => void;
+
+function strings(reply: unknown): string[] {
+  return Array.isArray(reply) ? reply.filter((item): item is string => typeof item === "string") : [];
+}
+
+function recordOf(reply: unknown): SessionRecord | null {
+  return typeof reply === "string" ? decodeSessionRecord(reply) : null;
+}
+
+/**
+ * A {@link SessionStore} on Redis, shared by every instance of the app. Records are
+ * JSON strings under the hashed session id, and Redis forgets them at `expiresAt` by
+ * itself (`PXAT`); a sorted set per user lists a user's sessions for "log out
+ * everywhere". Needs Redis 7.0 or later (`PEXPIREAT … NX | GT`).
+ *
+ * Round trips: `get` 1; `create` and `adopt` 1 (2 on a cluster); `touch` 2 (3 on a
+ * cluster); `destroy` 2; `listByUser` 2, plus 1 when it prunes; `destroyByUser` 3. The
+ * per-key reads of the last two are sent together, so they cost one round trip.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "redis";
+ * import { redisSessionStore } from "services-session-auth/redis";
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const sessionStore = redisSessionStore({ client, prefix: "myapp:" });
+ * ```
+ * @throws TypeError when `client` is missing or an option is out of range.
+ */
+export function redisSessionStore(options: RedisSessionStoreOptions): SessionStore {
+  const parsed = parseOptions(optionsSchema, options, "redisSessionStore");
+  const { client, prefix = "ssa:" } = parsed;
+  const cluster = parsed.cluster ?? isClusterClient(client);
+
+  // On one primary (plain or sentinel) all steps form one MULTI: atomic, one round trip.
+  // On a cluster the record and the index sit in different slots, so each step is its
+  // own transaction, run in the order given: the index is written before a record
+  // appears and cleaned after it is gone, so a live session is never missing from it.
+  async function write(steps: Step[]): Promise<void> {
+    if (!cluster) {
+      const tx = client.multi();
+      for (const step of steps) step(tx);
+      await tx.exec();
+      return;
+    }
+    for (const step of steps) {
+      const tx = client.multi();
+      step(tx);
+      await tx.exec();
+    }
+  }
+
+  function indexStep(uid: string, handle: string, expiresAt: number, condition?: "XX"): Step {
+    const key = userIndexKey(prefix, uid);
+    return (tx) => {
+      tx.zAdd(key, { score: expiresAt, value: handle }, condition === undefined ? undefined : { condition })
+        // Members scored at or before now are sessions Redis has already forgotten.
+        .zRemRangeByScore(key, "-inf", nowSeconds())
+        // NX gives a new index a TTL; GT only ever lengthens it, so it outlives its members.
+        .pExpireAt(key, expiresAt * 1000, "NX")
+        .pExpireAt(key, expiresAt * 1000, "GT");
+    };
+  }
+
+  function recordStep(handle: string, record: SessionRecord, condition?: "XX"): Step {
+    const expiration = { type: "PXAT" as const, value: record.expiresAt * 1000 };
+    return (tx) => {
+      tx.set(sessionKey(prefix, handle), encodeSessionRecord(record), condition === undefined ? { expiration } : { expiration, condition });
+    };
+  }
+
+  async function insert(handle: string, record: SessionRecord): Promise<void> {
+    await write([indexStep(record.uid, handle, record.expiresAt), recordStep(handle, record)]);
+  }
+
+  async function destroy(handle: string): Promise<void> {
+    const record = recordOf(await client.getDel(sessionKey(prefix, handle)));
+    if (record !== null) await client.zRem(userIndexKey(prefix, record.uid), handle);
+  }
+
+  return {
+    async create(record) {
+      const sessid = createSessionId();
+      await insert(hashSessionId(sessid), record);
+      return sessid;
+    },
+    async get(sessid) {
+      if (!isSessionIdShape(sessid)) return null;
+      const handle = hashSessionId(sessid);
+      const record = recordOf(await client.get(sessionKey(prefix, handle)));
+      // Redis expires the key itself; the check here covers clock skew between hosts.
+      if (record === null || record.expiresAt <= nowSeconds()) return null;
+      return { handle, record };
+    },
+    async touch(handle, lastSeenAt, expiresAt) {
+      // The uid, and so the index key, is only in the record: read it first.
+      const record = recordOf(await client.get(sessionKey(prefix, handle)));
+      if (record === null) return;
+      if (expiresAt <= nowSeconds()) return destroy(handle);
+      const next = { ...record, lastSeenAt, expiresAt };
+      // XX on both: a session destroyed meanwhile is not brought back.
+      await write([indexStep(record.uid, handle, expiresAt, "XX"), recordStep(handle, next, "XX")]);
+    },
+    destroy,
+    async listByUser(uid) {
+      const indexKey = userIndexKey(prefix, uid);
+      const now = nowSeconds();
+      const handles = strings(await client.zRangeByScore(indexKey, `(${now}`, "+inf"));
+      const replies = await Promise.all(handles.map((handle) => client.get(sessionKey(prefix, handle))));
+      const found: StoredSession[] = [];
+      const stale: string[] = [];
+      handles.forEach((handle, i) => {
+        const record = recordOf(replies[i]);
+        if (record !== null && record.uid === uid && record.expiresAt > now) found.push({ handle, record });
+        else stale.push(handle);
+      });
+      if (stale.length > 0) await client.zRem(indexKey, stale);
+      return found.sort((a, b) => a.record.createdAt - b.record.createdAt);
+    },
+    async destroyByUser(uid) {
+      const indexKey = userIndexKey(prefix, uid);
+      const handles = strings(await client.zRangeByScore(indexKey, "-inf", "+inf"));
+      if (handles.length === 0) return 0;
+      const replies = await Promise.all(handles.map((handle) => client.getDel(sessionKey(prefix, handle))));
+      const now = nowSeconds();
+      const ended = replies.filter((reply) => {
+        const record = recordOf(reply);
+        return record !== null && record.expiresAt > now;
+      }).length;
+      // Only the members read above: a login that raced this call keeps its entry.
+      await client.zRem(indexKey, handles);
+      return ended;
+    },
+    async adopt(handle, record) {
+      await insert(handle, record);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "redis";
+import { nowSeconds } from "../../src/core/clock.js";
+import { redisCounterStore, redisSessionStore } from "../../src/stores/redis/index.js";
+import type { SessionRecord } from "../../src/types.js";
+import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";
+
+const canRun = hasBinary("redis-server") && hasBinary("redis-cli");
+if (!canRun) console.warn("redis-outage.test.ts: redis-server or redis-cli not on PATH, skipping the outage test");
+if (!canRun) it.skip("redis-server/redis-cli not on PATH: outage test skipped", () => {});
+
+function record(): SessionRecord {
+  const now = nowSeconds();
+  return { uid: "7", createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "outage" };
+}
+
+/** Resolves how long a promise took to settle, and whether it rejected. */
+async function settle(promise: Promise<unknown>): Promise<{ rejected: boolean; ms: number }> {
+  const started = Date.now();
+  try {
+    await promise;
+    return { rejected: false, ms: Date.now() - started };
+  } catch {
+    return { rejected: true, ms: Date.now() - started };
+  }
+}
+
+// Its own server on a free loopback port: the shared server on 6379 is never stopped.
+describe.skipIf(!canRun)("Redis stores during an outage", () => {
+  let server: PrivateRedis;
+  let url: string;
+
+  beforeAll(async () => {
+    server = privateRedis(await freePort(6390));
+    url = `redis://127.0.0.1:${server.port}`;
+    await server.start();
+  });
+
+  afterAll(async () => {
+    await server.dispose();
+  });
+
+  it("rejects promptly while Redis is down and recovers without a new store (disableOfflineQueue)", async () => {
+    const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      const sessions = redisSessionStore({ client, prefix: "outage:" });
+      const counters = redisCounterStore({ client, prefix: "outage:c:" });
+      const sessid = await sessions.create(record());
+      await expect(sessions.get(sessid)).resolves.not.toBeNull();
+
+      await server.stop();
+      const calls = [sessions.get(sessid), sessions.create(record()), sessions.listByUser("7"), sessions.destroyByUser("7"), counters.increment("k", 60)];
+      for (const outcome of await Promise.all(calls.map(settle))) {
+        expect(outcome.rejected).toBe(true);
+        expect(outcome.ms).toBeLessThan(1000);
+      }
+
+      await server.start();
+      await expect.poll(() => client.isReady, { timeout: 5000 }).toBe(true);
+      const again = await sessions.create(record());
+      await expect(sessions.get(again)).resolves.not.toBeNull();
+      await expect(counters.increment("k", 60)).resolves.toBe(1);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it("with the offline queue on, a command timeout still bounds every call", async () => {
+    const client = createClient({ url, commandOptions: { timeout: 300 }, socket: { reconnectStrategy: () => 100 } });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      const sessions = redisSessionStore({ client, prefix: "outage2:" });
+      const sessid = await sessions.create(record());
+      await server.stop();
+      const outcome = await settle(sessions.get(sessid));
+      expect(outcome.rejected).toBe(true);
+      expect(outcome.ms).toBeLessThan(1500);
+      await server.start();
+      await expect.poll(() => client.isReady, { timeout: 5000 }).toBe(true);
+      await expect(sessions.get(await sessions.create(record()))).resolves.not.toBeNull();
+    } finally {
+      client.destroy();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "redis";
+import { nowSeconds } from "../../src/core/clock.js";
+import { hashSessionId } from "../../src/core/session-id.js";
+import { redisSessionStore } from "../../src/stores/redis/index.js";
+import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
+import { describeSessionStore } from "./contract.js";
+import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
+
+if (!redisUrl) console.warn("redis-session-store.test.ts: REDIS_URL not set, skipping the Redis session store tests");
+if (!redisUrl) it.skip("REDIS_URL not set: set REDIS_URL=redis://127.0.0.1:6379 to run these tests", () => {});
+
+describe.skipIf(!redisUrl)("redisSessionStore on REDIS_URL", () => {
+  const prefix = uniquePrefix("session");
+  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+
+  beforeAll(async () => {
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await deleteKeys([redisUrl!], prefix);
+    client.destroy();
+  });
+
+  describeSessionStore("redisSessionStore", () => redisSessionStore({ client, prefix }), { clock: "real" });
+
+  it("keeps only the hashed id in Redis, expiring at expiresAt", async () => {
+    const store = redisSessionStore({ client, prefix });
+    const now = nowSeconds();
+    const record = { uid: "42", createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ua" };
+    const sessid = await store.create(record);
+    const handle = hashSessionId(sessid);
+    await expect(client.exists(`${prefix}s:${sessid}`)).resolves.toBe(0);
+    await expect(client.get(sessionKey(prefix, handle))).resolves.toBe(JSON.stringify(record));
+    await expect(client.pExpireTime(sessionKey(prefix, handle))).resolves.toBe((now + 600) * 1000);
+    await expect(client.zScore(userIndexKey(prefix, "42"), handle)).resolves.toBe(now + 600);
+    const indexExpiry = await client.pExpireTime(userIndexKey(prefix, "42"));
+    expect(indexExpiry).toBeGreaterThanOrEqual((now + 600) * 1000);
+  });
+
+  it("prunes stale index members when listing", async () => {
+    const store = redisSessionStore({ client, prefix });
+    const now = nowSeconds();
+    const uid = "4242";
+    const sessid = await store.create({ uid, createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ua" });
+    // A record lost without its index entry (evicted under memory pressure, say).
+    await client.del(sessionKey(prefix, hashSessionId(sessid)));
+    await expect(store.listByUser(uid)).resolves.toEqual([]);
+    await expect(client.zCard(userIndexKey(prefix, uid))).resolves.toBe(0);
+  });
+
+  it("reads a foreign or corrupt value as no session", async () => {
+    const store = redisSessionStore({ client, prefix });
+    const sessid = "C".repeat(43);
+    await client.set(sessionKey(prefix, hashSessionId(sessid)), "{not json");
+    await expect(store.get(sessid)).resolves.toBeNull();
+    await client.set(sessionKey(prefix, hashSessionId(sessid)), JSON.stringify({ uid: "1", admin: true }));
+    await expect(store.get(sessid)).resolves.toBeNull();
+  });
+
+  it("rejects a missing client with a TypeError", () => {
+    expect(() => redisSessionStore({} as never)).toThrow(TypeError);
+    expect(() => redisSessionStore({ client, prefix: 3 } as never)).toThrow(/redisSessionStore/);
+  });
+});
