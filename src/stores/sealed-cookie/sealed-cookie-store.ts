@@ -1,0 +1,175 @@
+import { sealData, unsealData } from "iron-session";
+import { z } from "zod";
+import { nowSeconds } from "../../core/clock.js";
+import { parseOptions } from "../../core/validate.js";
+import type { CounterStore, SessionStore } from "../../types.js";
+import { LruMap } from "./lru.js";
+import { createHandle, fromWire, handleDeadline, toWire, type SealedPayload } from "./payload.js";
+
+/** Options of {@link sealedCookieStore}. */
+export interface SealedCookieStoreOptions {
+  /**
+   * The secret the session ids are sealed with (AES-256-CBC + HMAC-SHA-256, iron's
+   * format), at least 32 characters. To rotate, pass numbered passwords, e.g.
+   * `{ 2: newSecret, 1: oldSecret }`: ids are sealed with the highest number and
+   * unsealed with whichever one they name, so old ids keep working until you drop it.
+   */
+  password: string | Readonly<Record<string, string>>;
+  /**
+   * Where revocations live: a per-user count per period for `destroyByUser`, and a mark
+   * per ended session for `destroy`. Share it between instances (the Redis counter
+   * store) or a logout on one instance is not seen by the others.
+   */
+  revocations: CounterStore;
+  /**
+   * The longest a session can live, in seconds: a seal is void this long after it was
+   * made, whatever its record says. Keep it at or above the router's `absoluteTimeout`.
+   * Revocation marks are kept for up to twice this.
+   * @default 2000000 (the router's default absoluteTimeout)
+   */
+  maxAgeSeconds?: number;
+  /**
+   * How many unsealed ids to keep in memory, so a busy session is decrypted once rather
+   * than on every request. Expiry and revocation are still checked on every read.
+   * @default 5000
+   */
+  cacheSize?: number;
+  /**
+   * Put before every revocation key in `revocations`.
+   * @default "sealed:"
+   */
+  prefix?: string;
+}
+
+const secret = z.string().min(32, "must be at least 32 characters");
+
+const optionsSchema = z.strictObject({
+  password: z.union([
+    secret,
+    z
+      .record(z.string().regex(/^[0-9]+$/, "password ids must be numbers"), secret)
+      .refine((passwords) => Object.keys(passwords).length > 0, "give at least one password"),
+  ]),
+  revocations: z.custom<CounterStore>(
+    (value) => typeof value === "object" && value !== null && typeof (value as CounterStore).increment === "function",
+    "expected a CounterStore",
+  ),
+  maxAgeSeconds: z.number().int().positive().optional(),
+  cacheSize: z.number().int().nonnegative().optional(),
+  prefix: z.string().optional(),
+});
+
+// Browsers keep cookies up to 4096 bytes, name and attributes included; nothing longer
+// can have come from this store, so it is refused before any decryption.
+const MAX_SESSID_LENGTH = 4096;
+const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
+
+/**
+ * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
+ * cookie value) with iron-session's `sealData`, so reading a session needs no shared
+ * backend except a small revocation check. For apps that cannot run Redis, at the
+ * cost of a large cookie (about 1 KB) and these limits:
+ *
+ * - `touch` cannot rewrite a token the client holds: `lastSeenAt` and `expiresAt` stay
+ *   as they were at login. Set the router's `idleTimeout` equal to its
+ *   `absoluteTimeout`, or sessions end one idle period after login however active they
+ *   are. A touch to an expiry in the past still ends the session.
+ * - `listByUser` resolves `[]`: nothing lists the ids held by clients.
+ * - `destroyByUser` works (every session sealed before it is void) but resolves `0`,
+ *   as it cannot count them.
+ * - `adopt` is absent: a Drupal session id cannot be turned into a sealed one.
+ *
+ * Each `get` reads one to three counters in parallel (one round trip on Redis).
+ *
+ * @example
+ * ```ts
+ * import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+ * import { redisCounterStore } from "services-session-auth/redis";
+ *
+ * const sessionStore = sealedCookieStore({
+ *   password: process.env.SESSION_SECRET!, // 32+ characters
+ *   revocations: redisCounterStore({ client }),
+ * });
+ * ```
+ * @throws TypeError when the password is shorter than 32 characters or an option is out of range.
+ */
+export function sealedCookieStore(options: SealedCookieStoreOptions): SessionStore {
+  const parsed = parseOptions(optionsSchema, options, "sealedCookieStore");
+  const { revocations, maxAgeSeconds = 2_000_000, cacheSize = 5000, prefix = "sealed:" } = parsed;
+  // iron-session takes a string or a map of numbered passwords, and seals with the highest.
+  const password = typeof parsed.password === "string" ? parsed.password : { ...parsed.password };
+  const cache = new LruMap<string, SealedPayload>(cacheSize);
+
+  // Revocations are counted per period of maxAgeSeconds. A seal lives at most one
+  // period, so it spans its own period and perhaps the next: a count in its own period
+  // above the one it was sealed with, or any count in the next, means it was revoked.
+  // Each period's key outlives every seal that reads it, so a count never resets under
+  // a live seal.
+  const periodOf = (at: number) => Math.floor(at / maxAgeSeconds);
+  const userKey = (uid: string, period: number) => `${prefix}u:${uid}:${period}`;
+  const handleKey = (handle: string) => `${prefix}h:${handle}`;
+
+  async function unseal(sessid: string): Promise<SealedPayload | null> {
+    const cached = cache.get(sessid);
+    if (cached !== undefined) return cached;
+    let payload: SealedPayload | null;
+    try {
+      const seal = Buffer.from(sessid, "base64url").toString("utf8");
+      payload = fromWire(await unsealData(seal, { password, ttl: maxAgeSeconds }));
+    } catch {
+      // A malformed seal is a bad id, never a store failure.
+      payload = null;
+    }
+    // Keyed by the exact string that was just verified: a hit is that same verified seal.
+    if (payload !== null) cache.set(sessid, payload);
+    return payload;
+  }
+
+  async function isRevoked({ handle, sealedAt, epoch, record }: SealedPayload, now: number): Promise<boolean> {
+    const sealedPeriod = periodOf(sealedAt);
+    const checks = [revocations.get(handleKey(handle)), revocations.get(userKey(record.uid, sealedPeriod))];
+    if (periodOf(now) > sealedPeriod) checks.push(revocations.get(userKey(record.uid, sealedPeriod + 1)));
+    const [ended = 0, sealedCount = 0, laterCount = 0] = await Promise.all(checks);
+    return ended > 0 || sealedCount > epoch || laterCount > 0;
+  }
+
+  async function destroy(handle: string): Promise<void> {
+    const deadline = handleDeadline(handle);
+    if (deadline === null) return;
+    const remaining = deadline - nowSeconds();
+    if (remaining > 0) await revocations.increment(handleKey(handle), remaining);
+  }
+
+  return {
+    async create(record) {
+      const sealedAt = nowSeconds();
+      const epoch = await revocations.get(userKey(record.uid, periodOf(sealedAt)));
+      const handle = createHandle(Math.min(record.expiresAt, sealedAt + maxAgeSeconds));
+      const seal = await sealData(toWire({ handle, sealedAt, epoch, record }), { password, ttl: maxAgeSeconds });
+      return Buffer.from(seal, "utf8").toString("base64url");
+    },
+    async get(sessid) {
+      if (sessid.length > MAX_SESSID_LENGTH || !SESSID_PATTERN.test(sessid)) return null;
+      const payload = await unseal(sessid);
+      if (payload === null) return null;
+      const now = nowSeconds();
+      const deadline = handleDeadline(payload.handle) ?? 0;
+      if (payload.record.expiresAt <= now || deadline <= now) return null;
+      if (await isRevoked(payload, now)) return null;
+      return { handle: payload.handle, record: payload.record };
+    },
+    async touch(handle, _lastSeenAt, expiresAt) {
+      // A stateless token cannot be moved forward; it can only be ended.
+      if (expiresAt <= nowSeconds()) await destroy(handle);
+    },
+    destroy,
+    async listByUser() {
+      return [];
+    },
+    async destroyByUser(uid) {
+      const now = nowSeconds();
+      await revocations.increment(userKey(uid, periodOf(now)), 2 * maxAgeSeconds);
+      return 0;
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { createClient } from "redis";
+import { nowSeconds } from "../../src/core/clock.js";
+import { memoryCounterStore } from "../../src/stores/memory-counter-store.js";
+import { redisCounterStore } from "../../src/stores/redis/index.js";
+import { sealedCookieStore } from "../../src/stores/sealed-cookie/index.js";
+import type { SessionRecord } from "../../src/types.js";
+import { describeSessionStore, type SessionStoreCapabilities } from "./contract.js";
+import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
+
+const password = "a-test-password-that-is-at-least-32-characters-long";
+const capabilities: SessionStoreCapabilities = { touchExtends: false, listByUser: false, countsDestroyed: false };
+
+describeSessionStore("sealedCookieStore", () => sealedCookieStore({ password, revocations: memoryCounterStore() }), { capabilities });
+
+describe.skipIf(!redisUrl)("sealedCookieStore with Redis revocations", () => {
+  const prefix = uniquePrefix("sealed");
+  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+  beforeAll(async () => {
+    await client.connect();
+  });
+  afterAll(async () => {
+    await deleteKeys([redisUrl!], prefix);
+    client.destroy();
+  });
+  describeSessionStore("sealedCookieStore + redisCounterStore", () => sealedCookieStore({ password, revocations: redisCounterStore({ client, prefix }) }), {
+    capabilities,
+    clock: "real",
+  });
+});
+
+function recordFor(uid: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  const now = nowSeconds();
+  return { uid, createdAt: now, lastSeenAt: now, expiresAt: now + 3600, ip: "2001:db8::1", userAgent: "sealed-test", ...overrides };
+}
+
+describe("sealedCookieStore", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.UTC(2026, 0, 1));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("refuses a password shorter than 32 characters, or a bad option, with a TypeError", () => {
+    const revocations = memoryCounterStore();
+    expect(() => sealedCookieStore({ password: "short", revocations })).toThrow(TypeError);
+    expect(() => sealedCookieStore({ password: { 1: password, 2: "short" }, revocations })).toThrow(/32/);
+    expect(() => sealedCookieStore({ password: { first: password }, revocations })).toThrow(TypeError);
+    expect(() => sealedCookieStore({ password: {}, revocations })).toThrow(TypeError);
+    expect(() => sealedCookieStore({ password } as never)).toThrow(/revocations/);
+  });
+
+  it("keeps ids sealed with an older numbered password readable after rotation", async () => {
+    const revocations = memoryCounterStore();
+    const next = "the-next-password-also-32-characters-or-more";
+    const before = sealedCookieStore({ password: { 1: password }, revocations });
+    const sessid = await before.create(recordFor("5"));
+    const rotated = sealedCookieStore({ password: { 2: next, 1: password }, revocations });
+    await expect(rotated.get(sessid)).resolves.not.toBeNull();
+    const fresh = await rotated.create(recordFor("5"));
+    await expect(before.get(fresh)).resolves.toBeNull();
+    const retired = sealedCookieStore({ password: { 2: next }, revocations });
+    await expect(retired.get(sessid)).resolves.toBeNull();
+    await expect(retired.get(fresh)).resolves.not.toBeNull();
+  });
+
+  it("cannot be read with another password", async () => {
+    const sessid = await sealedCookieStore({ password, revocations: memoryCounterStore() }).create(recordFor("5"));
+    const other = sealedCookieStore({ password: "x".repeat(32), revocations: memoryCounterStore() });
+    await expect(other.get(sessid)).resolves.toBeNull();
+  });
+
+  it("fits a cookie: about 1 KB with a 256-character user agent, far under 4096 bytes", async () => {
+    const store = sealedCookieStore({ password, revocations: memoryCounterStore() });
+    const sessid = await store.create(recordFor("1234567", { userAgent: "M".repeat(256), ip: "2001:db8:85a3::8a2e:370:7334" }));
+    const small = await store.create(recordFor("1", { userAgent: "okhttp/4.12.0", ip: "203.0.113.7" }));
+    console.info(`sealedCookieStore sessid length: ${small.length} (short UA, IPv4), ${sessid.length} (256-char UA, IPv6)`);
+    expect(sessid.length).toBeLessThan(1500);
+    expect(`SSESS${"0".repeat(32)}=${sessid}; Path=/; HttpOnly; SameSite=Lax; Secure`.length).toBeLessThan(4096);
+  });
+
+  it("checks expiry and revocation on every read, cached or not", async () => {
+    const revocations = memoryCounterStore();
+    const store = sealedCookieStore({ password, revocations });
+    const now = nowSeconds();
+    const sessid = await store.create(recordFor("9", { expiresAt: now + 60 }));
+    const other = await store.create(recordFor("9"));
+    const { handle } = (await store.get(sessid))!;
+    await store.get(sessid);
+    await store.destroy(handle);
+    await expect(store.get(sessid)).resolves.toBeNull();
+    await expect(store.get(other)).resolves.not.toBeNull();
+    const third = await store.create(recordFor("9", { expiresAt: now + 60 }));
+    await store.get(third);
+    vi.setSystemTime((now + 60) * 1000);
+    await expect(store.get(third)).resolves.toBeNull();
+  });
+
+  it("shares revocations between instances through the counter store", async () => {
+    const revocations = memoryCounterStore();
+    const a = sealedCookieStore({ password, revocations });
+    const b = sealedCookieStore({ password, revocations });
+    const first = await a.create(recordFor("11"));
+    const second = await a.create(recordFor("11"));
+    await expect(b.get(first)).resolves.not.toBeNull();
+    await b.destroy((await b.get(first))!.handle);
+    await expect(a.get(first)).resolves.toBeNull();
+    await b.destroyByUser("11");
+    await expect(a.get(second)).resolves.toBeNull();
+  });
+
+  it("gives a destroyed session's mark a TTL of its remaining life", async () => {
+    const revocations = memoryCounterStore();
+    const spy = vi.spyOn(revocations, "increment");
+    const store = sealedCookieStore({ password, revocations });
+    const now = nowSeconds();
+    const sessid = await store.create(recordFor("3", { expiresAt: now + 500 }));
+    await store.destroy((await store.get(sessid))!.handle);
+    expect(spy).toHaveBeenCalledWith(expect.stringContaining(":h:"), 500);
+  });
+
+  it("destroyByUser reaches sessions sealed in the previous revocation period", async () => {
+    const store = sealedCookieStore({ password, revocations: memoryCounterStore(), maxAgeSeconds: 1000 });
+    // One second before a period boundary, so the read below falls in the next period.
+    const boundary = Math.ceil(nowSeconds() / 1000) * 1000;
+    vi.setSystemTime((boundary - 1) * 1000);
+    const sessid = await store.create(recordFor("21", { expiresAt: nowSeconds() + 900 }));
+    vi.setSystemTime(Date.now() + 5000);
+    await expect(store.get(sessid)).resolves.not.toBeNull();
+    await store.destroyByUser("21");
+    await expect(store.get(sessid)).resolves.toBeNull();
+    const later = await store.create(recordFor("21", { expiresAt: nowSeconds() + 900 }));
+    await expect(store.get(later)).resolves.not.toBeNull();
+  });
+
+  it("ends a seal at maxAgeSeconds even if its record says later", async () => {
+    const store = sealedCookieStore({ password, revocations: memoryCounterStore(), maxAgeSeconds: 100 });
+    const now = nowSeconds();
+    const sessid = await store.create(recordFor("4", { expiresAt: now + 10_000 }));
+    vi.setSystemTime((now + 99) * 1000);
+    await expect(store.get(sessid)).resolves.not.toBeNull();
+    vi.setSystemTime((now + 100) * 1000);
+    await expect(store.get(sessid)).resolves.toBeNull();
+  });
+
+  it("refuses oversized and non-base64url ids before decrypting", async () => {
+    const store = sealedCookieStore({ password, revocations: memoryCounterStore() });
+    await expect(store.get("A".repeat(5000))).resolves.toBeNull();
+    await expect(store.get(`Fe26.2*1*${"a".repeat(60)}`)).resolves.toBeNull();
+  });
+});
