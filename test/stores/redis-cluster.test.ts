@@ -1,0 +1,123 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCluster } from "redis";
+import { nowSeconds } from "../../src/core/clock.js";
+import { hashSessionId } from "../../src/core/session-id.js";
+import { redisCounterStore, redisSessionStore } from "../../src/stores/redis/index.js";
+import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
+import { describeCounterStore, describeSessionStore } from "./contract.js";
+import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";
+
+// Starting a cluster takes a few seconds and three processes, so it runs only when asked.
+const wanted = process.env.REDIS_CLUSTER_TESTS === "1";
+const binaries = hasBinary("redis-server") && hasBinary("redis-cli");
+const skipReason = !wanted
+  ? "REDIS_CLUSTER_TESTS is not 1"
+  : !binaries
+    ? "redis-server or redis-cli is not on PATH"
+    : undefined;
+if (skipReason !== undefined) {
+  console.warn(`redis-cluster.test.ts: ${skipReason}, skipping the Redis Cluster tests`);
+  it.skip(`Redis Cluster tests skipped: ${skipReason} (set REDIS_CLUSTER_TESTS=1 with redis-server and redis-cli installed)`, () => {});
+}
+
+/** Three free ports whose cluster bus ports (port + 10000) are free too. */
+async function clusterPorts(): Promise<number[]> {
+  const ports: number[] = [];
+  let next = 7101;
+  while (ports.length < 3) {
+    const port = await freePort(next);
+    if ((await freePort(port + 10_000)) === port + 10_000) ports.push(port);
+    next = port + 1;
+  }
+  return ports;
+}
+
+function cli(args: string[]): string {
+  const result = spawnSync("redis-cli", args, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`redis-cli ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+}
+
+async function waitForClusterOk(ports: number[]): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!ports.every((port) => cli(["-p", String(port), "cluster", "info"]).includes("cluster_state:ok"))) {
+    if (Date.now() > deadline) throw new Error("the cluster never reached cluster_state:ok");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Cluster", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ssa-cluster-"));
+  const nodes: PrivateRedis[] = [];
+  let ports: number[] = [];
+  let cluster: ReturnType<typeof createCluster>;
+
+  beforeAll(async () => {
+    ports = await clusterPorts();
+    for (const port of ports) {
+      const node = privateRedis(port, ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-node-timeout", "2000"], dir);
+      nodes.push(node);
+      await node.start();
+    }
+    cli(["--cluster", "create", ...ports.map((port) => `127.0.0.1:${port}`), "--cluster-replicas", "0", "--cluster-yes"]);
+    await waitForClusterOk(ports);
+    cluster = createCluster({
+      rootNodes: ports.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
+      defaults: { disableOfflineQueue: true },
+    });
+    cluster.on("error", () => {});
+    await cluster.connect();
+  });
+
+  afterAll(async () => {
+    cluster?.destroy();
+    for (const node of nodes) await node.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describeSessionStore("redisSessionStore (cluster)", () => redisSessionStore({ client: cluster, prefix: "cluster:" }), { clock: "real" });
+  describeCounterStore("redisCounterStore (cluster)", () => redisCounterStore({ client: cluster, prefix: "cluster:c:" }), { clock: "real" });
+
+  it("needs the per-slot write path: one MULTI over record and index fails with CROSSSLOT", async () => {
+    const forced = redisSessionStore({ client: cluster, prefix: "forced:", cluster: false });
+    const now = nowSeconds();
+    const attempts = Array.from({ length: 8 }, (_, i) =>
+      forced.create({ uid: String(900 + i), createdAt: now, lastSeenAt: now, expiresAt: now + 60, ip: "::1", userAgent: "x" }).then(
+        () => "ok",
+        (error: unknown) => String(error),
+      ),
+    );
+    expect((await Promise.all(attempts)).some((outcome) => outcome.includes("CROSSSLOT"))).toBe(true);
+  });
+
+  it("detects the cluster and ends one user's sessions spread over every master", async () => {
+    const store = redisSessionStore({ client: cluster, prefix: "spread:" });
+    const now = nowSeconds();
+    const uid = "777";
+    const ids = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => store.create({ uid, createdAt: now - i, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "cluster" })),
+    );
+    const other = await store.create({ uid: "778", createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "cluster" });
+
+    // Which master holds each record: CLUSTER KEYSLOT, then the slot's owner.
+    const owners = new Set(
+      ids.map((id) => {
+        const slot = Number(cli(["-p", String(ports[0]), "cluster", "keyslot", sessionKey("spread:", hashSessionId(id))]).trim());
+        return cluster.getSlotMaster(slot).port;
+      }),
+    );
+    expect(owners.size).toBe(3);
+    const indexSlot = Number(cli(["-p", String(ports[0]), "cluster", "keyslot", userIndexKey("spread:", uid)]).trim());
+    expect(indexSlot).toBeGreaterThanOrEqual(0);
+
+    await expect(store.listByUser(uid)).resolves.toHaveLength(30);
+    await expect(store.destroyByUser(uid)).resolves.toBe(30);
+    for (const id of ids) await expect(store.get(id)).resolves.toBeNull();
+    await expect(store.listByUser(uid)).resolves.toEqual([]);
+    await expect(store.get(other)).resolves.not.toBeNull();
+  });
+});
