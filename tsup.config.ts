@@ -5,8 +5,8 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     drupal: "src/drupal7/index.ts",
-    redis: "src/stores/redis/index.ts",
-    "sealed-cookie": "src/stores/sealed-cookie/index.ts",
+    redis: "src/entries/redis.ts",
+    "sealed-cookie": "src/entries/sealed-cookie.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

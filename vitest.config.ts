@@ -6,7 +6,10 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
 export default defineConfig({
   resolve: {
     // Tests and the example import the package by name, as users do; resolve it to the source.
-    alias: [{ find: /^services-session-auth$/, replacement: src("index.ts") }],
+    alias: [
+      { find: /^services-session-auth$/, replacement: src("index.ts") },
+      { find: /^services-session-auth\/(redis|sealed-cookie)$/, replacement: src("entries/$1.ts") },
+    ],
   },
   test: {
     include: ["test/**/*.test.ts"],

@@ -1,12 +1,18 @@
 /**
  * The conformance suite every {@link SessionStore} and {@link CounterStore} in this
  * package passes. An adapter's test file calls {@link describeSessionStore} with a
- * factory; see docs/writing-a-store.md.
+ * factory; see docs/writing-a-store.md. Tests run in one process share this module, so
+ * each test takes fresh uids and never depends on another test's data.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { nowSeconds } from "../../src/core/clock.js";
-import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
-import type { CounterStore, SessionRecord, SessionStore } from "../../src/types.js";
+// Only the public surface and vitest: an adapter's repository can vendor this one file.
+import { createSessionId, hashSessionId } from "services-session-auth";
+import type { CounterStore, SessionRecord, SessionStore } from "services-session-auth";
+
+/** Unix seconds, as records keep them; reads `Date.now()` so fake timers move it. */
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
 
 /** What a store can do. Every capability defaults to `true`; a store declares the ones it lacks. */
 export interface SessionStoreCapabilities {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCluster } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { hashSessionId } from "../../src/core/session-id.js";
-import { redisCounterStore, redisSessionStore } from "../../src/stores/redis/index.js";
+import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeCounterStore, describeSessionStore } from "./contract.js";
 import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
-import { redisCounterStore } from "../../src/stores/redis/index.js";
+import { redisCounterStore } from "services-session-auth/redis";
 import { describeCounterStore } from "./contract.js";
 import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
-import { redisCounterStore, redisSessionStore } from "../../src/stores/redis/index.js";
+import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import type { SessionRecord } from "../../src/types.js";
 import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";
 

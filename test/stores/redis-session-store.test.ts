@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { hashSessionId } from "../../src/core/session-id.js";
-import { redisSessionStore } from "../../src/stores/redis/index.js";
+import { redisSessionStore } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeSessionStore } from "./contract.js";
 import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";

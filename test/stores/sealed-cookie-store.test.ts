@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createClient } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { memoryCounterStore } from "../../src/stores/memory-counter-store.js";
-import { redisCounterStore } from "../../src/stores/redis/index.js";
-import { sealedCookieStore } from "../../src/stores/sealed-cookie/index.js";
+import { redisCounterStore } from "services-session-auth/redis";
+import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import type { SessionRecord } from "../../src/types.js";
 import { describeSessionStore, type SessionStoreCapabilities } from "./contract.js";
 import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";

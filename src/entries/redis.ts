@@ -15,8 +15,8 @@
  *
  * @module
  */
-export { redisSessionStore } from "./redis-session-store.js";
-export type { RedisSessionStoreOptions } from "./redis-session-store.js";
-export { redisCounterStore } from "./redis-counter-store.js";
-export type { RedisCounterStoreOptions } from "./redis-counter-store.js";
-export type { RedisClientLike, RedisSortedSetMember, RedisTransactionLike } from "./client.js";
+export { redisSessionStore } from "../stores/redis/redis-session-store.js";
+export type { RedisSessionStoreOptions } from "../stores/redis/redis-session-store.js";
+export { redisCounterStore } from "../stores/redis/redis-counter-store.js";
+export type { RedisCounterStoreOptions } from "../stores/redis/redis-counter-store.js";
+export type { RedisClientLike, RedisSortedSetMember, RedisTransactionLike } from "../stores/redis/client.js";

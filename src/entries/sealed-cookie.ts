@@ -13,5 +13,5 @@
  *
  * @module
  */
-export { sealedCookieStore } from "./sealed-cookie-store.js";
-export type { SealedCookieStoreOptions } from "./sealed-cookie-store.js";
+export { sealedCookieStore } from "../stores/sealed-cookie/sealed-cookie-store.js";
+export type { SealedCookieStoreOptions } from "../stores/sealed-cookie/sealed-cookie-store.js";
