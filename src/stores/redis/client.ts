@@ -10,13 +10,27 @@
  * @module
  */
 
-/** Where a sorted-set write puts a member: its score and value. */
+/**
+ * Where a sorted-set write puts a member: its score and value.
+ *
+ * @example
+ * ```ts
+ * tx.zAdd(key, { score: record.expiresAt, value: handle });
+ * ```
+ */
 export interface RedisSortedSetMember {
   score: number;
   value: string;
 }
 
-/** The commands a store queues in a `MULTI` transaction. Each returns the transaction, for chaining. */
+/**
+ * The commands a store queues in a `MULTI` transaction. Each returns the transaction, for chaining.
+ *
+ * @example
+ * ```ts
+ * await client.multi().incr(key).pExpire(key, 60_000, "NX").exec();
+ * ```
+ */
 export interface RedisTransactionLike {
   set(key: string, value: string, options: { expiration: { type: "PXAT"; value: number }; condition?: "XX" }): RedisTransactionLike;
   zAdd(key: string, members: RedisSortedSetMember, options?: { condition?: "XX" }): RedisTransactionLike;
@@ -54,6 +68,12 @@ export interface RedisClientLike {
  * Whether a client is a Redis Cluster client. Only the cluster client has
  * `getSlotMaster`; a plain or sentinel client talks to one primary, where a transaction
  * may span any keys.
+ *
+ * @example
+ * ```ts
+ * isClusterClient(createCluster({ rootNodes })); // true
+ * isClusterClient(createClient()); // false
+ * ```
  */
 export function isClusterClient(client: RedisClientLike): boolean {
   return typeof (client as { getSlotMaster?: unknown }).getSlotMaster === "function";

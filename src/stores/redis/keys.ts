@@ -12,7 +12,14 @@
  * @module
  */
 
-/** Where a session record lives. */
+/**
+ * Where a session record lives.
+ *
+ * @example
+ * ```ts
+ * sessionKey("ssa:", hashSessionId(sessid)); // "ssa:s:gcEk-EuJ…"
+ * ```
+ */
 export function sessionKey(prefix: string, handle: string): string {
   return `${prefix}s:${handle}`;
 }
@@ -21,6 +28,11 @@ export function sessionKey(prefix: string, handle: string): string {
  * Where a user's index lives. It is its own key with its own slot: a session key is found
  * from the session id alone (one round trip for `get`), so it cannot share a hash tag
  * with the user it belongs to.
+ *
+ * @example
+ * ```ts
+ * userIndexKey("ssa:", "42"); // "ssa:u:42"
+ * ```
  */
 export function userIndexKey(prefix: string, uid: string): string {
   return `${prefix}u:${uid}`;

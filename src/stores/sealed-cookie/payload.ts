@@ -22,12 +22,26 @@ const wireSchema = z.strictObject({
   r: z.unknown(),
 });
 
-/** The object handed to `sealData`. */
+/**
+ * The object handed to `sealData`.
+ *
+ * @example
+ * ```ts
+ * const seal = await sealData(toWire(payload), { password });
+ * ```
+ */
 export function toWire(payload: SealedPayload): Record<string, unknown> {
   return { v: 1, h: payload.handle, t: payload.sealedAt, e: payload.epoch, r: payload.record };
 }
 
-/** The payload from an unsealed object, or `null` when it is not one this store sealed. */
+/**
+ * The payload from an unsealed object, or `null` when it is not one this store sealed.
+ *
+ * @example
+ * ```ts
+ * const payload = fromWire(await unsealData(seal, { password })); // null for `{}`
+ * ```
+ */
 export function fromWire(value: unknown): SealedPayload | null {
   const wire = wireSchema.safeParse(value);
   if (!wire.success) return null;
@@ -39,12 +53,24 @@ export function fromWire(value: unknown): SealedPayload | null {
  * A new handle: 128 random bits and the seal's deadline, e.g. `"q3…Zw.1767229200"`. The
  * deadline is in the handle so that `destroy(handle)`, which gets nothing else, can give
  * its revocation mark a TTL of exactly the session's remaining life.
+ *
+ * @example
+ * ```ts
+ * createHandle(1767229200); // "q3Jx…Zw.1767229200"
+ * ```
  */
 export function createHandle(deadline: number): string {
   return `${randomBytes(16).toString("base64url")}.${deadline}`;
 }
 
-/** The deadline in a handle, or `null` for a handle this store did not make. */
+/**
+ * The deadline in a handle, or `null` for a handle this store did not make.
+ *
+ * @example
+ * ```ts
+ * handleDeadline("q3JxAAAAAAAAAAAAAAAAZw.1767229200"); // 1767229200
+ * ```
+ */
 export function handleDeadline(handle: string): number | null {
   const match = /^[A-Za-z0-9_-]{22}\.([0-9]{1,12})$/.exec(handle);
   return match === null ? null : Number(match[1]);
