@@ -48,6 +48,7 @@ describe("sealedCookieStore", () => {
     expect(() => sealedCookieStore({ password: "short", revocations })).toThrow(TypeError);
     expect(() => sealedCookieStore({ password: { 1: password, 2: "short" }, revocations })).toThrow(/32/);
     expect(() => sealedCookieStore({ password: { first: password }, revocations })).toThrow(TypeError);
+    expect(() => sealedCookieStore({ password: { "01": password }, revocations })).toThrow(TypeError);
     expect(() => sealedCookieStore({ password: {}, revocations })).toThrow(TypeError);
     expect(() => sealedCookieStore({ password } as never)).toThrow(/revocations/);
   });

@@ -168,7 +168,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
       const now = nowSeconds();
       const ended = replies.filter((reply) => {
         const record = recordOf(reply);
-        return record !== null && record.expiresAt > now;
+        return record !== null && record.uid === uid && record.expiresAt > now;
       }).length;
       // Only the members read above: a login that raced this call keeps its entry.
       await client.zRem(indexKey, handles);

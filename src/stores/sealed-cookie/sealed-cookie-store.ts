@@ -47,7 +47,7 @@ const optionsSchema = z.strictObject({
   password: z.union([
     secret,
     z
-      .record(z.string().regex(/^[0-9]+$/, "password ids must be numbers"), secret)
+      .record(z.string().regex(/^(0|[1-9][0-9]*)$/, "password ids must be whole numbers without leading zeros"), secret)
       .refine((passwords) => Object.keys(passwords).length > 0, "give at least one password"),
   ]),
   revocations: z.custom<CounterStore>(
@@ -79,7 +79,8 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  *   as it cannot count them.
  * - `adopt` is absent: a Drupal session id cannot be turned into a sealed one.
  *
- * Each `get` reads one to three counters in parallel (one round trip on Redis).
+ * Round trips to the revocation store: `get` 1 (two or three counters read in
+ * parallel; none to decrypt), `create` 1, `destroy` and `destroyByUser` 1, `touch` 0.
  *
  * @example
  * ```ts
