@@ -4,7 +4,7 @@ export default defineConfig({
   // One entry per subpath export, so an optional peer is loaded only by the subpath that needs it.
   entry: {
     index: "src/index.ts",
-    drupal: "src/drupal7/index.ts",
+    drupal: "src/entries/drupal.ts",
     redis: "src/entries/redis.ts",
     "sealed-cookie": "src/entries/sealed-cookie.ts",
   },

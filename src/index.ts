@@ -24,7 +24,7 @@ export type { DrupalQueryPathOptions } from "./express/query-path.js";
 export type { SessionOptions, SessionAuthRouterOptions, RequireSessionOptions, ThrottleOptions } from "./core/options.js";
 export type { AuthEvent, AuthEventListener } from "./core/events.js";
 export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/memory-session-store.js";
-export type { MemoryUserInput, MemoryUserStoreOptions } from "./stores/memory-user-store.js";
+export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from "./stores/memory-user-store.js";
 export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";
 export type { ScryptHasherOptions } from "./core/password.js";
 export type { SessionNameSource } from "./drupal/session-name.js";

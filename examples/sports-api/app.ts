@@ -7,15 +7,19 @@ import {
   requireSession,
   sessionTokenHandler,
   type AuthEvent,
+  type MemoryUserStore,
   type PasswordHasher,
   type SessionAuthRouterOptions,
   type SessionStore,
+  type UserStore,
 } from "services-session-auth";
 import { courses, events, players } from "./data.js";
 
 /** What the example app is configured with (from the environment in server.ts). */
 export interface SportsApiConfig {
   readonly secret: string;
+  /** @default demoUserStore(hasher) */
+  readonly userStore?: UserStore;
   readonly sessionStore?: SessionStore;
   readonly hasher?: PasswordHasher;
   readonly extra?: Partial<SessionAuthRouterOptions>;
@@ -45,10 +49,15 @@ function logEvent(log: (line: string) => void) {
   };
 }
 
+/** The demo accounts in a memory store; await its `ready` before serving. */
+export function demoUserStore(hasher?: PasswordHasher): MemoryUserStore {
+  return memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), hasher === undefined ? {} : { hasher });
+}
+
 /** Builds the sports API: Services auth at /services/json, protected players/events/courses. */
 export function createApp(config: SportsApiConfig): Express {
   const log = config.log ?? ((line: string) => console.log(line));
-  const userStore = memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), config.hasher === undefined ? {} : { hasher: config.hasher });
+  const userStore = config.userStore ?? demoUserStore(config.hasher);
   const auth: SessionAuthRouterOptions = {
     userStore,
     sessionStore: config.sessionStore ?? memorySessionStore(),

@@ -1,4 +1,5 @@
-import { createApp } from "./app.js";
+import { createApp, demoUserStore } from "./app.js";
+import { storesFromEnv } from "./stores.js";
 
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
 const secret = process.env.SESSION_SECRET ?? DEV_SECRET;
@@ -6,8 +7,19 @@ if (secret === DEV_SECRET) {
   console.warn("\n  !!! SESSION_SECRET is not set: using a public development secret.\n  !!! Set SESSION_SECRET (32+ random characters) before exposing this server.\n");
 }
 
+const stores = await storesFromEnv(process.env, secret);
+const userStore = demoUserStore();
+// The demo passwords are hashed at start-up (scrypt, ~0.6 s each): serve once that is done.
+await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
-const app = createApp({ secret });
-app.listen(port, () => {
-  console.log(`sports API on http://localhost:${port}  (log in as demo / demo-password)`);
+const app = createApp({ secret, userStore, sessionStore: stores.sessionStore, extra: { counterStore: stores.counterStore } });
+const server = app.listen(port, () => {
+  console.log(`sports API on http://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
 });
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    server.close();
+    void stores.close().finally(() => process.exit(0));
+  });
+}

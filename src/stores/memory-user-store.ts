@@ -62,6 +62,15 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
   return out;
 }
 
+/** A {@link UserStore} held in memory, with a promise for the start-up hashing. */
+export interface MemoryUserStore extends UserStore {
+  /**
+   * Resolves when every plain password given has been hashed. Lookups wait for it anyway;
+   * await it before listening, so the first logins do not run into the store timeout.
+   */
+  readonly ready: Promise<void>;
+}
+
 /**
  * An in-memory {@link UserStore} for demos, tests and small fixed user lists. Plain
  * passwords are hashed when the store is made (lookups wait for that); names match
@@ -75,7 +84,7 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
  * ```
  * @throws TypeError for a malformed user, a duplicate name or uid.
  */
-export function memoryUserStore(users: readonly MemoryUserInput[], options: MemoryUserStoreOptions = {}): UserStore {
+export function memoryUserStore(users: readonly MemoryUserInput[], options: MemoryUserStoreOptions = {}): MemoryUserStore {
   const parsed = parseOptions(inputSchema, { users, options }, "memoryUserStore");
   const hasher = parsed.options.hasher ?? scryptHasher();
   const byId = new Map<string, UserRecord>();
@@ -106,9 +115,10 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       pending.push(hasher.hash(input.password).then((passwordHash) => void byId.set(uid, { ...byId.get(uid)!, passwordHash })));
     }
   });
-  const ready = Promise.all(pending);
+  const ready = Promise.all(pending).then(() => undefined);
 
   return {
+    ready,
     async findByName(name) {
       await ready;
       const uid = byName.get(name.toLowerCase());

@@ -4,7 +4,7 @@ import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
 import { createSessionAuthRouter, createSessionId, hashSessionId, memorySessionStore, sessionTokenHandler } from "services-session-auth";
 import { nowSeconds } from "../../src/core/clock.js";
-import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "../../src/drupal7/index.js";
+import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "services-session-auth/drupal";
 import { fastHasher } from "../helpers/app.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
 import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
