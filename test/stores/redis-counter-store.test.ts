@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "redis";
+import { describe, expect, it } from "vitest";
 import { redisCounterStore } from "services-session-auth/redis";
 import { describeCounterStore } from "./contract.js";
-import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
+import { redisUrl, useSharedRedis } from "./redis-helpers.js";
 
 if (!redisUrl) console.warn("redis-counter-store.test.ts: REDIS_URL not set, skipping the Redis counter store tests");
 if (!redisUrl) it.skip("REDIS_URL not set: set REDIS_URL=redis://127.0.0.1:6379 to run these tests", () => {});
 
 describe.skipIf(!redisUrl)("redisCounterStore on REDIS_URL", () => {
-  const prefix = uniquePrefix("counter");
-  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
-
-  beforeAll(async () => {
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await deleteKeys([redisUrl!], prefix);
-    client.destroy();
-  });
+  const { client, prefix } = useSharedRedis("counter");
 
   describeCounterStore("redisCounterStore", () => redisCounterStore({ client, prefix }), { clock: "real" });
 

@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
+import { afterAll, beforeAll } from "vitest";
 
 /** The shared server's URL, or `undefined` when the Redis tests should be skipped. */
 export const redisUrl = process.env.REDIS_URL;
@@ -16,6 +17,23 @@ export const redisUrl = process.env.REDIS_URL;
 /** A prefix no other run uses, so runs can share one server and clean up after themselves. */
 export function uniquePrefix(label: string): string {
   return `ssa-test:${label}:${Date.now()}:${randomBytes(4).toString("hex")}:`;
+}
+
+/**
+ * A client on the shared server for the enclosing describe block, with a prefix of its own:
+ * connected before the block's tests, its keys deleted and the client closed after them.
+ */
+export function useSharedRedis(label: string): { client: ReturnType<typeof createClient>; prefix: string } {
+  const prefix = uniquePrefix(label);
+  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+  beforeAll(async () => {
+    await client.connect();
+  });
+  afterAll(async () => {
+    await deleteKeys([redisUrl!], prefix);
+    client.destroy();
+  });
+  return { client, prefix };
 }
 
 /** Whether a program is on the PATH. */

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "redis";
+import { describe, expect, it } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { hashSessionId } from "../../src/core/session-id.js";
 import { redisSessionStore } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeSessionStore } from "./contract.js";
-import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
+import { redisUrl, useSharedRedis } from "./redis-helpers.js";
 
 if (!redisUrl) console.warn("redis-session-store.test.ts: REDIS_URL not set, skipping the Redis session store tests");
 if (!redisUrl) it.skip("REDIS_URL not set: set REDIS_URL=redis://127.0.0.1:6379 to run these tests", () => {});
 
 describe.skipIf(!redisUrl)("redisSessionStore on REDIS_URL", () => {
-  const prefix = uniquePrefix("session");
-  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
-
-  beforeAll(async () => {
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await deleteKeys([redisUrl!], prefix);
-    client.destroy();
-  });
+  const { client, prefix } = useSharedRedis("session");
 
   describeSessionStore("redisSessionStore", () => redisSessionStore({ client, prefix }), { clock: "real" });
 

@@ -1,12 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createClient } from "redis";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { memoryCounterStore } from "../../src/stores/memory-counter-store.js";
 import { redisCounterStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import type { SessionRecord } from "../../src/types.js";
 import { describeSessionStore, type SessionStoreCapabilities } from "./contract.js";
-import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
+import { redisUrl, useSharedRedis } from "./redis-helpers.js";
 
 const password = "a-test-password-that-is-at-least-32-characters-long";
 const capabilities: SessionStoreCapabilities = { touchExtends: false, listByUser: false, countsDestroyed: false };
@@ -14,15 +13,7 @@ const capabilities: SessionStoreCapabilities = { touchExtends: false, listByUser
 describeSessionStore("sealedCookieStore", () => sealedCookieStore({ password, revocations: memoryCounterStore() }), { capabilities });
 
 describe.skipIf(!redisUrl)("sealedCookieStore with Redis revocations", () => {
-  const prefix = uniquePrefix("sealed");
-  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
-  beforeAll(async () => {
-    await client.connect();
-  });
-  afterAll(async () => {
-    await deleteKeys([redisUrl!], prefix);
-    client.destroy();
-  });
+  const { client, prefix } = useSharedRedis("sealed");
   describeSessionStore("sealedCookieStore + redisCounterStore", () => sealedCookieStore({ password, revocations: redisCounterStore({ client, prefix }) }), {
     capabilities,
     clock: "real",

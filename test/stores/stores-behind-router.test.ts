@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "redis";
+import { describe, expect, it } from "vitest";
 import { memoryCounterStore, type CounterStore, type SessionStore } from "services-session-auth";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { createTestApp, login, setCookies } from "../helpers/app.js";
-import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
+import { redisUrl, useSharedRedis } from "./redis-helpers.js";
 
 /** Login, an authenticated call, logout, and the old cookie refused: the router over a given store. */
 function describeBehindRouter(name: string, stores: () => { sessionStore: SessionStore; counterStore: CounterStore }) {
@@ -41,15 +40,7 @@ describeBehindRouter("sealedCookieStore", () => {
 });
 
 describe.skipIf(!redisUrl)("with REDIS_URL", () => {
-  const prefix = uniquePrefix("router");
-  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
-  beforeAll(async () => {
-    await client.connect();
-  });
-  afterAll(async () => {
-    await deleteKeys([redisUrl!], prefix);
-    client.destroy();
-  });
+  const { client, prefix } = useSharedRedis("router");
 
   describeBehindRouter("redisSessionStore", () => ({
     sessionStore: redisSessionStore({ client, prefix }),
