@@ -25,6 +25,8 @@ export type SessionAuthErrorCode =
   | "ERR_UNAUTHENTICATED"
   | "ERR_FORBIDDEN"
   | "ERR_NO_CONTROLLER"
+  | "ERR_NO_RESOURCE"
+  | "ERR_MALFORMED_REQUEST"
   | "ERR_STORE_UNAVAILABLE";
 
 /**

@@ -10,6 +10,7 @@ import "./express/augment.js";
 export { createSessionAuthRouter, sessionTokenHandler } from "./express/router.js";
 export { requireSession } from "./express/require-session.js";
 export { drupalQueryPath } from "./express/query-path.js";
+export { servicesErrorHandler, servicesNotFound } from "./express/fallback.js";
 export { memorySessionStore } from "./stores/memory-session-store.js";
 export { memoryUserStore } from "./stores/memory-user-store.js";
 export { memoryCounterStore } from "./stores/memory-counter-store.js";
@@ -21,6 +22,7 @@ export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
 export type { AuthUser, RequestAuth } from "./express/augment.js";
 export type { DrupalQueryPathOptions } from "./express/query-path.js";
+export type { ServicesErrorHandlerOptions, ServicesNotFoundOptions } from "./express/fallback.js";
 export type { SessionOptions, SessionAuthRouterOptions, RequireSessionOptions, ThrottleOptions } from "./core/options.js";
 export type { AuthEvent, AuthEventListener } from "./core/events.js";
 export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/memory-session-store.js";

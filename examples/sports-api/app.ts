@@ -5,6 +5,8 @@ import {
   memorySessionStore,
   memoryUserStore,
   requireSession,
+  servicesErrorHandler,
+  servicesNotFound,
   sessionTokenHandler,
   type AuthEvent,
   type MemoryUserStore,
@@ -95,5 +97,8 @@ export function createApp(config: SportsApiConfig): Express {
   // Recipe: a role-protected route.
   app.get("/services/json/admin/stats", admin, (_req, res) => reply(res, 200, { players: players.length, events: events.length, courses: courses.length }));
 
+  // Last: Services' own 404 below the endpoint, and no HTML error page (or stack trace) anywhere.
+  app.use("/services/json", servicesNotFound({ resources: ["players", "events", "courses", "sessions", "admin"] }));
+  app.use(servicesErrorHandler({ onEvent: logEvent(log) }));
   return app;
 }

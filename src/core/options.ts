@@ -5,7 +5,7 @@ import type { CounterStore, PasswordHasher, SessionStore, UserRecord, UserStore 
 import type { AuthEventListener } from "./events.js";
 import { hmacCsrfToken } from "./csrf-token.js";
 import { scryptHasher } from "./password.js";
-import { parseOptions } from "./validate.js";
+import { fn, parseOptions } from "./validate.js";
 
 function implementing<T>(name: string, methods: readonly string[]) {
   return z.custom<T>(
@@ -14,7 +14,6 @@ function implementing<T>(name: string, methods: readonly string[]) {
   );
 }
 
-const fn = <T>(what: string) => z.custom<T>((value) => typeof value === "function", { message: `must be a function (${what})` });
 const seconds = z.number().int().positive();
 
 /** Options shared by {@link createSessionAuthRouter} and {@link requireSession}: pass the same object to both. */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 /**
  * Validates a factory's options once, at start-up. A problem is a `TypeError` that names
@@ -13,3 +13,6 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, fac
   });
   throw new TypeError(`${factory}: invalid options: ${problems.join("; ")}`);
 }
+
+/** A zod check that a value is a function; `what` describes the expected signature in the error. */
+export const fn = <T>(what: string) => z.custom<T>((value) => typeof value === "function", { message: `must be a function (${what})` });

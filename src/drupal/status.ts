@@ -29,6 +29,9 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   ERR_UNAUTHENTICATED: { status: 401, message: () => "Access denied for user anonymous" },
   ERR_FORBIDDEN: { status: 403, message: (name) => `Access denied for user ${checkPlain(name)}` },
   ERR_NO_CONTROLLER: { status: 404, message: () => "Could not find the controller.", emptyBody: true },
+  ERR_NO_RESOURCE: { status: 404, message: (name) => `Could not find resource ${name}.`, emptyBody: true },
+  // A path that cannot be decoded fails before any Services code runs, so no message body either.
+  ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
   ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable." },
 };
 

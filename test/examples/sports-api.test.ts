@@ -30,6 +30,21 @@ describe("examples/sports-api", () => {
     expect((await request(app).get("/services/json/players").set("Cookie", cookie)).status).toBe(401);
   });
 
+  it("answers unknown paths and undecodable ones in the wire format, never with an HTML page", async () => {
+    const cases = [
+      ["/services/json/players/%E0%A4%A", 400, ": Malformed request."],
+      ["/services/json/user/register.json", 404, "Not found : Could not find the controller."],
+      ["/services/json/nothing", 404, "Not found : Could not find resource nothing."],
+      ["/?q=services/json/nothing", 404, "Not found : Could not find resource nothing."],
+    ] as const;
+    for (const [path, status, reason] of cases) {
+      const res = await request(app).post(path);
+      expect([res.status, (res as unknown as { res: { statusMessage: string } }).res.statusMessage], path).toEqual([status, reason]);
+      expect(res.headers["content-type"], path).toBe("application/json");
+      expect(res.text, path).toBe("");
+    }
+  });
+
   it("serves jDrupal-style ?q= calls and the session token", async () => {
     const loginRes = await request(app).post("/?q=services/json/user/login.json").type("form").send("username=admin&password=admin-password");
     const { sessid, session_name, token } = loginRes.body as { sessid: string; session_name: string; token: string };

@@ -18,7 +18,23 @@ function send(port: number, method: string, path: string, headers: Record<string
   });
 }
 
-const PATHS = ["/services/json/user/login", "/services/json/user/login.json", "/services/json/system/connect", "/services/json/user/logout.json", "/services/json/user/token", "/services/session/token", "/?q=services/json/user/login.json", "/services/json/players"];
+const PATHS = [
+  "/services/json/user/login",
+  "/services/json/user/login.json",
+  "/services/json/system/connect",
+  "/services/json/user/logout.json",
+  "/services/json/user/token",
+  "/services/session/token",
+  "/?q=services/json/user/login.json",
+  "/services/json/players",
+  "/services/json/players/7",
+  "/services/json/players/%E0%A4%A",
+  "/services/json/user/register.json",
+  "/services/json/nothing",
+  "/?q=services/json/nothing",
+  "/services/json/%FF%00.json",
+];
+const LOGIN_PATHS = new Set(["/services/json/user/login", "/services/json/user/login.json", "/?q=services/json/user/login.json"]);
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "POST", "POST"];
 const TYPES = [undefined, "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x", "application/json; charset=latin1", "APPLICATION/JSON", ";", "application/xml"];
 
@@ -40,6 +56,9 @@ const body = fc.oneof(
 );
 // Header values must be what Node's client can put on the wire; the server sees them as sent.
 const headerValue = fc.string({ unit: "grapheme-ascii", maxLength: 80 }).map((s) => s.replace(/[\r\n]/g, ""));
+
+// Node's client connects over IPv4 loopback; Express's req.ip is then the plain address.
+const IP_KEY = "flood:ip:127.0.0.1";
 
 describe("hostile input (property-based, fixed seed)", () => {
   let server: Server;
@@ -76,26 +95,36 @@ describe("hostile input (property-based, fixed seed)", () => {
         if (cookies !== undefined) headers.Cookie = cookies;
         if (csrf !== null) headers["X-CSRF-Token"] = csrf;
         const sessionsBefore = test.sessionStore.size;
+        const ipFailuresBefore = await test.counterStore.get(IP_KEY);
         const res = await send(port, method, path, headers, payload);
 
-        // /players is the test app's own route (GET and POST behind requireSession); other methods are Express's 404.
-        if (path === "/services/json/players" && !["GET", "HEAD", "POST"].includes(method)) return;
         const what = `${method} ${path} → ${res.status} ${JSON.stringify(res.headers)} ${res.body.slice(0, 200)}`;
         expect(res.status, what).toBeLessThan(500);
         const type2 = res.headers["content-type"];
+        // The test app's own /players routes answer 200 with Express's res.json; every other reply is the package's.
+        const ownRoute = path.startsWith("/services/json/players") && res.status === 200;
         if (path === "/services/session/token") expect(type2, what).toBe("text/plain; charset=UTF-8");
-        else if (path !== "/services/json/players" || res.status !== 200) expect(type2, what).toBe("application/json");
+        else if (!ownRoute) expect(type2, what).toBe("application/json");
         if (res.body !== "" && type2 === "application/json") expect(() => JSON.parse(res.body)).not.toThrow();
-        expect(res.body).not.toMatch(/\bat .+\.(ts|js):\d+|Error:|ECONN|node_modules/);
+        // Every error carries its message in a one-element array, or no body at all.
+        if (res.status >= 400 && res.body !== "") expect(JSON.parse(res.body), what).toEqual([expect.any(String)]);
+        expect(res.body).not.toMatch(/\bat .+\.(ts|js):\d+|Error:|ECONN|node_modules|<html|<!DOCTYPE/i);
 
-        const isLogin = /user\/login/.test(path) && method === "POST";
-        if (!(isLogin && res.status === 200)) expect(test.sessionStore.size).toBeLessThanOrEqual(sessionsBefore);
+        // The fuzzer never holds the session's CSRF token, so nothing it sends may end or add a
+        // session, and only a login attempt may count a failure.
+        expect(test.sessionStore.size, what).toBe(sessionsBefore);
+        if (!(LOGIN_PATHS.has(path) && method === "POST")) expect(await test.counterStore.get(IP_KEY), what).toBe(ipFailuresBefore);
       }),
       { seed: 20261121, numRuns: 400, endOnFailure: true },
     );
-    // The fuzzed session may have been logged out or not; what matters is that the server still answers.
+    // The session the fuzzer attacked is still the same user's, untouched.
     const after = await send(port, "POST", "/services/json/system/connect", { Cookie: cookie, "X-CSRF-Token": token }, Buffer.alloc(0));
     expect(after.status).toBe(200);
+    expect((JSON.parse(after.body) as { user: { uid: unknown; name: unknown } }).user).toMatchObject({ uid: "14", name: "demo" });
+    // And the counter watched above is the one a failed login really moves.
+    const failuresBefore = await test.counterStore.get(IP_KEY);
+    await send(port, "POST", "/services/json/user/login", { "Content-Type": "application/json" }, Buffer.from('{"username":"demo","password":"wrong"}'));
+    expect(await test.counterStore.get(IP_KEY)).toBe(failuresBefore + 1);
   }, 120_000);
 
   it("never adopts a session id the server did not issue", async () => {

@@ -8,6 +8,8 @@ import {
   memoryUserStore,
   requireSession,
   scryptHasher,
+  servicesErrorHandler,
+  servicesNotFound,
   sessionTokenHandler,
   type AuthEvent,
   type MemoryUserInput,
@@ -53,7 +55,10 @@ export function createTestApp(overrides: Partial<SessionAuthRouterOptions> = {},
   });
   app.post("/services/json/players", requireSession(options), (_req, res) => res.json({ added: true }));
   app.post("/services/json/open", requireSession({ ...options, csrf: false }), (_req, res) => res.json({ open: true }));
+  app.get("/services/json/players/:id", requireSession(options), (req, res) => res.json({ id: req.params.id }));
   app.get("/services/json/admin", requireSession({ ...options, roles: ["administrator"] }), (_req, res) => res.json({ admin: true }));
+  app.use("/services/json", servicesNotFound({ resources: ["players", "open", "admin"] }));
+  app.use(servicesErrorHandler({ onEvent: (event) => events.push(event) }));
   return { app, agent: request(app), options, sessionStore, userStore, counterStore, events };
 }
 

@@ -1,0 +1,81 @@
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
+import { z } from "zod";
+import type { AuthEventListener } from "../core/events.js";
+import { fn, parseOptions } from "../core/validate.js";
+import { clientError, notFoundError } from "../drupal/not-found.js";
+import { errorReply } from "../drupal/wire.js";
+import { isSessionAuthError } from "../errors.js";
+import { send } from "./respond.js";
+
+const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).readonly().optional() });
+
+/** Options of {@link servicesNotFound}. */
+export interface ServicesNotFoundOptions {
+  /**
+   * The app's own resources under the endpoint (`players`, `events`): a miss below one of
+   * them is `Could not find the controller.`, as below `user` and `system`.
+   * @default none: any other first segment is `Could not find resource <name>.`
+   */
+  resources?: readonly string[];
+}
+
+/**
+ * The last handler under the endpoint path: a request no route answered gets Services' own
+ * 404 (`404 Not found : Could not find resource nothing.`, empty JSON body) instead of
+ * Express's HTML page, so clients see the wire format on every path of the endpoint.
+ *
+ * @example
+ * ```ts
+ * app.use("/services/json", createSessionAuthRouter(auth));
+ * app.get("/services/json/players", requireSession(auth), listPlayers);
+ * app.use("/services/json", servicesNotFound({ resources: ["players"] }));
+ * app.use(servicesErrorHandler());
+ * ```
+ * @throws TypeError when an option is invalid.
+ */
+export function servicesNotFound(options: ServicesNotFoundOptions = {}): RequestHandler {
+  const resources = new Set(parseOptions(notFoundSchema, options, "servicesNotFound").resources);
+  return function servicesNotFound(req: Request, res: Response) {
+    send(res, errorReply(notFoundError(req.path, resources)));
+  };
+}
+
+const errorHandlerSchema = z.strictObject({ onEvent: fn<AuthEventListener>("event => void").optional() });
+
+/** Options of {@link servicesErrorHandler}. */
+export interface ServicesErrorHandlerOptions {
+  /** Receives `internal.error` for anything that is not a client's mistake, to log it server-side. @default none */
+  onEvent?: AuthEventListener;
+}
+
+/**
+ * An Express error handler that answers in the wire format: a path that cannot be decoded
+ * is a `400` with no body, a body parser's invalid JSON or oversized upload the same reply
+ * as the router's, and anything else a body-less `500` (reported as an `internal.error`
+ * event). Express's HTML error page, with its stack trace outside production, is never sent.
+ * Mount it last on the app.
+ *
+ * @example
+ * ```ts
+ * app.use(servicesErrorHandler({ onEvent: (event) => logger.warn(event) }));
+ * ```
+ * @throws TypeError when an option is invalid.
+ */
+export function servicesErrorHandler(options: ServicesErrorHandlerOptions = {}): ErrorRequestHandler {
+  const { onEvent } = parseOptions(errorHandlerSchema, options, "servicesErrorHandler");
+  return function servicesErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction) {
+    // Once the reply has started, only Express can end it (it destroys the socket).
+    if (res.headersSent) return next(error);
+    const known = isSessionAuthError(error) ? error : clientError(error);
+    if (known === undefined) report(onEvent, error);
+    send(res, errorReply(known ?? error));
+  };
+}
+
+function report(onEvent: AuthEventListener | undefined, error: unknown): void {
+  try {
+    onEvent?.({ type: "internal.error", error });
+  } catch {
+    // A failing listener must not turn a 500 into a crash.
+  }
+}

@@ -1,0 +1,119 @@
+import express from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { servicesErrorHandler, servicesNotFound, type AuthEvent } from "services-session-auth";
+import { createTestApp, statusText } from "../helpers/app.js";
+
+describe("servicesNotFound", () => {
+  const { agent } = createTestApp();
+
+  it("answers an unknown resource as Services does, with an empty JSON body", async () => {
+    const res = await agent.post("/services/json/nothing.json");
+    expect(res.status).toBe(404);
+    expect(statusText(res)).toBe("Not found : Could not find resource nothing.");
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.text).toBe("");
+  });
+
+  it("answers an unknown action of a known resource with the missing controller", async () => {
+    for (const path of ["/services/json/user/register.json", "/services/json/system/get_variable", "/services/json/players/7/stats"]) {
+      const res = await agent.post(path);
+      expect(res.status, path).toBe(404);
+      expect(statusText(res), path).toBe("Not found : Could not find the controller.");
+      expect(res.text).toBe("");
+    }
+  });
+
+  it("answers ?q= paths the same way", async () => {
+    const res = await agent.get("/?q=services/json/nothing");
+    expect(statusText(res)).toBe("Not found : Could not find resource nothing.");
+  });
+
+  it("keeps a hostile resource name out of the status line's control characters and length", async () => {
+    const res = await agent.get(`/services/json/${encodeURIComponent("a\r\nX-Evil: 1<b>")}${"z".repeat(500)}`);
+    expect(res.status).toBe(404);
+    expect(res.headers["x-evil"]).toBeUndefined();
+    expect(statusText(res)).toMatch(/^Not found : Could not find resource aX-Evil: 1z+\.$/);
+    expect(statusText(res).length).toBeLessThan(120);
+  });
+
+  it("refuses options it does not know at start-up", () => {
+    expect(() => servicesNotFound({ resource: ["players"] } as never)).toThrow(TypeError);
+  });
+});
+
+describe("servicesErrorHandler", () => {
+  it("answers a path that cannot be decoded with a body-less 400, never Express's HTML page", async () => {
+    const { agent } = createTestApp();
+    const res = await agent.get("/services/json/players/%E0%A4%A");
+    expect(res.status).toBe(400);
+    expect(statusText(res)).toBe(": Malformed request.");
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.text).toBe("");
+  });
+
+  function appThatThrows(error: unknown, events: AuthEvent[] = []) {
+    const app = express();
+    app.post("/json", express.json({ limit: 10 }), () => undefined);
+    app.get("/boom", () => {
+      throw error;
+    });
+    app.use(servicesErrorHandler({ onEvent: (event) => events.push(event) }));
+    return request(app);
+  }
+
+  it("answers a body parser's invalid JSON and oversized body as the router does", async () => {
+    const agent = appThatThrows(new Error("unused"));
+    const bad = await agent.post("/json").set("Content-Type", "application/json").send("{x");
+    expect([bad.status, statusText(bad), bad.text]).toEqual([400, ": Invalid JSON.", '["Invalid JSON."]']);
+    const big = await agent.post("/json").set("Content-Type", "application/json").send('{"a":"0123456789"}');
+    expect([big.status, statusText(big), big.text]).toEqual([413, ": Request body too large.", '["Request body too large."]']);
+  });
+
+  it("answers anything else with a body-less 500 and reports it, with no stack trace", async () => {
+    const events: AuthEvent[] = [];
+    const error = new Error("database password is hunter2");
+    const res = await appThatThrows(error, events).get("/boom");
+    expect(res.status).toBe(500);
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.text).toBe("");
+    expect(statusText(res)).not.toContain("hunter2");
+    expect(events).toEqual([{ type: "internal.error", error }]);
+  });
+
+  it("does not report a client's mistake as an internal error", async () => {
+    const events: AuthEvent[] = [];
+    await appThatThrows(new URIError("bad"), events).get("/boom");
+    expect(events).toEqual([]);
+  });
+
+  it("survives a listener that throws", async () => {
+    const app = express();
+    app.get("/boom", () => {
+      throw new Error("x");
+    });
+    app.use(
+      servicesErrorHandler({
+        onEvent: () => {
+          throw new Error("listener");
+        },
+      }),
+    );
+    expect((await request(app).get("/boom")).status).toBe(500);
+  });
+
+  it("leaves a reply that has already started to Express", async () => {
+    const app = express();
+    app.get("/half", (_req, res, next) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("partial");
+      next(new Error("late"));
+    });
+    app.use(servicesErrorHandler());
+    const res = await request(app)
+      .get("/half")
+      .catch((error: unknown) => error);
+    // Express destroys the socket: the client sees an aborted or partial reply, never a second one.
+    if (!(res instanceof Error)) expect((res as { text: string }).text).toBe("partial");
+  });
+});
