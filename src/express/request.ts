@@ -15,6 +15,19 @@ export function queryParameter(req: Request, name: string): string | undefined {
   return new URLSearchParams(url.slice(mark + 1)).get(name) ?? undefined;
 }
 
+/**
+ * One field of a form body that the app's own body parser (`express.urlencoded()`, multer, …)
+ * has already parsed into `req.body`; never a JSON body's, as Services reads `$_REQUEST`.
+ */
+export function formBodyParameter(req: Request, name: string): string | undefined {
+  const type = header(req, "content-type")?.split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") return undefined;
+  const body: unknown = req.body;
+  if (typeof body !== "object" || body === null || !Object.hasOwn(body, name)) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
 /** The facts about a request the core needs, except its body. */
 export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiated"> {
   return {

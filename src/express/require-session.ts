@@ -6,14 +6,15 @@ import { sessionContext } from "../drupal/services.js";
 import { errorReply } from "../drupal/wire.js";
 import { SessionAuthError } from "../errors.js";
 import type { AuthUser } from "./augment.js";
-import { describe, queryParameter } from "./request.js";
+import { describe, formBodyParameter } from "./request.js";
 import { send } from "./respond.js";
 
 /**
  * Middleware that lets a request through only with a live, logged-in session, and attaches
  * `req.auth = { user, session }`. Otherwise it answers in the Services wire format: 401
  * without a session, 401 `CSRF validation failed` for an unsafe method without the
- * session's `X-CSRF-Token` (or `services_token` in the query), 403 without a required
+ * session's `X-CSRF-Token` (or `services_token` in the query or a form body the app has
+ * parsed), 403 without a required
  * role, 503 when a store fails (never a silent downgrade to anonymous).
  *
  * A protected GET costs one session-store read and one user lookup; the last-seen time is
@@ -40,7 +41,8 @@ export function requireSession(options: RequireSessionOptions): RequestHandler {
       const { state } = context;
       if (state.kind !== "live") throw new SessionAuthError("ERR_UNAUTHENTICATED");
       if (csrf && !SAFE_METHODS.has(req.method)) {
-        const supplied = request.csrfHeader ?? queryParameter(req, "services_token");
+        // Services' order: the header, then $_REQUEST (the query, or a form body the app parsed).
+        const supplied = request.csrfHeader ?? request.queryToken ?? formBodyParameter(req, "services_token");
         if (!manager.tokenMatches(state.sessid, supplied)) {
           manager.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip: request.ip, method: req.method });
           throw new SessionAuthError("ERR_CSRF");

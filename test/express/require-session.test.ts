@@ -1,3 +1,4 @@
+import express from "express";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
 import { memorySessionStore, memoryUserStore, requireSession } from "services-session-auth";
@@ -5,13 +6,14 @@ import { createTestApp, login, SECRET, statusText } from "../helpers/app.js";
 
 describe("requireSession", () => {
   it("lets a live session through and attaches req.auth, without the password hash", async () => {
-    const { app, options } = createTestApp();
-    const session = await login(app);
     let auth: unknown;
-    app.get("/services/json/whoami", requireSession(options), (req, res) => {
-      auth = req.auth;
-      res.json({});
+    const { app } = createTestApp({}, undefined, (app, options) => {
+      app.get("/services/json/whoami", requireSession(options), (req, res) => {
+        auth = req.auth;
+        res.json({});
+      });
     });
+    const session = await login(app);
     expect((await request(app).get("/services/json/players").set("Cookie", session.cookie)).body).toEqual({ players: ["Ana"], uid: "14" });
     expect((await request(app).get("/services/json/whoami").set("Cookie", session.cookie)).status).toBe(200);
     expect(auth).toMatchObject({ user: { uid: "14", name: "demo", roles: { "2": "authenticated user" } }, session: { record: { uid: "14" } } });
@@ -46,6 +48,20 @@ describe("requireSession", () => {
     expect(viaQuery.status).toBe(200);
     const open = await agent.post("/services/json/open").set("Cookie", session.cookie).send({});
     expect(open.status).toBe(200);
+  });
+
+  it("takes services_token from a form body the app parsed, never from a JSON body", async () => {
+    const { app } = createTestApp({}, undefined, (app, options) => {
+      app.post("/services/json/teams", express.urlencoded({ extended: false }), express.json(), requireSession(options), (_req, res) => res.json({ ok: true }));
+    });
+    const session = await login(app);
+    const form = await request(app).post("/services/json/teams").set("Cookie", session.cookie).type("form").send({ services_token: session.token });
+    expect(form.status).toBe(200);
+    const wrong = await request(app).post("/services/json/teams").set("Cookie", session.cookie).type("form").send({ services_token: "x" });
+    expect(wrong.status).toBe(401);
+    const json = await request(app).post("/services/json/teams").set("Cookie", session.cookie).send({ services_token: session.token });
+    expect(json.status).toBe(401);
+    expect(json.text).toBe('["CSRF validation failed"]');
   });
 
   it("rejects a token from another session", async () => {

@@ -30,7 +30,12 @@ export const USERS: MemoryUserInput[] = [
 ];
 
 /** Builds the app every wire test drives: the router at /services/json, the token call, a protected route. */
-export function createTestApp(overrides: Partial<SessionAuthRouterOptions> = {}, users: MemoryUserInput[] = USERS) {
+export function createTestApp(
+  overrides: Partial<SessionAuthRouterOptions> = {},
+  users: MemoryUserInput[] = USERS,
+  /** More routes, mounted before the 404 and error handlers that end the app. */
+  routes?: (app: Express, options: SessionAuthRouterOptions) => void,
+) {
   const events: AuthEvent[] = [];
   const sessionStore = memorySessionStore();
   const counterStore = memoryCounterStore();
@@ -57,6 +62,7 @@ export function createTestApp(overrides: Partial<SessionAuthRouterOptions> = {},
   app.post("/services/json/open", requireSession({ ...options, csrf: false }), (_req, res) => res.json({ open: true }));
   app.get("/services/json/players/:id", requireSession(options), (req, res) => res.json({ id: req.params.id }));
   app.get("/services/json/admin", requireSession({ ...options, roles: ["administrator"] }), (_req, res) => res.json({ admin: true }));
+  routes?.(app, options);
   app.use("/services/json", servicesNotFound({ resources: ["players", "open", "admin"] }));
   app.use(servicesErrorHandler({ onEvent: (event) => events.push(event) }));
   return { app, agent: request(app), options, sessionStore, userStore, counterStore, events };
