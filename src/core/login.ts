@@ -68,26 +68,33 @@ export class Authenticator {
       this.#manager.emit({ type: "login.failure", reason: "invalid-input", name: "", ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
-    const { name, password } = credentials;
-    const user = name === "" ? null : await this.#manager.users.findByName(name);
+    const { password, oversized } = credentials;
+    const name = credentials.name;
+    // Events carry at most a storable name: a 64 KiB one must not flood the audit log.
+    const shown = name.slice(0, this.#options.maxNameLength);
+    // An over-long name names no account (nothing that long can be stored); an over-long
+    // password is looked up, so that it counts against the account like any wrong one.
+    const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#manager.users.findByName(name);
 
     // Services refuses a blocked account before flood control and without hashing. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
-      this.#manager.emit({ type: "login.failure", reason: "blocked", name, ip });
+      this.#manager.emit({ type: "login.failure", reason: "blocked", name: shown, ip });
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
     const flood = (await this.#throttle?.check(ip, user?.uid)) ?? null;
-    const verified = flood === null && (await this.#verify(user, name, password));
+    // Over the limits, no hashing at all: a huge password cannot buy CPU time. It is still a
+    // failure that counts, as Drupal counts a password over its 512-byte limit.
+    const verified = flood === null && !oversized && (await this.#verify(user, name, password));
     if (flood !== null || !verified || user === null || !user.active) {
       await this.#throttle?.registerFailure(ip, user?.uid);
       if (flood !== null) {
-        this.#manager.emit({ type: "login.throttled", scope: flood, name, ip });
+        this.#manager.emit({ type: "login.throttled", scope: flood, name: shown, ip });
         throw new SessionAuthError(flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
       }
-      const reason = user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
-      this.#manager.emit({ type: "login.failure", reason, name, ip });
+      const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
+      this.#manager.emit({ type: "login.failure", reason, name: shown, ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
 
@@ -97,14 +104,13 @@ export class Authenticator {
     return this.#open({ ...user, login: now }, attempt);
   }
 
-  /** Strings (or numbers, as PHP would take them) within the length limits; anything else is no credential at all. */
-  #credentials(attempt: LoginAttempt): { name: string; password: string } | null {
+  /** Strings (or numbers, as PHP would take them), marked when over the length limits; anything else is no credential at all. */
+  #credentials(attempt: LoginAttempt): { name: string; password: string; oversized: boolean } | null {
     const name = scalar(attempt.name);
     const password = scalar(attempt.password);
     if (name === null || password === null) return null;
-    // Limits apply before any lookup or hashing, so a huge password cannot buy CPU time.
-    if (name.length > this.#options.maxNameLength || Buffer.byteLength(password) > this.#options.maxPasswordBytes) return null;
-    return { name, password };
+    const oversized = name.length > this.#options.maxNameLength || Buffer.byteLength(password) > this.#options.maxPasswordBytes;
+    return { name, password, oversized };
   }
 
   async #verify(user: UserRecord | null, name: string, password: string): Promise<boolean> {
@@ -119,11 +125,20 @@ export class Authenticator {
     return this.#hasher.verify(user.passwordHash, password);
   }
 
+  /**
+   * Upgrades a verified password's hash. Best effort: the password was right, so a hasher
+   * that cannot hash it (a legacy hash accepted a password the new one refuses) or a store
+   * that fails the write must not turn the login into an error; the next login tries again.
+   */
   async #rehash(user: UserRecord, password: string): Promise<void> {
-    if (!this.#hasher.needsRehash(user.passwordHash)) return;
-    const next = await this.#hasher.hash(password);
-    // Compare-and-set: a password change that raced this login wins.
-    await this.#manager.users.updatePasswordHash(user.uid, user.passwordHash, next);
+    try {
+      if (!this.#hasher.needsRehash(user.passwordHash)) return;
+      const next = await this.#hasher.hash(password);
+      // Compare-and-set: a password change that raced this login wins.
+      await this.#manager.users.updatePasswordHash(user.uid, user.passwordHash, next);
+    } catch (error) {
+      this.#manager.emit({ type: "rehash.failed", uid: user.uid, error });
+    }
   }
 
   async #open(user: UserRecord, attempt: LoginAttempt): Promise<LoginResult> {

@@ -31,12 +31,40 @@ describe("timing-safe login", () => {
     expect([ra.status, ra.text, ra.headers["content-type"]]).toEqual([rb.status, rb.text, rb.headers["content-type"]]);
   });
 
-  it("refuses an over-long password before any hashing", async () => {
+  it("refuses an over-long password or name before any hashing, and counts it as a failure", async () => {
     const { hasher, verified } = recording();
-    const { agent } = createTestApp({ hasher, maxPasswordBytes: 1024 });
+    const { agent, counterStore, events } = createTestApp({ hasher, maxPasswordBytes: 1024 });
     const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "é".repeat(600) });
-    expect(res.status).toBe(401);
+    expect([res.status, res.text]).toEqual([401, '["Wrong username or password."]']);
+    const long = await agent.post("/services/json/user/login").send({ username: "d".repeat(5000), password: "x" });
+    expect(long.status).toBe(401);
     expect(verified).toHaveLength(0);
+    const ip = (events.find((e) => e.type === "login.failure") as { ip: string }).ip;
+    expect(await counterStore.get(`flood:ip:${ip}`)).toBe(2);
+    expect(await counterStore.get(`flood:user:14-${ip}`)).toBe(1);
+    // The audit log gets a storable name, never the whole 5000 characters.
+    expect(events.map((e) => (e.type === "login.failure" ? e.name.length : -1))).toEqual([4, 255]);
+  });
+
+  it("answers an over-long password with the block while the account is throttled", async () => {
+    const { agent } = createTestApp();
+    for (let i = 0; i < 5; i += 1) await agent.post("/services/json/user/login").send({ username: "demo", password: "wrong" });
+    const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "x".repeat(2000) });
+    expect([res.status, res.text]).toEqual([406, '["Account is temporarily blocked."]']);
+  });
+
+  it("logs the user in even when the hash upgrade fails, and reports it", async () => {
+    const old = await fastHasher.hash("demo-password");
+    const failing: PasswordHasher = {
+      hash: () => Promise.reject(new RangeError("cannot hash this password")),
+      verify: (hash, password) => fastHasher.verify(hash, password),
+      needsRehash: () => true,
+    };
+    const { agent, userStore, events } = createTestApp({ hasher: failing }, [{ uid: "14", name: "demo", passwordHash: old }]);
+    const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
+    expect(res.status).toBe(200);
+    expect((await userStore.findById("14"))?.passwordHash).toBe(old);
+    expect(events.filter((e) => e.type === "rehash.failed")).toEqual([{ type: "rehash.failed", uid: "14", error: expect.any(RangeError) }]);
   });
 
   it("rehashes a hash with old parameters on login, by compare-and-set", async () => {
