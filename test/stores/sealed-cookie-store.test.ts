@@ -86,13 +86,21 @@ describe("sealedCookieStore", () => {
     await expect(other.get(sessid)).resolves.toBeNull();
   });
 
-  it("fits a cookie: about 1 KB with a 256-character user agent, far under 4096 bytes", async () => {
+  it("fits a cookie: 0.7 to 1.7 KB, far under 4096 bytes even at the largest record the router writes", async () => {
     const store = sealedCookieStore({ password, revocations: revocationStore() });
-    const sessid = await store.create(recordFor("1234567", { userAgent: "M".repeat(256), ip: "2001:db8:85a3::8a2e:370:7334" }));
+    const chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
     const small = await store.create(recordFor("1", { userAgent: "okhttp/4.12.0", ip: "203.0.113.7" }));
-    console.info(`sealedCookieStore sessid length: ${small.length} (short UA, IPv4), ${sessid.length} (256-char UA, IPv6)`);
-    expect(sessid.length).toBeLessThan(1500);
-    expect(`SSESS${"0".repeat(32)}=${sessid}; Path=/; HttpOnly; SameSite=Lax; Secure`.length).toBeLessThan(4096);
+    const typical = await store.create(recordFor("14", { userAgent: chrome, ip: "203.0.113.7" }));
+    const long = await store.create(recordFor("1234567", { userAgent: "M".repeat(256), ip: "2001:db8:85a3::8a2e:370:7334" }));
+    // The router keeps 256 characters of User-Agent; quotes double in JSON, and the
+    // longest textual IP is 45 characters.
+    const largest = await store.create(recordFor("4294967295", { userAgent: '"'.repeat(256), ip: "0000:0000:0000:0000:0000:ffff:255.255.255.255" }));
+    console.info(
+      `sealedCookieStore sessid length: ${small.length} (short UA, IPv4), ${typical.length} (${chrome.length}-char Chrome UA, IPv4), ` +
+        `${long.length} (256-char UA, IPv6), ${largest.length} (256 escaped UA characters, 45-char IP, 10-digit uid)`,
+    );
+    expect([small.length, typical.length, long.length, largest.length]).toEqual([667, 838, 1150, 1634]);
+    expect(`SSESS${"0".repeat(32)}=${largest}; Path=/; HttpOnly; SameSite=Lax; Secure`.length).toBeLessThan(4096);
   });
 
   it("checks expiry and revocation on every read, cached or not", async () => {

@@ -57,9 +57,15 @@ function recordOf(reply: unknown): SessionRecord | null {
  * itself (`PXAT`); a sorted set per user lists a user's sessions for "log out
  * everywhere". Needs Redis 7.0 or later (`PEXPIREAT … NX | GT`).
  *
+ * On one primary (plain or Sentinel) every write is atomic: a `MULTI`, or for `destroy`
+ * and `destroyByUser` a Lua script. On a cluster a record and its user's index sit in
+ * different slots, so writes are atomic per key and ordered so that a live session is
+ * never missing from its index (see docs/scaling-out.md).
+ *
  * Round trips: `get` 1; `create` and `adopt` 1 (2 on a cluster); `touch` 2 (3 on a
- * cluster); `destroy` 2; `listByUser` 2, plus 1 when it prunes; `destroyByUser` 3. The
- * per-key reads of the last two are sent together, so they cost one round trip.
+ * cluster); `destroy` 1 (2 on a cluster); `listByUser` 2, plus 1 when it prunes;
+ * `destroyByUser` 1 (3 on a cluster). Per-key reads are sent together, so they cost one
+ * round trip.
  *
  * @example
  * ```ts

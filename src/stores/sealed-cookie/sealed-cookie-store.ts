@@ -83,7 +83,7 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
  * cookie value) with iron-session's `sealData`, so reading a session needs no shared
  * backend except a small revocation check. For apps that cannot run Redis, at the
- * cost of a large cookie (about 1 KB) and these limits:
+ * cost of a large cookie (667 to 1634 characters, 838 with a typical browser) and these limits:
  *
  * - `touch` cannot rewrite a token the client holds: `lastSeenAt` and `expiresAt` stay
  *   as they were at login. Set the router's `idleTimeout` equal to its
