@@ -12,7 +12,7 @@ const userStore = demoUserStore();
 // The demo passwords are hashed at start-up (scrypt, ~0.6 s each): serve once that is done.
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
-const app = createApp({ secret, userStore, sessionStore: stores.sessionStore, extra: { counterStore: stores.counterStore } });
+const app = createApp({ secret, userStore, extra: stores.routerOptions });
 const server = app.listen(port, () => {
   console.log(`sports API on http://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
 });

@@ -1,13 +1,25 @@
 import { createClient } from "redis";
-import { memoryCounterStore, memorySessionStore, type CounterStore, type SessionStore } from "services-session-auth";
+import {
+  memoryCounterStore,
+  memorySessionStore,
+  type CounterStore,
+  type SessionAuthRouterOptions,
+  type SessionStore,
+} from "services-session-auth";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 
-/** The stores the example runs on, and how to let go of them. */
+/** How long a session may live from login: the router's default `absoluteTimeout`, in seconds. */
+const ABSOLUTE_TIMEOUT = 2_000_000;
+
+/** The stores the example runs on, the router options that go with them, and how to let go of them. */
 export interface ExampleStores {
   readonly kind: "memory" | "redis" | "sealed";
   readonly sessionStore: SessionStore;
+  /** The login throttle's failure counts. */
   readonly counterStore: CounterStore;
+  /** What the router needs besides the user store and secret: the stores, and the timeouts they can honour. */
+  readonly routerOptions: Pick<SessionAuthRouterOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout">;
   close(): Promise<void>;
 }
 
@@ -16,23 +28,40 @@ export interface ExampleStores {
  * `redis` (sessions and login-failure counters shared by every instance through `REDIS_URL`),
  * or `sealed` (stateless sealed cookies; revocations and counters in Redis when `REDIS_URL`
  * is set, else in memory). `REDIS_PREFIX` separates apps sharing one Redis.
+ *
+ * Sealed sessions cannot move their idle deadline (that would need a new cookie), so in
+ * that mode the idle timeout is set equal to the absolute one: a session lasts
+ * `ABSOLUTE_TIMEOUT` from login, whether used or not, unless the user logs out.
  */
 export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Promise<ExampleStores> {
   const kind = env.SESSION_STORE ?? "memory";
   if (kind !== "memory" && kind !== "redis" && kind !== "sealed") throw new TypeError(`SESSION_STORE must be memory, redis or sealed, not "${kind}"`);
   if (kind === "memory") {
     const sessionStore = memorySessionStore();
-    return { kind, sessionStore, counterStore: memoryCounterStore(), close: async () => sessionStore.close() };
+    const counterStore = memoryCounterStore();
+    return { kind, sessionStore, counterStore, routerOptions: { sessionStore, counterStore }, close: async () => sessionStore.close() };
   }
   if (kind === "redis" && env.REDIS_URL === undefined) throw new TypeError("SESSION_STORE=redis needs REDIS_URL, e.g. redis://127.0.0.1:6379");
   const prefix = env.REDIS_PREFIX ?? "sports:";
   // No offline queue: while Redis is down, calls fail at once (a 503) instead of piling up.
   const client = env.REDIS_URL === undefined ? undefined : await createClient({ url: env.REDIS_URL, disableOfflineQueue: true }).connect();
   client?.on("error", () => undefined);
+  const close = async () => void (await client?.quit());
   const counterStore = client === undefined ? memoryCounterStore() : redisCounterStore({ client, prefix });
-  const sessionStore =
-    kind === "redis"
-      ? redisSessionStore({ client: client!, prefix })
-      : sealedCookieStore({ password: env.SEALED_COOKIE_PASSWORD ?? secret, revocations: counterStore, prefix: `${prefix}sealed:` });
-  return { kind, sessionStore, counterStore, close: async () => void (await client?.quit()) };
+  if (kind === "redis") {
+    const sessionStore = redisSessionStore({ client: client!, prefix });
+    return { kind, sessionStore, counterStore, routerOptions: { sessionStore, counterStore }, close };
+  }
+  // Revocations get a store of their own: the throttle's keys are chosen by clients (their
+  // IPs), and sharing would let a flood of them crowd out logouts. In memory it must refuse
+  // new keys when full rather than forget old ones, or a flood would undo logouts.
+  const revocations = client === undefined ? memoryCounterStore({ whenFull: "reject" }) : redisCounterStore({ client, prefix });
+  const sessionStore = sealedCookieStore({ password: env.SEALED_COOKIE_PASSWORD ?? secret, revocations, maxAgeSeconds: ABSOLUTE_TIMEOUT });
+  return {
+    kind,
+    sessionStore,
+    counterStore,
+    routerOptions: { sessionStore, counterStore, idleTimeout: ABSOLUTE_TIMEOUT, absoluteTimeout: ABSOLUTE_TIMEOUT },
+    close,
+  };
 }

@@ -8,7 +8,9 @@
  * import { memoryCounterStore } from "services-session-auth";
  * import { sealedCookieStore } from "services-session-auth/sealed-cookie";
  *
- * const sessionStore = sealedCookieStore({ password: process.env.SESSION_SECRET!, revocations: memoryCounterStore() });
+ * // One process: a store of its own that refuses (503) rather than forgets when full.
+ * const revocations = memoryCounterStore({ whenFull: "reject" });
+ * const sessionStore = sealedCookieStore({ password: process.env.SESSION_SECRET!, revocations });
  * ```
  *
  * @module

@@ -2,16 +2,30 @@ import { z } from "zod";
 import { parseOptions } from "../core/validate.js";
 import type { CounterStore } from "../types.js";
 
-const optionsSchema = z.strictObject({ maxKeys: z.number().int().positive().optional() });
+const optionsSchema = z.strictObject({
+  maxKeys: z.number().int().positive().optional(),
+  whenFull: z.enum(["evict", "reject"]).optional(),
+});
 
 /** Options of {@link memoryCounterStore}. */
 export interface MemoryCounterStoreOptions {
   /**
-   * The most keys kept at once. Failure counters are keyed by client IP, which an attacker
-   * can vary; when full, the key that expires soonest is dropped first.
+   * The most unexpired keys kept at once.
    * @default 100000
    */
   maxKeys?: number;
+  /**
+   * What `increment` does with a new key once `maxKeys` unexpired keys are held.
+   *
+   * - `"evict"`: drop the keys that expire soonest to make room. Right for the login
+   *   throttle, whose keys an attacker can vary (client IPs): memory stays bounded and
+   *   logins keep working, at the cost of forgetting some failure counts under a flood.
+   * - `"reject"`: keep every key and reject the increment (the request gets a 503).
+   *   Required for revocations (`sealedCookieStore`): a forgotten mark would bring a
+   *   logged-out session back, so a full store must refuse new logouts, never undo old ones.
+   * @default "evict"
+   */
+  whenFull?: "evict" | "reject";
 }
 
 interface Counter {
@@ -20,18 +34,34 @@ interface Counter {
 }
 
 /**
- * An in-process {@link CounterStore} for the login throttle: counts with a TTL fixed at
- * the first increment, bounded in size. For one process only; use the Redis counter
- * store to share counts between instances.
+ * Set on a store that may drop unexpired keys, so that a consumer which must never lose
+ * one (the sealed-cookie store's revocations) can refuse it. A registered symbol, so it
+ * is the same in the ESM and CJS builds.
+ */
+const EVICTS = Symbol.for("services-session-auth.counterStore.evicts");
+
+/**
+ * Whether a counter store is a {@link memoryCounterStore} that may drop unexpired keys
+ * when full (`whenFull: "evict"`, the default).
+ */
+export function evictsUnexpiredKeys(store: CounterStore): boolean {
+  return (store as { [EVICTS]?: unknown })[EVICTS] === true;
+}
+
+/**
+ * An in-process {@link CounterStore}: counts with a TTL fixed at the first increment,
+ * bounded in size. For one process only; use the Redis counter store to share counts
+ * between instances.
  *
  * @example
  * ```ts
- * const counters = memoryCounterStore({ maxKeys: 10_000 });
+ * const throttle = memoryCounterStore({ maxKeys: 10_000 }); // login-failure counts
+ * const revocations = memoryCounterStore({ whenFull: "reject" }); // sealed-cookie logouts
  * ```
  * @throws TypeError when an option is out of range.
  */
 export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
-  const { maxKeys = 100_000 } = parseOptions(optionsSchema, options, "memoryCounterStore");
+  const { maxKeys = 100_000, whenFull = "evict" } = parseOptions(optionsSchema, options, "memoryCounterStore");
   const counters = new Map<string, Counter>();
 
   function live(key: string, now: number): Counter | undefined {
@@ -46,6 +76,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
   function makeRoom(now: number): void {
     for (const [key, counter] of counters) if (counter.expiresAtMs <= now) counters.delete(key);
     if (counters.size < maxKeys) return;
+    if (whenFull === "reject") throw new Error(`memoryCounterStore is full: ${maxKeys} unexpired keys`);
     // Every window here has the same length per kind of key, so insertion order is
     // close to expiry order: dropping the oldest tenth drops the soonest to expire.
     let drop = Math.max(1, Math.floor(maxKeys / 10));
@@ -55,7 +86,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
     }
   }
 
-  return {
+  const store: CounterStore = {
     async increment(key, ttlSeconds) {
       const now = Date.now();
       const counter = live(key, now);
@@ -71,4 +102,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       counters.delete(key);
     },
   };
+  // Not enumerable: spreading or logging the store shows only its methods.
+  if (whenFull === "evict") Object.defineProperty(store, EVICTS, { value: true });
+  return store;
 }

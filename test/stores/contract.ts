@@ -252,6 +252,38 @@ export function describeSessionStore(
       await expect(store.get(sessid)).resolves.toEqual({ handle, record });
     });
 
+    it("a touch racing a destroy never brings the session back", async () => {
+      const uid = freshUid();
+      const ids = await Promise.all(Array.from({ length: 10 }, () => store.create(recordFor(uid))));
+      const sessions = await Promise.all(ids.map(async (id) => (await store.get(id))!));
+      // Both orders of issue, several at once, so the store's steps interleave.
+      await Promise.all(
+        sessions.map(({ handle, record }, i) => {
+          const touch = () => store.touch(handle, record.lastSeenAt + 1, record.expiresAt + 600);
+          return i % 2 === 0 ? Promise.all([touch(), store.destroy(handle)]) : Promise.all([store.destroy(handle), touch()]);
+        }),
+      );
+      for (const id of ids) await expect(store.get(id)).resolves.toBeNull();
+      if (can.listByUser) await expect(store.listByUser(uid)).resolves.toEqual([]);
+    });
+
+    it("creates racing destroyByUser leave each session readable and listed, or unreadable", async () => {
+      const uid = freshUid();
+      const before = await Promise.all([1, 2, 3].map(() => store.create(recordFor(uid))));
+      const [created] = await Promise.all([Promise.all(Array.from({ length: 20 }, () => store.create(recordFor(uid)))), store.destroyByUser(uid)]);
+      for (const id of before) await expect(store.get(id)).resolves.toBeNull();
+      const found = await Promise.all(created.map((id) => store.get(id)));
+      if (can.listByUser) {
+        const readable = found.filter((s) => s !== null).map((s) => s.handle);
+        const listed = (await store.listByUser(uid)).map((s) => s.handle);
+        // A readable session missing from the list would survive "log out everywhere".
+        expect([...listed].sort()).toEqual([...readable].sort());
+      }
+      // Whatever survived the race, the next destroyByUser ends it.
+      await store.destroyByUser(uid);
+      for (const id of created) await expect(store.get(id)).resolves.toBeNull();
+    });
+
     it("50 concurrent creates are all readable and all listed", async () => {
       const uid = freshUid();
       const now = nowSeconds();

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { memoryCounterStore } from "../../src/stores/memory-counter-store.js";
 import { describeCounterStore } from "./contract.js";
 
 describeCounterStore("memoryCounterStore", () => memoryCounterStore());
+describeCounterStore("memoryCounterStore (whenFull: reject)", () => memoryCounterStore({ whenFull: "reject" }));
 
 describe("memoryCounterStore", () => {
   it("stays within maxKeys, dropping the oldest keys first", async () => {
@@ -15,7 +16,26 @@ describe("memoryCounterStore", () => {
     await expect(store.get("ip:0")).resolves.toBe(0);
   });
 
+  it("with whenFull: reject, keeps every unexpired key and rejects new ones while full", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const store = memoryCounterStore({ maxKeys: 10, whenFull: "reject" });
+      await store.increment("revoked", 60);
+      for (let i = 0; i < 9; i++) await store.increment(`ip:${i}`, 1);
+      await expect(store.increment("ip:new", 60)).rejects.toThrow(/full/);
+      await expect(store.get("revoked")).resolves.toBe(1);
+      // A key already held still counts, and an expired key makes room.
+      await expect(store.increment("revoked", 60)).resolves.toBe(2);
+      vi.setSystemTime(Date.now() + 1000);
+      await expect(store.increment("ip:new", 60)).resolves.toBe(1);
+      await expect(store.get("revoked")).resolves.toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("rejects bad options with a TypeError", () => {
     expect(() => memoryCounterStore({ maxKeys: -1 })).toThrow(TypeError);
+    expect(() => memoryCounterStore({ whenFull: "drop" as never })).toThrow(/whenFull/);
   });
 });

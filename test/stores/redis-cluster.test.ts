@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCluster } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { hashSessionId } from "../../src/core/session-id.js";
-import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
+import { redisCounterStore, redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeCounterStore, describeSessionStore } from "./contract.js";
 import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";
@@ -50,6 +50,23 @@ async function waitForClusterOk(ports: number[]): Promise<void> {
   }
 }
 
+/** The cluster client, with every transaction after the first held until `gate` resolves. */
+function holdingSecondExec(client: RedisClientLike, gate: Promise<void>): RedisClientLike {
+  let execs = 0;
+  return new Proxy(client, {
+    get(target, key: string) {
+      const value = (target as unknown as Record<string, (...args: unknown[]) => unknown>)[key];
+      if (key !== "multi") return typeof value === "function" ? value.bind(target) : value;
+      return () => {
+        const tx = value!.call(target) as { exec(): Promise<unknown> };
+        const exec = tx.exec.bind(tx);
+        tx.exec = () => (++execs === 1 ? exec() : gate.then(exec));
+        return tx;
+      };
+    },
+  });
+}
+
 describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Cluster", () => {
   const dir = mkdtempSync(join(tmpdir(), "ssa-cluster-"));
   const nodes: PrivateRedis[] = [];
@@ -72,6 +89,11 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
     cluster.on("error", () => {});
     await cluster.connect();
   });
+
+  /** The port of the master that owns a key's slot, as the server computes the slot. */
+  function keyOwner(key: string): number {
+    return cluster.getSlotMaster(Number(cli(["-p", String(ports[0]), "cluster", "keyslot", key]).trim())).port;
+  }
 
   afterAll(async () => {
     cluster?.destroy();
@@ -111,13 +133,42 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
       }),
     );
     expect(owners.size).toBe(3);
-    const indexSlot = Number(cli(["-p", String(ports[0]), "cluster", "keyslot", userIndexKey("spread:", uid)]).trim());
-    expect(indexSlot).toBeGreaterThanOrEqual(0);
+    // The index lives on one master; most records do not: the writes really cross slots.
+    const indexKey = userIndexKey("spread:", uid);
+    const indexSlot = Number(cli(["-p", String(ports[0]), "cluster", "keyslot", indexKey]).trim());
+    const indexOwner = cluster.getSlotMaster(indexSlot).port;
+    const elsewhere = ids.filter((id) => keyOwner(sessionKey("spread:", hashSessionId(id))) !== indexOwner);
+    expect(elsewhere.length).toBeGreaterThan(0);
+    const master = cluster.getSlotMaster(indexSlot).client!;
+    await expect(master.zCard(indexKey)).resolves.toBe(30);
 
     await expect(store.listByUser(uid)).resolves.toHaveLength(30);
     await expect(store.destroyByUser(uid)).resolves.toBe(30);
     for (const id of ids) await expect(store.get(id)).resolves.toBeNull();
+    // Gone from every master, not only from the index's: read each key on the node that owns it.
+    for (const id of ids) await expect(cluster.exists(sessionKey("spread:", hashSessionId(id)))).resolves.toBe(0);
+    await expect(master.exists(indexKey)).resolves.toBe(0);
     await expect(store.listByUser(uid)).resolves.toEqual([]);
     await expect(store.get(other)).resolves.not.toBeNull();
+  });
+
+  it("keeps a login indexed when listByUser or destroyByUser runs between its index and record writes", async () => {
+    const now = nowSeconds();
+    for (const operation of ["listByUser", "destroyByUser"] as const) {
+      const uid = `pending-${operation}`;
+      const store = redisSessionStore({ client: cluster, prefix: "pending:" });
+      // The login's second transaction (its record) waits until the other call is done.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const slow = redisSessionStore({ client: holdingSecondExec(cluster, gate), prefix: "pending:" });
+      const creating = slow.create({ uid, createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "pending" });
+      await expect.poll(() => cluster.zCard(userIndexKey("pending:", uid))).toBe(1);
+      await store[operation](uid);
+      release();
+      const sessid = await creating;
+      const found = await store.get(sessid);
+      expect(found, operation).not.toBeNull();
+      expect((await store.listByUser(uid)).map((s) => s.handle), operation).toEqual([found!.handle]);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { createClient } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import type { SessionRecord } from "../../src/types.js";
+import { createTestApp, login, statusText } from "../helpers/app.js";
 import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";
 
 const canRun = hasBinary("redis-server") && hasBinary("redis-cli");
@@ -64,6 +65,45 @@ describe.skipIf(!canRun)("Redis stores during an outage", () => {
       await expect(counters.increment("k", 60)).resolves.toBe(1);
     } finally {
       client.destroy();
+    }
+  });
+
+  it("through the router: a wire-format 503 while Redis is down, and the same cookie works again once it is back", async () => {
+    // A server of its own that keeps its data across a kill (AOF, fsync on every write),
+    // so the session outlives the outage as it would on a production Redis.
+    const durable = privateRedis(await freePort(server.port + 1), ["--appendonly", "yes", "--appendfsync", "always"]);
+    await durable.start();
+    const client = createClient({ url: `redis://127.0.0.1:${durable.port}`, disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      const { app, agent } = createTestApp({
+        sessionStore: redisSessionStore({ client, prefix: "outage-router:" }),
+        counterStore: redisCounterStore({ client, prefix: "outage-router:c:" }),
+      });
+      const session = await login(app);
+      const players = () => agent.get("/services/json/players").set("Cookie", session.cookie);
+      expect((await players()).status).toBe(200);
+
+      await durable.stop();
+      const down = [await players(), await agent.post("/services/json/user/login").type("form").send({ username: "demo", password: "demo-password" })];
+      for (const res of down) {
+        expect(res.status).toBe(503);
+        expect(statusText(res)).toBe(": Service temporarily unavailable.");
+        expect(res.text).toBe('["Service temporarily unavailable."]');
+        expect(res.headers["content-type"]).toBe("application/json");
+      }
+
+      await durable.start();
+      await expect.poll(() => client.isReady, { timeout: 5000 }).toBe(true);
+      // The same app, store and client: nothing was restarted but Redis.
+      const back = await players();
+      expect(back.status).toBe(200);
+      expect((back.body as { uid: string }).uid).toBe("14");
+      expect((await login(app)).sessid).not.toBe(session.sessid);
+    } finally {
+      client.destroy();
+      await durable.dispose();
     }
   });
 

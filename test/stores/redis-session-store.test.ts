@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { hashSessionId } from "../../src/core/session-id.js";
-import { redisSessionStore } from "services-session-auth/redis";
+import { redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeSessionStore } from "./contract.js";
 import { redisUrl, useSharedRedis } from "./redis-helpers.js";
@@ -9,8 +9,57 @@ import { redisUrl, useSharedRedis } from "./redis-helpers.js";
 if (!redisUrl) console.warn("redis-session-store.test.ts: REDIS_URL not set, skipping the Redis session store tests");
 if (!redisUrl) it.skip("REDIS_URL not set: set REDIS_URL=redis://127.0.0.1:6379 to run these tests", () => {});
 
+/**
+ * The client as seen through a connection that drops after `allowed` round trips: every
+ * later command rejects without reaching Redis. A transaction counts once, at `exec`.
+ */
+function droppingAfter(client: RedisClientLike, allowed: number): RedisClientLike {
+  let sent = 0;
+  const send = <T>(call: () => Promise<T>): Promise<T> => (++sent > allowed ? Promise.reject(new Error("connection lost")) : call());
+  return new Proxy(client, {
+    get(target, key: string) {
+      const value = (target as unknown as Record<string, (...args: unknown[]) => unknown>)[key];
+      if (typeof value !== "function") return value;
+      if (key === "multi") {
+        return () => {
+          const tx = value.call(target) as { exec(): Promise<unknown> };
+          const exec = tx.exec.bind(tx);
+          tx.exec = () => send(exec);
+          return tx;
+        };
+      }
+      return (...args: unknown[]) => send(() => value.apply(target, args) as Promise<unknown>);
+    },
+  });
+}
+
 describe.skipIf(!redisUrl)("redisSessionStore on REDIS_URL", () => {
   const { client, prefix } = useSharedRedis("session");
+
+  /** Whether each session's record and its index entry are both present or both absent. */
+  async function consistent(uid: string, handles: string[]): Promise<boolean> {
+    for (const handle of handles) {
+      const hasRecord = (await client.exists(sessionKey(prefix, handle))) === 1;
+      const indexed = (await client.zScore(userIndexKey(prefix, uid), handle)) !== null;
+      if (hasRecord !== indexed) return false;
+    }
+    return true;
+  }
+
+  it("destroy and destroyByUser are all or nothing however many round trips get through", async () => {
+    const now = nowSeconds();
+    for (const operation of ["destroy", "destroyByUser"] as const) {
+      for (let allowed = 0; allowed <= 4; allowed++) {
+        const uid = `atomic-${operation}-${allowed}`;
+        const setup = redisSessionStore({ client, prefix });
+        const ids = await Promise.all([1, 2, 3].map(() => setup.create({ uid, createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ua" })));
+        const handles = ids.map(hashSessionId);
+        const store = redisSessionStore({ client: droppingAfter(client, allowed), prefix });
+        await (operation === "destroy" ? store.destroy(handles[0]!) : store.destroyByUser(uid)).catch(() => undefined);
+        expect(await consistent(uid, handles), `${operation} with ${allowed} round trips`).toBe(true);
+      }
+    }
+  });
 
   describeSessionStore("redisSessionStore", () => redisSessionStore({ client, prefix }), { clock: "real" });
 

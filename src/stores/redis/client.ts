@@ -62,6 +62,8 @@ export interface RedisClientLike {
   zRemRangeByScore(key: string, min: number | string, max: number | string): Promise<unknown>;
   /** Starts a transaction. A cluster routes it by its first key, so callers keep one slot per transaction. */
   multi(): RedisTransactionLike;
+  /** Runs a Lua script atomically; used only on one primary, where a script may touch any key. */
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 /**

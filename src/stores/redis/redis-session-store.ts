@@ -6,6 +6,7 @@ import { parseOptions } from "../../core/validate.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
 import { isClusterClient, type RedisClientLike, type RedisTransactionLike } from "./client.js";
 import { sessionKey, userIndexKey } from "./keys.js";
+import { DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
 /** Options of {@link redisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -56,9 +57,15 @@ function recordOf(reply: unknown): SessionRecord | null {
  * itself (`PXAT`); a sorted set per user lists a user's sessions for "log out
  * everywhere". Needs Redis 7.0 or later (`PEXPIREAT … NX | GT`).
  *
+ * On one primary (plain or Sentinel) every write is atomic: a `MULTI`, or for `destroy`
+ * and `destroyByUser` a Lua script. On a cluster a record and its user's index sit in
+ * different slots, so writes are atomic per key and ordered so that a live session is
+ * never missing from its index (see docs/scaling-out.md).
+ *
  * Round trips: `get` 1; `create` and `adopt` 1 (2 on a cluster); `touch` 2 (3 on a
- * cluster); `destroy` 2; `listByUser` 2, plus 1 when it prunes; `destroyByUser` 3. The
- * per-key reads of the last two are sent together, so they cost one round trip.
+ * cluster); `destroy` 1 (2 on a cluster); `listByUser` 2, plus 1 when it prunes;
+ * `destroyByUser` 1 (3 on a cluster). Per-key reads are sent together, so they cost one
+ * round trip.
  *
  * @example
  * ```ts
@@ -117,7 +124,16 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
   }
 
   async function destroy(handle: string): Promise<void> {
-    const record = recordOf(await client.getDel(sessionKey(prefix, handle)));
+    const key = sessionKey(prefix, handle);
+    if (!cluster) {
+      // One script: no reader ever sees the record gone but still indexed, and a dropped
+      // connection cannot leave one half done.
+      await client.eval(DESTROY_SCRIPT, { keys: [key], arguments: [userIndexKey(prefix, ""), handle] });
+      return;
+    }
+    // The record first, then its index entry: a failure in between leaves a stale member
+    // (pruned by score later), never a live session missing from its index.
+    const record = recordOf(await client.getDel(key));
     if (record !== null) await client.zRem(userIndexKey(prefix, record.uid), handle);
   }
 
@@ -155,23 +171,31 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
       handles.forEach((handle, i) => {
         const record = recordOf(replies[i]);
         if (record !== null && record.uid === uid && record.expiresAt > now) found.push({ handle, record });
-        else stale.push(handle);
+        // On a cluster a missing record may be a create between its index and record
+        // writes: dropping its member would leave that session unindexed. Such members
+        // are pruned by score once they expire.
+        else if (record !== null || !cluster) stale.push(handle);
       });
       if (stale.length > 0) await client.zRem(indexKey, stale);
       return found.sort((a, b) => a.record.createdAt - b.record.createdAt);
     },
     async destroyByUser(uid) {
       const indexKey = userIndexKey(prefix, uid);
+      if (!cluster) {
+        // One script, so a login racing this call is wholly before it (ended) or after it (kept).
+        const ended = await client.eval(DESTROY_BY_USER_SCRIPT, { keys: [indexKey], arguments: [sessionKey(prefix, ""), uid, String(nowSeconds())] });
+        return Number(ended);
+      }
       const handles = strings(await client.zRangeByScore(indexKey, "-inf", "+inf"));
       if (handles.length === 0) return 0;
       const replies = await Promise.all(handles.map((handle) => client.getDel(sessionKey(prefix, handle))));
       const now = nowSeconds();
-      const ended = replies.filter((reply) => {
-        const record = recordOf(reply);
-        return record !== null && record.uid === uid && record.expiresAt > now;
-      }).length;
-      // Only the members read above: a login that raced this call keeps its entry.
-      await client.zRem(indexKey, handles);
+      const records = replies.map(recordOf);
+      const ended = records.filter((record) => record !== null && record.uid === uid && record.expiresAt > now).length;
+      // Only members whose record was just deleted: a missing record may be a login
+      // between its index and record writes, which must stay indexed.
+      const gone = handles.filter((_, i) => records[i] !== null);
+      if (gone.length > 0) await client.zRem(indexKey, gone);
       return ended;
     },
     async adopt(handle, record) {

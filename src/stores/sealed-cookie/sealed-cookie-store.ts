@@ -3,6 +3,7 @@ import { z } from "zod";
 import { nowSeconds } from "../../core/clock.js";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
+import { evictsUnexpiredKeys } from "../memory-counter-store.js";
 import { LruMap } from "./lru.js";
 import { createHandle, fromWire, handleDeadline, toWire, type SealedPayload } from "./payload.js";
 
@@ -19,6 +20,14 @@ export interface SealedCookieStoreOptions {
    * Where revocations live: a per-user count per period for `destroyByUser`, and a mark
    * per ended session for `destroy`. Share it between instances (the Redis counter
    * store) or a logout on one instance is not seen by the others.
+   *
+   * It must never drop a key before its TTL: a lost mark makes a logged-out session live
+   * again. So a `memoryCounterStore` with its default `whenFull: "evict"` is refused;
+   * pass `memoryCounterStore({ whenFull: "reject" })`, which answers a full store with a
+   * 503 instead, and do not share it with the login throttle, whose keys clients choose.
+   * On Redis, the server must never evict: `maxmemory-policy noeviction` (Redis's
+   * default) or no `maxmemory`. Every revocation key has a TTL, so any `volatile-*`
+   * policy may evict it, as may any `allkeys-*` policy.
    */
   revocations: CounterStore;
   /**
@@ -50,10 +59,16 @@ const optionsSchema = z.strictObject({
       .record(z.string().regex(/^(0|[1-9][0-9]*)$/, "password ids must be whole numbers without leading zeros"), secret)
       .refine((passwords) => Object.keys(passwords).length > 0, "give at least one password"),
   ]),
-  revocations: z.custom<CounterStore>(
-    (value) => typeof value === "object" && value !== null && typeof (value as CounterStore).increment === "function",
-    "expected a CounterStore",
-  ),
+  revocations: z
+    .custom<CounterStore>(
+      (value) => typeof value === "object" && value !== null && typeof (value as CounterStore).increment === "function",
+      "expected a CounterStore",
+    )
+    // An evicting store would let anyone who can fill it undo logouts.
+    .refine(
+      (store) => !evictsUnexpiredKeys(store),
+      'must never drop unexpired keys: use memoryCounterStore({ whenFull: "reject" }), not one that evicts when full',
+    ),
   maxAgeSeconds: z.number().int().positive().optional(),
   cacheSize: z.number().int().nonnegative().optional(),
   prefix: z.string().optional(),
@@ -68,7 +83,7 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
  * cookie value) with iron-session's `sealData`, so reading a session needs no shared
  * backend except a small revocation check. For apps that cannot run Redis, at the
- * cost of a large cookie (about 1 KB) and these limits:
+ * cost of a large cookie (667 to 1634 characters, 838 with a typical browser) and these limits:
  *
  * - `touch` cannot rewrite a token the client holds: `lastSeenAt` and `expiresAt` stay
  *   as they were at login. Set the router's `idleTimeout` equal to its
@@ -92,7 +107,8 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  *   revocations: redisCounterStore({ client }),
  * });
  * ```
- * @throws TypeError when the password is shorter than 32 characters or an option is out of range.
+ * @throws TypeError when the password is shorter than 32 characters, `revocations` is a
+ *   memory counter store that evicts when full, or an option is out of range.
  */
 export function sealedCookieStore(options: SealedCookieStoreOptions): SessionStore {
   const parsed = parseOptions(optionsSchema, options, "sealedCookieStore");

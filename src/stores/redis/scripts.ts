@@ -1,0 +1,47 @@
+/**
+ * The Lua scripts the session store runs on one primary (a plain or Sentinel client), so
+ * that an operation which reads a record and then changes its user's index happens as
+ * one atomic step. They compute the keys they touch from the prefix and the record, as
+ * `keys.ts` lays them out; Redis allows that outside a cluster, and on a cluster the
+ * store never sends them.
+ *
+ * @module
+ */
+
+/**
+ * Ends one session: `GETDEL` the record, then `ZREM` its handle from the index of the
+ * uid the record names. KEYS: the session key. ARGV: the index key without the uid
+ * (`<prefix>u:`), the handle.
+ */
+export const DESTROY_SCRIPT = `
+local raw = redis.call('GETDEL', KEYS[1])
+if not raw then return 0 end
+local ok, record = pcall(cjson.decode, raw)
+if ok and type(record) == 'table' and type(record.uid) == 'string' then
+  redis.call('ZREM', ARGV[1] .. record.uid, ARGV[2])
+end
+return 1
+`;
+
+/**
+ * Ends every session in a user's index whose record names that user, deletes the index,
+ * and returns how many of them were live. KEYS: the index key. ARGV: the session key
+ * without the handle (`<prefix>s:`), the uid, the time now in Unix seconds.
+ */
+export const DESTROY_BY_USER_SCRIPT = `
+local ended = 0
+local now = tonumber(ARGV[3])
+for _, handle in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local key = ARGV[1] .. handle
+  local raw = redis.call('GET', key)
+  if raw then
+    local ok, record = pcall(cjson.decode, raw)
+    if ok and type(record) == 'table' and record.uid == ARGV[2] then
+      redis.call('DEL', key)
+      if tonumber(record.expiresAt) ~= nil and tonumber(record.expiresAt) > now then ended = ended + 1 end
+    end
+  end
+end
+redis.call('DEL', KEYS[1])
+return ended
+`;
