@@ -1,5 +1,6 @@
+import type * as NodeCrypto from "node:crypto";
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { scryptHasher } from "../../src/core/password.js";
 import { drupal7Hasher, upgradingHasher } from "../../src/drupal7/index.js";
 import type { PasswordHasher } from "../../src/types.js";
@@ -12,6 +13,18 @@ interface Vector {
 
 // Made by test/fixtures/drupal7/make-hash-vectors.py, an independent Python/hashlib port
 // (see its docstring); regenerate with `python3 make-hash-vectors.py > hash-vectors.json`.
+// createHash stays the real one; the mock only counts digests per algorithm, so the
+// hostile-count test can prove that no hashing happened instead of timing it.
+const digests = vi.hoisted(() => new Map<string, number>());
+vi.mock("node:crypto", async (importOriginal) => {
+  const crypto = await importOriginal<typeof NodeCrypto>();
+  const createHash: typeof crypto.createHash = (algorithm, options) => {
+    digests.set(algorithm, (digests.get(algorithm) ?? 0) + 1);
+    return crypto.createHash(algorithm, options);
+  };
+  return { ...crypto, createHash };
+});
+
 const generated = JSON.parse(readFileSync(new URL("../fixtures/drupal7/hash-vectors.json", import.meta.url), "utf8")) as { vectors: Vector[] };
 
 describe("drupal7Hasher: published vectors", () => {
@@ -69,10 +82,21 @@ describe("drupal7Hasher: refusals", () => {
   });
 
   it("refuses a hostile count_log2 above maxCountLog2 without hashing", async () => {
-    // 'S' is count 30: 2^30 rounds would take over half an hour.
-    const started = Date.now();
+    // At the limit the stretch runs: one digest of salt and password, then 2^count rounds.
+    const atLimit = drupal7Hasher({ countLog2: 7, maxCountLog2: 7 });
+    digests.clear();
+    await expect(atLimit.verify("$S$5abcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
+    expect(digests.get("sha512")).toBe(1 + 2 ** 7);
+    // One step above it ('6' is count 8), and at Drupal's own maximum ('S' is 30: 2^30
+    // rounds, over half an hour), not a single SHA-512 digest is computed.
+    digests.clear();
+    await expect(atLimit.verify("$S$6abcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
     await expect(hasher.verify("$S$SabcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
-    expect(Date.now() - started).toBeLessThan(100);
+    await expect(hasher.verify("U$S$SabcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
+    await expect(hasher.verify("$P$SabcdefghiZCkJFhCv7GrC5", "x")).resolves.toBe(false);
+    expect(digests.get("sha512")).toBeUndefined();
+    // The U$ form costs the one MD5 of the password that Drupal makes before reading the setting; $P$ none.
+    expect(digests.get("md5")).toBe(1);
   });
 
   it("honours a lower maxCountLog2", async () => {
