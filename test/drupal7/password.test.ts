@@ -1,5 +1,6 @@
 import type * as NodeCrypto from "node:crypto";
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { scryptHasher } from "../../src/core/password.js";
 import { drupal7Hasher, upgradingHasher } from "../../src/drupal7/index.js";
@@ -61,10 +62,48 @@ describe("drupal7Hasher: refusals", () => {
   const hasher = drupal7Hasher();
   const max = generated.vectors.find((v) => v.password.length === 512 && v.hash.startsWith("$S$"))!;
 
-  it("refuses a password over 512 bytes, as Drupal does", async () => {
+  it("refuses a password over 512 bytes where _password_crypt() does, before any hashing", async () => {
+    digests.clear();
     await expect(hasher.verify(max.hash, `${max.password}x`)).resolves.toBe(false);
-    // 256 two-byte characters are 512 bytes; one more ASCII byte is over.
-    await expect(hasher.hash("é".repeat(256) + "a")).rejects.toThrow(RangeError);
+    await expect(hasher.verify("$P$DxTIL/YfZCdJtFYNh1Ef9ERbMBkuQ91", "derpalicious".repeat(50))).resolves.toBe(false);
+    expect(digests.size).toBe(0);
+    // 256 two-byte characters are 512 bytes; one more ASCII byte is over. hash() rejects, as
+    // user_hash_password() returns FALSE; it never throws synchronously.
+    const over = "é".repeat(256) + "a";
+    let pending: Promise<string> | undefined;
+    expect(() => (pending = hasher.hash(over))).not.toThrow();
+    await expect(pending).rejects.toThrow(RangeError);
+  });
+
+  it("checks a U$ hash against the MD5 hex, so a 600-byte password verifies there as on Drupal", async () => {
+    const long = generated.vectors.find((v) => v.hash.startsWith("U$") && Buffer.byteLength(v.password) === 600)!;
+    await expect(hasher.verify(long.hash, long.password)).resolves.toBe(true);
+    await expect(hasher.verify(long.hash, `${long.password}y`)).resolves.toBe(false);
+    // The same password cannot be given a new Drupal hash: the rehash must be skipped, not the login.
+    await expect(hasher.hash(long.password)).rejects.toThrow(RangeError);
+  });
+
+  it.each([
+    ["a null hash", null, "password1234"],
+    ["a numeric hash", 0, "password1234"],
+    ["an undefined password", "$S$DeIZ1KTE.VzRvudZ5.xgOakipuMFrVyPmRdWTjAdYieWj27NMglI", undefined],
+    ["a numeric password", "U$S$9abcdefghaWREx4nSgjMWvJjDfjbr/hWyd5GnT.Y27ylRbujarsi", 1234],
+  ])("resolves false for %s from an untyped caller", async (_name, hash, password) => {
+    await expect(hasher.verify(hash as never, password as never)).resolves.toBe(false);
+  });
+
+  it("never rejects, for any hash and password strings", async () => {
+    // The cheapest cost Drupal allows keeps each run to at most 129 digests.
+    const cheap = drupal7Hasher({ countLog2: 7, maxCountLog2: 7 });
+    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: "binary", maxLength: 80 }), fc.string({ unit: "grapheme", minLength: 500, maxLength: 700 }));
+    const prefix = fc.constantFrom("", "$S$", "$P$", "$H$", "U$S$", "U$P$", "U$", "$S$5", "U$S$5", "$P$5", "$S$.");
+    await fc.assert(
+      fc.asyncProperty(prefix, text, text, async (head, tail, password) => {
+        const result = await cheap.verify(head + tail, password);
+        expect(typeof result).toBe("boolean");
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it.each([
