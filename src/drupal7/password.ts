@@ -67,9 +67,14 @@ function md5Hex(password: Buffer): Buffer {
  * password is MD5-hex'd first). New hashes are `$S$` with {@link Drupal7HasherOptions.countLog2},
  * which is what keeps a still-running Drupal site able to check them during a parallel run.
  *
- * Passwords are hashed as their UTF-8 bytes with no normalisation, as PHP does; one of more
- * than 512 bytes never verifies (Drupal's limit), and `hash` rejects it with a `RangeError`.
- * The comparison is constant-time.
+ * Passwords are hashed as their UTF-8 bytes with no normalisation, as PHP does. Drupal's
+ * 512-byte limit applies where Drupal applies it, in `_password_crypt()`: a longer password
+ * never verifies against `$S$`, `$P$` or `$H$`, but does against `U$`, whose password is
+ * MD5-hex'd first. `hash` rejects such a password with a `RangeError`, as Drupal's
+ * `user_hash_password()` returns FALSE: Drupal then leaves the stored hash as it is and the
+ * login goes on, so a login's rehash must treat that rejection as "keep the old hash".
+ * `verify` resolves `false` for anything it cannot check and never rejects. The comparison
+ * is constant-time.
  *
  * @example
  * ```ts
@@ -87,6 +92,7 @@ export function drupal7Hasher(options: Drupal7HasherOptions = {}): LegacyPasswor
       return RECOGNISED.test(hash);
     },
     async hash(password) {
+      if (typeof password !== "string") throw new TypeError("drupal7Hasher: the password must be a string");
       const bytes = Buffer.from(password, "utf8");
       if (bytes.length > DRUPAL_MAX_PASSWORD_LENGTH) throw new RangeError("drupal7Hasher: a password may be at most 512 bytes");
       // _password_generate_salt(): six random bytes make the eight salt characters.
@@ -96,7 +102,11 @@ export function drupal7Hasher(options: Drupal7HasherOptions = {}): LegacyPasswor
       return hash;
     },
     async verify(hash, password) {
+      // Callers from plain JavaScript may pass a column's null or a number: a failed check, not a crash.
+      if (typeof hash !== "string" || typeof password !== "string") return false;
       let stored = hash;
+      // user_check_password(): a U$ hash is checked against md5(password), so Drupal's byte
+      // limit applies to the 32 hex characters, and a long password still verifies.
       let bytes: Buffer = Buffer.from(password, "utf8");
       if (stored.startsWith("U$")) {
         stored = stored.slice(1);

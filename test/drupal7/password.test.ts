@@ -1,5 +1,7 @@
+import type * as NodeCrypto from "node:crypto";
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
 import { scryptHasher } from "../../src/core/password.js";
 import { drupal7Hasher, upgradingHasher } from "../../src/drupal7/index.js";
 import type { PasswordHasher } from "../../src/types.js";
@@ -12,6 +14,18 @@ interface Vector {
 
 // Made by test/fixtures/drupal7/make-hash-vectors.py, an independent Python/hashlib port
 // (see its docstring); regenerate with `python3 make-hash-vectors.py > hash-vectors.json`.
+// createHash stays the real one; the mock only counts digests per algorithm, so the
+// hostile-count test can prove that no hashing happened instead of timing it.
+const digests = vi.hoisted(() => new Map<string, number>());
+vi.mock("node:crypto", async (importOriginal) => {
+  const crypto = await importOriginal<typeof NodeCrypto>();
+  const createHash: typeof crypto.createHash = (algorithm, options) => {
+    digests.set(algorithm, (digests.get(algorithm) ?? 0) + 1);
+    return crypto.createHash(algorithm, options);
+  };
+  return { ...crypto, createHash };
+});
+
 const generated = JSON.parse(readFileSync(new URL("../fixtures/drupal7/hash-vectors.json", import.meta.url), "utf8")) as { vectors: Vector[] };
 
 describe("drupal7Hasher: published vectors", () => {
@@ -48,10 +62,48 @@ describe("drupal7Hasher: refusals", () => {
   const hasher = drupal7Hasher();
   const max = generated.vectors.find((v) => v.password.length === 512 && v.hash.startsWith("$S$"))!;
 
-  it("refuses a password over 512 bytes, as Drupal does", async () => {
+  it("refuses a password over 512 bytes where _password_crypt() does, before any hashing", async () => {
+    digests.clear();
     await expect(hasher.verify(max.hash, `${max.password}x`)).resolves.toBe(false);
-    // 256 two-byte characters are 512 bytes; one more ASCII byte is over.
-    await expect(hasher.hash("é".repeat(256) + "a")).rejects.toThrow(RangeError);
+    await expect(hasher.verify("$P$DxTIL/YfZCdJtFYNh1Ef9ERbMBkuQ91", "derpalicious".repeat(50))).resolves.toBe(false);
+    expect(digests.size).toBe(0);
+    // 256 two-byte characters are 512 bytes; one more ASCII byte is over. hash() rejects, as
+    // user_hash_password() returns FALSE; it never throws synchronously.
+    const over = "é".repeat(256) + "a";
+    let pending: Promise<string> | undefined;
+    expect(() => (pending = hasher.hash(over))).not.toThrow();
+    await expect(pending).rejects.toThrow(RangeError);
+  });
+
+  it("checks a U$ hash against the MD5 hex, so a 600-byte password verifies there as on Drupal", async () => {
+    const long = generated.vectors.find((v) => v.hash.startsWith("U$") && Buffer.byteLength(v.password) === 600)!;
+    await expect(hasher.verify(long.hash, long.password)).resolves.toBe(true);
+    await expect(hasher.verify(long.hash, `${long.password}y`)).resolves.toBe(false);
+    // The same password cannot be given a new Drupal hash: the rehash must be skipped, not the login.
+    await expect(hasher.hash(long.password)).rejects.toThrow(RangeError);
+  });
+
+  it.each([
+    ["a null hash", null, "password1234"],
+    ["a numeric hash", 0, "password1234"],
+    ["an undefined password", "$S$DeIZ1KTE.VzRvudZ5.xgOakipuMFrVyPmRdWTjAdYieWj27NMglI", undefined],
+    ["a numeric password", "U$S$9abcdefghaWREx4nSgjMWvJjDfjbr/hWyd5GnT.Y27ylRbujarsi", 1234],
+  ])("resolves false for %s from an untyped caller", async (_name, hash, password) => {
+    await expect(hasher.verify(hash as never, password as never)).resolves.toBe(false);
+  });
+
+  it("never rejects, for any hash and password strings", async () => {
+    // The cheapest cost Drupal allows keeps each run to at most 129 digests.
+    const cheap = drupal7Hasher({ countLog2: 7, maxCountLog2: 7 });
+    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: "binary", maxLength: 80 }), fc.string({ unit: "grapheme", minLength: 500, maxLength: 700 }));
+    const prefix = fc.constantFrom("", "$S$", "$P$", "$H$", "U$S$", "U$P$", "U$", "$S$5", "U$S$5", "$P$5", "$S$.");
+    await fc.assert(
+      fc.asyncProperty(prefix, text, text, async (head, tail, password) => {
+        const result = await cheap.verify(head + tail, password);
+        expect(typeof result).toBe("boolean");
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it.each([
@@ -69,10 +121,21 @@ describe("drupal7Hasher: refusals", () => {
   });
 
   it("refuses a hostile count_log2 above maxCountLog2 without hashing", async () => {
-    // 'S' is count 30: 2^30 rounds would take over half an hour.
-    const started = Date.now();
+    // At the limit the stretch runs: one digest of salt and password, then 2^count rounds.
+    const atLimit = drupal7Hasher({ countLog2: 7, maxCountLog2: 7 });
+    digests.clear();
+    await expect(atLimit.verify("$S$5abcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
+    expect(digests.get("sha512")).toBe(1 + 2 ** 7);
+    // One step above it ('6' is count 8), and at Drupal's own maximum ('S' is 30: 2^30
+    // rounds, over half an hour), not a single SHA-512 digest is computed.
+    digests.clear();
+    await expect(atLimit.verify("$S$6abcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
     await expect(hasher.verify("$S$SabcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
-    expect(Date.now() - started).toBeLessThan(100);
+    await expect(hasher.verify("U$S$SabcdefghiZCkJFhCv7GrC5LKsGhfDYc0cxKGSGJv/jsI0NJcfoM", "x")).resolves.toBe(false);
+    await expect(hasher.verify("$P$SabcdefghiZCkJFhCv7GrC5", "x")).resolves.toBe(false);
+    expect(digests.get("sha512")).toBeUndefined();
+    // The U$ form costs the one MD5 of the password that Drupal makes before reading the setting; $P$ none.
+    expect(digests.get("md5")).toBe(1);
   });
 
   it("honours a lower maxCountLog2", async () => {

@@ -16,6 +16,8 @@ export interface TestDrupalDb {
   readonly pool: Drupal7Pool;
   /** The table prefix the kit must be given (a schema name on PostgreSQL). */
   readonly prefix: string;
+  /** A connection URL on which the tables need no prefix: the database itself, or the schema as search_path. */
+  readonly url: string;
   /** Runs SQL written with `?` placeholders, for seeding and assertions; resolves the rows. */
   run<Row = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<Row[]>;
   /** A table name with the prefix. */
@@ -56,10 +58,13 @@ async function createMysql(url: string): Promise<TestDrupalDb> {
   await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
   const pool = mysql.createPool({ ...config, database: name, connectionLimit: 4 });
   for (const statement of mysqlSchema("")) await pool.query(statement);
+  const own = new URL(url);
+  own.pathname = `/${name}`;
   return {
     dialect: "mysql",
     pool,
     prefix: "",
+    url: own.href,
     table: (table) => table,
     async run<Row>(sql: string, values: unknown[] = []) {
       const [rows] = await pool.query(sql, values);
@@ -80,10 +85,13 @@ async function createPostgres(url: string): Promise<TestDrupalDb> {
   const prefix = `${schema}.`;
   await pool.query(`CREATE SCHEMA ${schema}`);
   for (const statement of postgresSchema(prefix)) await pool.query(statement);
+  const own = new URL(url);
+  own.searchParams.set("options", `-c search_path=${schema}`);
   return {
     dialect: "postgres",
     pool,
     prefix,
+    url: own.href,
     table: (table) => `${prefix}${table}`,
     async run<Row>(sql: string, values: unknown[] = []) {
       let n = 0;
