@@ -31,7 +31,8 @@ function column(user: UserRecord, key: string, fallback: unknown): unknown {
  * by role id; never `pass`; `init` only for administrators (`services_remove_user_data`).
  */
 export function loginUserObject(user: UserRecord, loginAt: number, isAdmin: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { uid: user.uid, name: user.name, mail: user.mail };
+  // A NULL users.mail stays null, as Drupal sends it; the record's mail is "" then.
+  const out: Record<string, unknown> = { uid: user.uid, name: user.name, mail: column(user, "mail", user.mail) };
   for (const [key, fallback] of COLUMN_DEFAULTS) {
     switch (key) {
       case "created":

@@ -159,6 +159,13 @@ describe("POST user/login", () => {
     expect(admin.user.roles).toEqual({ "2": "authenticated user", "3": "administrator" });
   });
 
+  it("sends a NULL users.mail as null, as Drupal does", async () => {
+    const { app } = createTestApp({}, [{ uid: "21", name: "nomail", password: "pw-nomail-1", mail: "", fields: { mail: null } }]);
+    const { user } = await login(app, "nomail", "pw-nomail-1");
+    expect(user.mail).toBeNull();
+    expect(Object.keys(user).slice(0, 4)).toEqual(["uid", "name", "mail", "theme"]);
+  });
+
   it("writes the login time to the user store", async () => {
     const { app, userStore } = createTestApp();
     const { user } = await login(app);
