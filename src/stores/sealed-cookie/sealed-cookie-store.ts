@@ -89,7 +89,8 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  *   as they were at login. Set the router's `idleTimeout` equal to its
  *   `absoluteTimeout`, or sessions end one idle period after login however active they
  *   are. A touch to an expiry in the past still ends the session.
- * - `listByUser` resolves `[]`: nothing lists the ids held by clients.
+ * - `listByUser` resolves `[]`: nothing lists the ids held by clients, so the router's
+ *   `maxSessionsPerUser` cap cannot end older sessions on this store.
  * - `destroyByUser` works (every session sealed before it is void) but resolves `0`,
  *   as it cannot count them.
  * - `adopt` is absent: a Drupal session id cannot be turned into a sealed one.
