@@ -14,6 +14,7 @@ import {
   type UserStore,
 } from "services-session-auth";
 import { courses, events, players } from "./data.js";
+import { demoPage } from "./page.js";
 
 /** What the example app is configured with (from the environment in server.ts). */
 export interface SportsApiConfig {
@@ -54,7 +55,7 @@ export function demoUserStore(hasher?: PasswordHasher): MemoryUserStore {
   return memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), hasher === undefined ? {} : { hasher });
 }
 
-/** Builds the sports API: Services auth at /services/json, protected players/events/courses. */
+/** Builds the sports API: the demo page at /, Services auth at /services/json, protected players/events/courses. */
 export function createApp(config: SportsApiConfig): Express {
   const log = config.log ?? ((line: string) => console.log(line));
   const userStore = config.userStore ?? demoUserStore(config.hasher);
@@ -72,6 +73,7 @@ export function createApp(config: SportsApiConfig): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(drupalQueryPath());
+  app.use(demoPage());
   app.use("/services/json", createSessionAuthRouter(auth));
   app.all("/services/session/token", sessionTokenHandler(auth));
 
