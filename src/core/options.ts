@@ -183,6 +183,15 @@ const requireSchema = z
   .strictObject({ ...sessionShape, csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional() })
   .refine(requireSecret, secretMessage);
 
+/** The defaults of the router options that shape the wire, shared with the OpenAPI document. */
+export const ROUTER_DEFAULTS = Object.freeze({
+  blockedAccountResponse: "drupal",
+  loginApiVersion: "1.0",
+  maxPasswordBytes: 1024,
+  maxNameLength: 255,
+  bodyLimit: 65_536,
+} as const);
+
 /** {@link SessionOptions} with every default filled in, frozen. */
 export interface ResolvedSessionOptions {
   readonly sessionStore: SessionStore;
@@ -259,11 +268,11 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     counterStore: parsed.counterStore ?? memoryCounterStore(),
     throttle,
     maxSessionsPerUser: parsed.maxSessionsPerUser,
-    blockedAccountResponse: parsed.blockedAccountResponse ?? "drupal",
-    loginApiVersion: parsed.loginApiVersion ?? "1.0",
-    maxPasswordBytes: parsed.maxPasswordBytes ?? 1024,
-    maxNameLength: parsed.maxNameLength ?? 255,
-    bodyLimit: parsed.bodyLimit ?? 65_536,
+    blockedAccountResponse: parsed.blockedAccountResponse ?? ROUTER_DEFAULTS.blockedAccountResponse,
+    loginApiVersion: parsed.loginApiVersion ?? ROUTER_DEFAULTS.loginApiVersion,
+    maxPasswordBytes: parsed.maxPasswordBytes ?? ROUTER_DEFAULTS.maxPasswordBytes,
+    maxNameLength: parsed.maxNameLength ?? ROUTER_DEFAULTS.maxNameLength,
+    bodyLimit: parsed.bodyLimit ?? ROUTER_DEFAULTS.bodyLimit,
   });
 }
 

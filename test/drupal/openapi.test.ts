@@ -1,0 +1,210 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import type { Express } from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { openApiDocument, type GuardedRoute, type SessionStore } from "services-session-auth";
+import { createApp } from "../../examples/sports-api/app.js";
+import { createTestApp, fastHasher, login, SECRET } from "../helpers/app.js";
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: Record<string, Record<string, unknown>> };
+
+async function expectValid(document: unknown) {
+  const result = await new Validator().validate(document as Record<string, unknown>);
+  expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+  expect(result.valid).toBe(true);
+}
+
+/** The routes of createTestApp(), as its requireSession calls guard them. */
+const TEST_ROUTES: GuardedRoute[] = [
+  { method: "get", path: "/services/json/players" },
+  { method: "post", path: "/services/json/players" },
+  { method: "post", path: "/services/json/open", csrf: false },
+  { method: "get", path: "/services/json/admin", roles: ["administrator"] },
+];
+
+/** A session store whose every call fails, as a store whose server is down. */
+const downStore: SessionStore = {
+  create: () => Promise.reject(new Error("down")),
+  get: () => Promise.reject(new Error("down")),
+  touch: () => Promise.reject(new Error("down")),
+  destroy: () => Promise.reject(new Error("down")),
+  listByUser: () => Promise.reject(new Error("down")),
+  destroyByUser: () => Promise.reject(new Error("down")),
+};
+
+const LOGIN = "/services/json/user/login.json";
+
+/** Requests that make the router (or requireSession) answer each way it can, per operation. */
+function probes(app: Express, down: Express, name: string) {
+  const anyCookie = `${name}=${"x".repeat(43)}`;
+  const session = () => login(app);
+  const body = (path: string) => ({
+    invalidJson: async () => (await request(app).post(path).set("Content-Type", "application/json").send("{")).status,
+    unsupported: async () => (await request(app).post(path).set("Content-Type", "text/csv").send("a,b")).status,
+    tooLarge: async () => (await request(app).post(path).type("form").send(`a=${"x".repeat(70_000)}`)).status,
+    storeDown: async () => (await request(down).post(path).set("Cookie", anyCookie).type("form").send("username=demo&password=demo-password")).status,
+  });
+  const csrfMissing = (path: string) => async () => (await request(app).post(path).set("Cookie", (await session()).cookie)).status;
+  const withToken = (path: string) => async () => {
+    const s = await session();
+    return (await request(app).post(path).set("Cookie", s.cookie).set("X-CSRF-Token", s.token)).status;
+  };
+
+  return {
+    [`post ${LOGIN}`]: {
+      ...body(LOGIN),
+      ok: async () => (await session()).res.status,
+      wrongPassword: async () => (await request(app).post(LOGIN).type("form").send("username=demo&password=nope")).status,
+      missingArgument: async () => (await request(app).post(LOGIN).type("form").send("username=demo")).status,
+      blocked: async () => (await request(app).post(LOGIN).type("form").send("username=blocked&password=blocked-password")).status,
+      alreadyLoggedIn: withToken(LOGIN),
+      csrf: csrfMissing(LOGIN),
+      throttled: async () => {
+        const account = "O'Brien <b>";
+        for (let i = 0; i < 2; i++) await request(app).post(LOGIN).type("form").send({ username: account, password: "nope" });
+        return (await request(app).post(LOGIN).type("form").send({ username: account, password: "obrien-password" })).status;
+      },
+    },
+    "post /services/json/system/connect.json": {
+      ...body("/services/json/system/connect.json"),
+      anonymous: async () => (await request(app).post("/services/json/system/connect.json")).status,
+      ok: withToken("/services/json/system/connect.json"),
+      csrf: csrfMissing("/services/json/system/connect.json"),
+    },
+    "post /services/json/user/logout.json": {
+      ...body("/services/json/user/logout.json"),
+      ok: withToken("/services/json/user/logout.json"),
+      notLoggedIn: async () => (await request(app).post("/services/json/user/logout.json")).status,
+      csrf: csrfMissing("/services/json/user/logout.json"),
+    },
+    "post /services/json/user/token.json": {
+      ...body("/services/json/user/token.json"),
+      anonymous: async () => (await request(app).post("/services/json/user/token.json")).status,
+      noCsrfNeeded: csrfMissing("/services/json/user/token.json"),
+    },
+    "get /services/session/token": {
+      anonymous: async () => (await request(app).get("/services/session/token")).status,
+      storeDown: async () => (await request(down).get("/services/session/token").set("Cookie", anyCookie)).status,
+    },
+    "post /services/session/token": {
+      loggedIn: async () => (await request(app).post("/services/session/token").set("Cookie", (await session()).cookie)).status,
+      storeDown: async () => (await request(down).post("/services/session/token").set("Cookie", anyCookie)).status,
+    },
+    "get /services/json/players": {
+      ok: async () => (await request(app).get("/services/json/players").set("Cookie", (await session()).cookie)).status,
+      anonymous: async () => (await request(app).get("/services/json/players")).status,
+      storeDown: async () => (await request(down).get("/services/json/players").set("Cookie", anyCookie)).status,
+    },
+    "post /services/json/players": {
+      ok: withToken("/services/json/players"),
+      csrf: csrfMissing("/services/json/players"),
+      storeDown: async () => (await request(down).post("/services/json/players").set("Cookie", anyCookie)).status,
+    },
+    "post /services/json/open": {
+      okWithoutToken: csrfMissing("/services/json/open"),
+      anonymous: async () => (await request(app).post("/services/json/open")).status,
+      storeDown: async () => (await request(down).post("/services/json/open").set("Cookie", anyCookie)).status,
+    },
+    "get /services/json/admin": {
+      ok: async () => (await request(app).get("/services/json/admin").set("Cookie", (await login(app, "admin", "admin-password")).cookie)).status,
+      forbidden: async () => (await request(app).get("/services/json/admin").set("Cookie", (await session()).cookie)).status,
+      anonymous: async () => (await request(app).get("/services/json/admin")).status,
+      storeDown: async () => (await request(down).get("/services/json/admin").set("Cookie", anyCookie)).status,
+    },
+  };
+}
+
+describe("openApiDocument", () => {
+  it("is a valid OpenAPI 3.1 document, with defaults and with every option", async () => {
+    await expectValid(openApiDocument());
+    const { options } = createTestApp();
+    await expectValid(
+      openApiDocument({
+        auth: { ...options, loginApiVersion: "1.1", blockedAccountResponse: "generic", throttle: false, maxNameLength: 60 },
+        endpointPath: "/api",
+        info: { title: "T", version: "2.0.0", description: "D" },
+        servers: [{ url: "https://example.com" }],
+        routes: [...TEST_ROUTES, { method: "delete", path: "/api/things/{id}", summary: "Delete", responses: { 404: "No such thing." } }],
+      }),
+    );
+  });
+
+  it("documents exactly the statuses the router and requireSession answer, operation by operation", async () => {
+    // Throttle after two failures, so the 406 is reachable; the same options shape the document.
+    const { app, options } = createTestApp({ throttle: { userLimit: 2 } });
+    const { app: down } = createTestApp({ sessionStore: downStore });
+    const document = openApiDocument({ auth: options, routes: TEST_ROUTES }) as unknown as Doc;
+    const name = (document.components.securitySchemes!.sessionCookie as { name: string }).name;
+    expect(name).toBe((await login(app)).session_name);
+
+    const table = probes(app, down, name);
+    const documented: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) for (const method of Object.keys(item)) documented.push(`${method} ${path}`);
+    expect(documented.sort()).toEqual(Object.keys(table).sort());
+
+    for (const [operation, cases] of Object.entries(table)) {
+      const [method, path] = operation.split(" ") as [string, string];
+      const statuses = new Set<string>();
+      for (const probe of Object.values(cases)) statuses.add(String(await probe()));
+      const listed = Object.keys(document.paths[path]![method]!.responses);
+      expect([...statuses].sort(), operation).toEqual(listed.sort());
+    }
+  });
+
+  it("follows the router's options: no 403 for a generic blocked answer, no throttle 406 when throttling is off", () => {
+    const loginResponses = (auth: Parameters<typeof openApiDocument>[0]) =>
+      (openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses as Record<string, { description: string }>;
+    expect(loginResponses({})["403"]).toBeDefined();
+    expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]).toBeUndefined();
+    expect(loginResponses({})["406"]!.description).toContain("temporarily blocked");
+    expect(loginResponses({ auth: { throttle: false } })["406"]!.description).not.toContain("temporarily blocked");
+  });
+
+  it("describes the login body with the schema the router checks it with", async () => {
+    const { app, options } = createTestApp({ maxNameLength: 10 });
+    const body = (openApiDocument({ auth: options }) as unknown as Doc).components.schemas!.LoginBody as {
+      properties: Record<string, { anyOf?: { type: string; maxLength?: number }[] }>;
+    };
+    expect(Object.keys(body.properties).sort()).toEqual(["name", "pass", "password", "username"]);
+    expect(body.properties.username!.anyOf).toContainEqual({ type: "string", maxLength: 10 });
+    // What the schema refuses, the router refuses as Drupal does: a wrong credential, not a missing one.
+    for (const username of ["x".repeat(11), { nested: true }, [1], true]) {
+      const res = await request(app).post(LOGIN).send({ username, password: "demo-password" });
+      expect(res.status, JSON.stringify(username)).toBe(401);
+      expect(res.body).toEqual(["Wrong username or password."]);
+    }
+    // A number is a name PHP would read, and null is absent (PHP isset()).
+    expect((await request(app).post(LOGIN).send({ username: 14, password: "x" })).body).toEqual(["Wrong username or password."]);
+    expect((await request(app).post(LOGIN).send({ username: null, name: "demo", password: "demo-password" })).status).toBe(200);
+  });
+
+  it("refuses invalid options with a TypeError naming them", () => {
+    expect(() => openApiDocument({ endpointPath: "services/json/" })).toThrow(/endpointPath/);
+    expect(() => openApiDocument({ routes: [{ method: "trace" as "get", path: "/x" }] })).toThrow(/routes\.0\.method/);
+    expect(() => openApiDocument({ unknown: 1 } as never)).toThrow(TypeError);
+  });
+});
+
+describe("examples/sports-api /openapi.json", () => {
+  const app = createApp({ secret: SECRET, hasher: fastHasher, extra: { baseUrl: "http://localhost:3000" }, log: () => undefined });
+
+  it("serves a valid document whose protected routes are real and guarded", async () => {
+    const res = await request(app).get("/openapi.json");
+    expect(res.status).toBe(200);
+    await expectValid(res.body);
+    const document = res.body as Doc;
+    const admin = await login(app, "admin", "admin-password");
+    const protectedOps = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => (op as unknown as { tags: string[] }).tags.includes("Protected"))
+        .map(([method]) => ({ method, path: path.replace("{id}", "1") })),
+    );
+    expect(protectedOps.length).toBe(9);
+    for (const { method, path } of protectedOps) {
+      const call = () => (method === "get" ? request(app).get(path) : request(app).post(path));
+      expect((await call()).status, `${method} ${path} anonymous`).toBe(401);
+      if (path.endsWith("revoke-all")) continue; // would end the admin session the loop still uses
+      expect((await call().set("Cookie", admin.cookie).set("X-CSRF-Token", admin.token)).status, `${method} ${path}`).toBe(200);
+    }
+  });
+});
