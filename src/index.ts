@@ -29,6 +29,6 @@ export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from ".
 export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";
 export type { ScryptHasherOptions } from "./core/password.js";
 export type { SessionNameSource } from "./drupal/session-name.js";
-export type { GuardedMethod, GuardedRoute, OpenApiObject, OpenApiOptions } from "./drupal/openapi.js";
+export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions } from "./drupal/openapi.js";
 export type { SessionAuthErrorCode } from "./errors.js";
 export type { CounterStore, PasswordHasher, SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "./types.js";

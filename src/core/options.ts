@@ -17,7 +17,20 @@ function implementing<T>(name: string, methods: readonly string[]) {
 const fn = <T>(what: string) => z.custom<T>((value) => typeof value === "function", { message: `must be a function (${what})` });
 const seconds = z.number().int().positive();
 
-/** Options shared by {@link createSessionAuthRouter} and {@link requireSession}: pass the same object to both. */
+/**
+ * Options shared by {@link createSessionAuthRouter} and {@link requireSession}: pass the same object to both.
+ *
+ * @example
+ * ```ts
+ * const auth: SessionOptions = {
+ *   userStore,
+ *   sessionStore: memorySessionStore(),
+ *   secret: process.env.SESSION_SECRET!,
+ *   baseUrl: "https://sports.example.com",
+ *   idleTimeout: 3600,
+ * };
+ * ```
+ */
 export interface SessionOptions {
   /** Where sessions live. */
   sessionStore: SessionStore;
@@ -65,7 +78,14 @@ export interface SessionOptions {
   isAdmin?: (user: UserRecord) => boolean;
 }
 
-/** Drupal's flood-control limits (reference §6), each configurable. */
+/**
+ * Drupal's flood-control limits (reference §6), each configurable.
+ *
+ * @example
+ * ```ts
+ * createSessionAuthRouter({ ...auth, throttle: { userLimit: 10, userWindow: 3600, perAccountOnly: true } });
+ * ```
+ */
 export interface ThrottleOptions {
   /** @default 50 failed logins per IP per window */
   ipLimit?: number;
@@ -82,7 +102,20 @@ export interface ThrottleOptions {
   perAccountOnly?: boolean;
 }
 
-/** Options of {@link createSessionAuthRouter}. */
+/**
+ * Options of {@link createSessionAuthRouter}.
+ *
+ * @example
+ * ```ts
+ * const auth: SessionAuthRouterOptions = {
+ *   userStore, sessionStore, secret: process.env.SESSION_SECRET!,
+ *   counterStore: redisCounterStore({ client }),
+ *   maxSessionsPerUser: 5,
+ *   blockedAccountResponse: "generic",
+ * };
+ * app.use("/services/json", createSessionAuthRouter(auth));
+ * ```
+ */
 export interface SessionAuthRouterOptions extends SessionOptions {
   /**
    * Hashes and verifies passwords.
@@ -122,7 +155,15 @@ export interface SessionAuthRouterOptions extends SessionOptions {
   bodyLimit?: number;
 }
 
-/** Options of {@link requireSession}. */
+/**
+ * Options of {@link requireSession}.
+ *
+ * @example
+ * ```ts
+ * app.post("/services/json/players", requireSession({ ...auth, roles: ["administrator"] }), addPlayer);
+ * app.post("/services/json/beacon", requireSession({ ...auth, csrf: false }), beacon);
+ * ```
+ */
 export interface RequireSessionOptions extends SessionOptions {
   /**
    * Check `X-CSRF-Token` (or `services_token`) on methods other than GET, HEAD, OPTIONS and TRACE.

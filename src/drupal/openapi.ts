@@ -6,15 +6,44 @@ import { loginBodySchema } from "./login-body.js";
 import { drupalSessionName } from "./session-name.js";
 import { wireError } from "./status.js";
 
-/** A JSON value as it goes into the document. */
-type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
-/** An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`. */
+/**
+ * A JSON value as it goes into the document.
+ *
+ * @example
+ * ```ts
+ * const example: Json = { summary: "Wrong username or password.", value: ["Wrong username or password."] };
+ * ```
+ */
+export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
+/**
+ * An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`.
+ *
+ * @example
+ * ```ts
+ * const document: OpenApiObject = openApiDocument({ auth });
+ * writeFileSync("openapi.json", JSON.stringify(document, null, 2));
+ * ```
+ */
 export type OpenApiObject = { [key: string]: Json };
 
-/** An HTTP method an app route guarded by {@link requireSession} may have. */
+/**
+ * An HTTP method an app route guarded by {@link requireSession} may have.
+ *
+ * @example
+ * ```ts
+ * const method: GuardedMethod = "delete";
+ * ```
+ */
 export type GuardedMethod = "get" | "post" | "put" | "patch" | "delete";
 
-/** One of the app's own routes behind {@link requireSession}, to describe in the document. */
+/**
+ * One of the app's own routes behind {@link requireSession}, to describe in the document.
+ *
+ * @example
+ * ```ts
+ * const route: GuardedRoute = { method: "post", path: "/services/json/players", summary: "Add a player", roles: ["administrator"], response: playerSchema };
+ * ```
+ */
 export interface GuardedRoute {
   readonly method: GuardedMethod;
   /** The full path in OpenAPI form, e.g. `/services/json/players/{id}`; `{…}` segments become path parameters. */
@@ -30,7 +59,14 @@ export interface GuardedRoute {
   readonly responses?: Readonly<Record<number, string>>;
 }
 
-/** Options of {@link openApiDocument}. */
+/**
+ * Options of {@link openApiDocument}.
+ *
+ * @example
+ * ```ts
+ * openApiDocument({ auth, endpointPath: "/api", servers: [{ url: "https://sports.example.com" }], routes });
+ * ```
+ */
 export interface OpenApiOptions {
   /**
    * The options object given to the router (the stores in it are not touched): the login

@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 
-/** What Drupal derives the session cookie's name from (reference §4.1). */
+/**
+ * What Drupal derives the session cookie's name from (reference §4.1).
+ *
+ * @example
+ * ```ts
+ * drupalSessionName({ baseUrl: "https://example.com/drupal", host: "example.com", secure: true }); // "SSESS…"
+ * ```
+ */
 export interface SessionNameSource {
   /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. */
   readonly cookieDomain?: string | undefined;

@@ -4,7 +4,14 @@ import type { CounterStore } from "../types.js";
 
 const optionsSchema = z.strictObject({ maxKeys: z.number().int().positive().optional() });
 
-/** Options of {@link memoryCounterStore}. */
+/**
+ * Options of {@link memoryCounterStore}.
+ *
+ * @example
+ * ```ts
+ * const counterStore = memoryCounterStore({ maxKeys: 10_000 });
+ * ```
+ */
 export interface MemoryCounterStoreOptions {
   /**
    * The most keys kept at once. Failure counters are keyed by client IP, which an attacker

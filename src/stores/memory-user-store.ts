@@ -4,7 +4,17 @@ import { scryptHasher } from "../core/password.js";
 import { parseOptions } from "../core/validate.js";
 import type { PasswordHasher, UserRecord, UserStore } from "../types.js";
 
-/** One account given to {@link memoryUserStore}: a plain `password` (hashed at start-up) or an existing `passwordHash`. */
+/**
+ * One account given to {@link memoryUserStore}: a plain `password` (hashed at start-up) or an existing `passwordHash`.
+ *
+ * @example
+ * ```ts
+ * memoryUserStore([
+ *   { name: "demo", password: "demo-password", mail: "demo@example.com" },
+ *   { uid: "1", name: "admin", passwordHash: "$scrypt$…", roles: ["administrator"] },
+ * ]);
+ * ```
+ */
 export interface MemoryUserInput {
   /** @default its position in the list plus one, as a string ("1" for the first) */
   uid?: string;
@@ -20,7 +30,14 @@ export interface MemoryUserInput {
   fields?: Readonly<Record<string, unknown>>;
 }
 
-/** Options of {@link memoryUserStore}. */
+/**
+ * Options of {@link memoryUserStore}.
+ *
+ * @example
+ * ```ts
+ * memoryUserStore(users, { hasher: scryptHasher({ logN: 15 }) });
+ * ```
+ */
 export interface MemoryUserStoreOptions {
   /**
    * Hashes the plain passwords given. Use the router's hasher, so logins verify with it.
@@ -62,7 +79,15 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
   return out;
 }
 
-/** A {@link UserStore} held in memory, with a promise for the start-up hashing. */
+/**
+ * A {@link UserStore} held in memory, with a promise for the start-up hashing.
+ *
+ * @example
+ * ```ts
+ * const userStore = memoryUserStore(users);
+ * await userStore.ready; // plain passwords are hashed at start-up
+ * ```
+ */
 export interface MemoryUserStore extends UserStore {
   /**
    * Resolves when every plain password given has been hashed. Lookups wait for it anyway;

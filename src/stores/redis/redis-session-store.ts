@@ -7,7 +7,14 @@ import type { SessionRecord, SessionStore, StoredSession } from "../../types.js"
 import { isClusterClient, type RedisClientLike, type RedisTransactionLike } from "./client.js";
 import { sessionKey, userIndexKey } from "./keys.js";
 
-/** Options of {@link redisSessionStore}. */
+/**
+ * Options of {@link redisSessionStore}.
+ *
+ * @example
+ * ```ts
+ * redisSessionStore({ client, prefix: "myapp:" });
+ * ```
+ */
 export interface RedisSessionStoreOptions {
   /**
    * A connected node-redis v5 client, cluster or sentinel that the app created and owns.
