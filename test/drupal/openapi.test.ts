@@ -2,6 +2,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import type { Express } from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { openApiDocument, type GuardedRoute, type SessionStore } from "services-session-auth";
 import { createApp } from "../../examples/sports-api/app.js";
 import { createTestApp, fastHasher, login, SECRET } from "../helpers/app.js";
@@ -39,77 +40,77 @@ function probes(app: Express, down: Express, name: string) {
   const anyCookie = `${name}=${"x".repeat(43)}`;
   const session = () => login(app);
   const body = (path: string) => ({
-    invalidJson: async () => (await request(app).post(path).set("Content-Type", "application/json").send("{")).status,
-    unsupported: async () => (await request(app).post(path).set("Content-Type", "text/csv").send("a,b")).status,
-    tooLarge: async () => (await request(app).post(path).type("form").send(`a=${"x".repeat(70_000)}`)).status,
-    storeDown: async () => (await request(down).post(path).set("Cookie", anyCookie).type("form").send("username=demo&password=demo-password")).status,
+    invalidJson: async () => request(app).post(path).set("Content-Type", "application/json").send("{"),
+    unsupported: async () => request(app).post(path).set("Content-Type", "text/csv").send("a,b"),
+    tooLarge: async () => request(app).post(path).type("form").send(`a=${"x".repeat(70_000)}`),
+    storeDown: async () => request(down).post(path).set("Cookie", anyCookie).type("form").send("username=demo&password=demo-password"),
   });
-  const csrfMissing = (path: string) => async () => (await request(app).post(path).set("Cookie", (await session()).cookie)).status;
+  const csrfMissing = (path: string) => async () => request(app).post(path).set("Cookie", (await session()).cookie);
   const withToken = (path: string) => async () => {
     const s = await session();
-    return (await request(app).post(path).set("Cookie", s.cookie).set("X-CSRF-Token", s.token)).status;
+    return request(app).post(path).set("Cookie", s.cookie).set("X-CSRF-Token", s.token);
   };
 
   return {
     [`post ${LOGIN}`]: {
       ...body(LOGIN),
-      ok: async () => (await session()).res.status,
-      wrongPassword: async () => (await request(app).post(LOGIN).type("form").send("username=demo&password=nope")).status,
-      missingArgument: async () => (await request(app).post(LOGIN).type("form").send("username=demo")).status,
-      blocked: async () => (await request(app).post(LOGIN).type("form").send("username=blocked&password=blocked-password")).status,
+      ok: async () => (await session()).res,
+      wrongPassword: async () => request(app).post(LOGIN).type("form").send("username=demo&password=nope"),
+      missingArgument: async () => request(app).post(LOGIN).type("form").send("username=demo"),
+      blocked: async () => request(app).post(LOGIN).type("form").send("username=blocked&password=blocked-password"),
       alreadyLoggedIn: withToken(LOGIN),
       csrf: csrfMissing(LOGIN),
       throttled: async () => {
         const account = "O'Brien <b>";
         for (let i = 0; i < 2; i++) await request(app).post(LOGIN).type("form").send({ username: account, password: "nope" });
-        return (await request(app).post(LOGIN).type("form").send({ username: account, password: "obrien-password" })).status;
+        return request(app).post(LOGIN).type("form").send({ username: account, password: "obrien-password" });
       },
     },
     "post /services/json/system/connect.json": {
       ...body("/services/json/system/connect.json"),
-      anonymous: async () => (await request(app).post("/services/json/system/connect.json")).status,
+      anonymous: async () => request(app).post("/services/json/system/connect.json"),
       ok: withToken("/services/json/system/connect.json"),
       csrf: csrfMissing("/services/json/system/connect.json"),
     },
     "post /services/json/user/logout.json": {
       ...body("/services/json/user/logout.json"),
       ok: withToken("/services/json/user/logout.json"),
-      notLoggedIn: async () => (await request(app).post("/services/json/user/logout.json")).status,
+      notLoggedIn: async () => request(app).post("/services/json/user/logout.json"),
       csrf: csrfMissing("/services/json/user/logout.json"),
     },
     "post /services/json/user/token.json": {
       ...body("/services/json/user/token.json"),
-      anonymous: async () => (await request(app).post("/services/json/user/token.json")).status,
+      anonymous: async () => request(app).post("/services/json/user/token.json"),
       noCsrfNeeded: csrfMissing("/services/json/user/token.json"),
     },
     "get /services/session/token": {
-      anonymous: async () => (await request(app).get("/services/session/token")).status,
-      storeDown: async () => (await request(down).get("/services/session/token").set("Cookie", anyCookie)).status,
+      anonymous: async () => request(app).get("/services/session/token"),
+      storeDown: async () => request(down).get("/services/session/token").set("Cookie", anyCookie),
     },
     "post /services/session/token": {
-      loggedIn: async () => (await request(app).post("/services/session/token").set("Cookie", (await session()).cookie)).status,
-      storeDown: async () => (await request(down).post("/services/session/token").set("Cookie", anyCookie)).status,
+      loggedIn: async () => request(app).post("/services/session/token").set("Cookie", (await session()).cookie),
+      storeDown: async () => request(down).post("/services/session/token").set("Cookie", anyCookie),
     },
     "get /services/json/players": {
-      ok: async () => (await request(app).get("/services/json/players").set("Cookie", (await session()).cookie)).status,
-      anonymous: async () => (await request(app).get("/services/json/players")).status,
-      storeDown: async () => (await request(down).get("/services/json/players").set("Cookie", anyCookie)).status,
+      ok: async () => request(app).get("/services/json/players").set("Cookie", (await session()).cookie),
+      anonymous: async () => request(app).get("/services/json/players"),
+      storeDown: async () => request(down).get("/services/json/players").set("Cookie", anyCookie),
     },
     "post /services/json/players": {
       ok: withToken("/services/json/players"),
       csrf: csrfMissing("/services/json/players"),
-      storeDown: async () => (await request(down).post("/services/json/players").set("Cookie", anyCookie)).status,
+      storeDown: async () => request(down).post("/services/json/players").set("Cookie", anyCookie),
     },
     "post /services/json/open": {
       okWithoutToken: csrfMissing("/services/json/open"),
-      anonymous: async () => (await request(app).post("/services/json/open")).status,
-      storeDown: async () => (await request(down).post("/services/json/open").set("Cookie", anyCookie)).status,
+      anonymous: async () => request(app).post("/services/json/open"),
+      storeDown: async () => request(down).post("/services/json/open").set("Cookie", anyCookie),
     },
     "get /services/json/admin": {
-      ok: async () => (await request(app).get("/services/json/admin").set("Cookie", (await login(app, "admin", "admin-password")).cookie)).status,
-      forbidden: async () => (await request(app).get("/services/json/admin").set("Cookie", (await session()).cookie)).status,
-      anonymous: async () => (await request(app).get("/services/json/admin")).status,
-      storeDown: async () => (await request(down).get("/services/json/admin").set("Cookie", anyCookie)).status,
+      ok: async () => request(app).get("/services/json/admin").set("Cookie", (await login(app, "admin", "admin-password")).cookie),
+      forbidden: async () => request(app).get("/services/json/admin").set("Cookie", (await session()).cookie),
+      anonymous: async () => request(app).get("/services/json/admin"),
+      storeDown: async () => request(down).get("/services/json/admin").set("Cookie", anyCookie),
     },
   };
 }
@@ -138,6 +139,11 @@ describe("openApiDocument", () => {
     expect(name).toBe((await login(app)).session_name);
 
     const table = probes(app, down, name);
+    const components = document.components.schemas as Record<string, Record<string, unknown>>;
+    const schemaOf = (schema: Record<string, unknown>) => {
+      const target = typeof schema.$ref === "string" ? components[schema.$ref.replace("#/components/schemas/", "")]! : schema;
+      return z.fromJSONSchema(target as Parameters<typeof z.fromJSONSchema>[0]);
+    };
     const documented: string[] = [];
     for (const [path, item] of Object.entries(document.paths)) for (const method of Object.keys(item)) documented.push(`${method} ${path}`);
     expect(documented.sort()).toEqual(Object.keys(table).sort());
@@ -145,8 +151,22 @@ describe("openApiDocument", () => {
     for (const [operation, cases] of Object.entries(table)) {
       const [method, path] = operation.split(" ") as [string, string];
       const statuses = new Set<string>();
-      for (const probe of Object.values(cases)) statuses.add(String(await probe()));
-      const listed = Object.keys(document.paths[path]![method]!.responses);
+      const responses = document.paths[path]![method]!.responses as Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+      for (const [label, probe] of Object.entries(cases)) {
+        const res = await probe();
+        statuses.add(String(res.status));
+        // The body is what the document says it is, for every status it lists.
+        const content = responses[String(res.status)]?.content;
+        const type = String(res.headers["content-type"]);
+        if (content?.["application/json"] !== undefined) {
+          expect(type, `${operation} ${label}`).toMatch(/^application\/json/);
+          const parsed = schemaOf(content["application/json"].schema).safeParse(JSON.parse(res.text));
+          expect(parsed.success, `${operation} ${label}: ${res.text} ${parsed.error?.message ?? ""}`).toBe(true);
+        } else if (content?.["text/plain"] !== undefined) {
+          expect(type, `${operation} ${label}`).toMatch(/^text\/plain/);
+        }
+      }
+      const listed = Object.keys(responses);
       expect([...statuses].sort(), operation).toEqual(listed.sort());
     }
   });
