@@ -39,15 +39,28 @@ export interface SessionOptions {
   /**
    * The key of the session-bound CSRF token (`HMAC-SHA256(secret, sessid)`): at least 32
    * characters, the same on every instance. Required unless `csrfToken` is given.
+   * @default none (required unless `csrfToken` is given, or `csrf: false` on requireSession)
    */
   secret?: string;
-  /** Derives a session's CSRF token from its id instead of the HMAC of `secret`, e.g. the migration kit's `drupal7CsrfToken`. */
+  /**
+   * Derives a session's CSRF token from its id instead of the HMAC of `secret`, e.g. the migration kit's `drupal7CsrfToken`.
+   * @default hmacCsrfToken(secret)
+   */
   csrfToken?: (sessid: string) => string;
-  /** The session cookie's name, set outright. When absent it is derived as Drupal derives it. */
+  /**
+   * The session cookie's name, set outright.
+   * @default derived as Drupal derives it: `SESS` (`SSESS` on HTTPS) + 32 hex of sha256 of `cookieDomain`, `baseUrl` or the `Host`
+   */
   sessionName?: string;
-  /** settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute. */
+  /**
+   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute.
+   * @default none: no `Domain` attribute (a host-only cookie)
+   */
   cookieDomain?: string;
-  /** settings.php `$base_url` (e.g. `https://example.com`): names the cookie as Drupal would. When this and `cookieDomain` are absent, the request's `Host` is used, as Drupal does. */
+  /**
+   * settings.php `$base_url` (e.g. `https://example.com`): names the cookie as Drupal would.
+   * @default none: the request's `Host` names the cookie, as Drupal does
+   */
   baseUrl?: string;
   /**
    * Seconds a session may sit unused before it ends (server-side).
@@ -69,7 +82,10 @@ export interface SessionOptions {
    * @default 2000
    */
   storeTimeout?: number;
-  /** Receives security events for an audit log. */
+  /**
+   * Receives security events for an audit log.
+   * @default none
+   */
   onEvent?: AuthEventListener;
   /**
    * Whether a user may see `init` in their own user object (Drupal's "administer users").

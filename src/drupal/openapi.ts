@@ -48,6 +48,7 @@ export interface GuardedRoute {
   readonly method: GuardedMethod;
   /** The full path in OpenAPI form, e.g. `/services/json/players/{id}`; `{…}` segments become path parameters. */
   readonly path: string;
+  /** A one-line summary of the operation. @default none */
   readonly summary?: string;
   /** The `roles` given to this route's `requireSession`: without one of them the answer is a 403. @default none */
   readonly roles?: readonly string[];

@@ -9,9 +9,9 @@ import { createHash } from "node:crypto";
  * ```
  */
 export interface SessionNameSource {
-  /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. */
+  /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. @default none */
   readonly cookieDomain?: string | undefined;
-  /** settings.php `$base_url`, e.g. `https://example.com/drupal`. */
+  /** settings.php `$base_url`, e.g. `https://example.com/drupal`. @default none: `host` is used */
   readonly baseUrl?: string | undefined;
   /** The request's `Host` header, used when neither of the above is set, as Drupal does. */
   readonly host: string;

@@ -18,15 +18,25 @@ import type { PasswordHasher, UserRecord, UserStore } from "../types.js";
 export interface MemoryUserInput {
   /** @default its position in the list plus one, as a string ("1" for the first) */
   uid?: string;
+  /** The account name; logins match it case-insensitively. */
   name: string;
+  /** @default "" */
   mail?: string;
+  /** A plain password, hashed with the store's hasher at start-up. Give this or `passwordHash`. */
   password?: string;
+  /** An existing hash in a format the hasher verifies. Give this or `password`. */
   passwordHash?: string;
-  /** Role names, or Drupal's rid → name map. "authenticated user" (rid 2) is always added. */
+  /**
+   * Role names, or Drupal's rid → name map. "authenticated user" (rid 2) is always added.
+   * @default only "authenticated user"
+   */
   roles?: readonly string[] | Readonly<Record<string, string>>;
   /** @default true */
   active?: boolean;
-  /** Other `users` columns with Drupal's JSON types, for the login reply. */
+  /**
+   * Other `users` columns with Drupal's JSON types, for the login reply.
+   * @default none: Drupal's values for a plain account
+   */
   fields?: Readonly<Record<string, unknown>>;
 }
 
