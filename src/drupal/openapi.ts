@@ -3,6 +3,7 @@ import { ROUTER_DEFAULTS, type SessionAuthRouterOptions } from "../core/options.
 import { parseOptions } from "../core/validate.js";
 import { SessionAuthError, type SessionAuthErrorCode } from "../errors.js";
 import { loginBodySchema } from "./login-body.js";
+import { connectReply, errorBody, loginReply, logoutReply, tokenReply } from "./reply-schemas.js";
 import { drupalSessionName } from "./session-name.js";
 import { wireError } from "./status.js";
 
@@ -118,32 +119,6 @@ const optionsSchema = z.strictObject({
     .readonly()
     .optional(),
 });
-
-// The reply shapes, for the document only: the wire code builds these objects field by field.
-const drupalUser = z.looseObject({
-  uid: z.string().meta({ description: "A decimal string, as PDO fetched `users.uid`." }),
-  name: z.string(),
-  mail: z.string(),
-  login: z.number().int().meta({ description: "The login time just recorded, in Unix seconds (a number)." }),
-  roles: z.record(z.string(), z.string()).meta({ description: "Role id → role name." }),
-});
-const loginReply = z.object({
-  sessid: z.string().meta({ description: "The session id: the value of the session cookie." }),
-  session_name: z.string().meta({ description: "The session cookie's name (`SESS…`, `SSESS…` on HTTPS)." }),
-  token: z.string().meta({ description: "The CSRF token to send as `X-CSRF-Token` on unsafe methods." }),
-  user: drupalUser,
-});
-const connectReply = z.object({
-  sessid: z.string().meta({ description: "The session id; for an anonymous caller a throw-away random id (no cookie is set)." }),
-  session_name: z.string(),
-  user: z.looseObject({
-    uid: z.union([z.string(), z.literal(0)]).meta({ description: "A decimal string when logged in; the number 0 for an anonymous caller." }),
-    roles: z.record(z.string(), z.string()),
-  }),
-});
-const tokenReply = z.object({ token: z.string() });
-const logoutReply = z.tuple([z.literal(true)]);
-const errorBody = z.tuple([z.string()]).meta({ description: "Drupal's message, in a one-element array." });
 
 function jsonSchema(schema: z.ZodType): OpenApiObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
