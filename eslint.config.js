@@ -23,4 +23,12 @@ export default tseslint.config(
     files: ["src/**"],
     rules: { "no-console": "error" },
   },
+  {
+    // The demo page's script runs in the browser, as it is (no build step).
+    files: ["examples/**/public/**/*.js"],
+    languageOptions: {
+      sourceType: "module",
+      globals: { document: "readonly", fetch: "readonly", FormData: "readonly" },
+    },
+  },
 );

@@ -13,6 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Type tests (expectTypeOf in *.test-d.ts) are checked by tsc as part of every run.
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

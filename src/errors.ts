@@ -9,7 +9,15 @@
  * @module
  */
 
-/** Every code a {@link SessionAuthError} can carry. */
+/**
+ * Every code a {@link SessionAuthError} can carry.
+ *
+ * @example
+ * ```ts
+ * const retry: SessionAuthErrorCode[] = ["ERR_STORE_UNAVAILABLE"];
+ * if (isSessionAuthError(err) && retry.includes(err.code)) scheduleRetry();
+ * ```
+ */
 export type SessionAuthErrorCode =
   | "ERR_INVALID_CREDENTIALS"
   | "ERR_MISSING_ARGUMENT"
@@ -51,7 +59,17 @@ export class SessionAuthError extends Error {
   }
 }
 
-/** Whether a value is a {@link SessionAuthError}, across the ESM and CJS copies of the class. */
+/**
+ * Whether a value is a {@link SessionAuthError}, across the ESM and CJS copies of the class.
+ *
+ * @example
+ * ```ts
+ * app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+ *   if (isSessionAuthError(err) && err.code === "ERR_STORE_UNAVAILABLE") return res.status(503).end();
+ *   next(err);
+ * });
+ * ```
+ */
 export function isSessionAuthError(value: unknown): value is SessionAuthError {
   return value instanceof Error && value.name === "SessionAuthError" && typeof (value as SessionAuthError).code === "string";
 }

@@ -18,6 +18,7 @@ export { scryptHasher } from "./core/password.js";
 export { hmacCsrfToken } from "./core/csrf-token.js";
 export { createSessionId, hashSessionId } from "./core/session-id.js";
 export { drupalSessionName } from "./drupal/session-name.js";
+export { openApiDocument } from "./drupal/openapi.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
 export type { AuthUser, RequestAuth } from "./express/augment.js";
@@ -30,5 +31,6 @@ export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from ".
 export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";
 export type { ScryptHasherOptions } from "./core/password.js";
 export type { SessionNameSource } from "./drupal/session-name.js";
+export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions } from "./drupal/openapi.js";
 export type { SessionAuthErrorCode } from "./errors.js";
 export type { CounterStore, PasswordHasher, SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "./types.js";

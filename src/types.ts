@@ -10,6 +10,12 @@
 /**
  * One logged-in session, as a store keeps it. A plain, JSON-safe object: stores may
  * serialise it as they like, and must hand back an equal object.
+ *
+ * @example
+ * ```ts
+ * const record: SessionRecord = { uid: "14", createdAt: now, lastSeenAt: now, expiresAt: now + 200_000 + 600, ip: "203.0.113.7", userAgent: "jDrupal" };
+ * const sessid = await sessionStore.create(record);
+ * ```
  */
 export interface SessionRecord {
   /** The user's id, a decimal string as Drupal's `users.uid` (never `"0"`). */
@@ -31,7 +37,15 @@ export interface SessionRecord {
   readonly userAgent: string;
 }
 
-/** A session as read back from a store: its record and the store's handle for it. */
+/**
+ * A session as read back from a store: its record and the store's handle for it.
+ *
+ * @example
+ * ```ts
+ * const mine = await sessionStore.listByUser(req.auth!.user.uid);
+ * res.json(mine.map(({ handle, record }) => ({ id: handle, lastSeenAt: record.lastSeenAt })));
+ * ```
+ */
 export interface StoredSession {
   /**
    * The store's stable name for the session, never the raw session id: for the
@@ -49,6 +63,12 @@ export interface StoredSession {
  * Implementations in this package: {@link memorySessionStore}, the Redis store
  * (`services-session-auth/redis`) and the sealed-cookie store
  * (`services-session-auth/sealed-cookie`). All pass the same contract suite.
+ *
+ * @example
+ * ```ts
+ * const sessionStore: SessionStore = memorySessionStore(); // or redisSessionStore({ client }), or your own
+ * await sessionStore.destroyByUser("14"); // log user 14 out everywhere
+ * ```
  */
 export interface SessionStore {
   /**
@@ -84,6 +104,14 @@ export interface SessionStore {
 /**
  * A user account as the login flow needs it. `fields` carries the rest of a Drupal
  * `users` row, already typed as Drupal's JSON has it, so the login reply can be exact.
+ *
+ * @example
+ * ```ts
+ * const user: UserRecord = {
+ *   uid: "14", name: "demo", mail: "demo@example.com", passwordHash, active: true,
+ *   roles: { "2": "authenticated user" }, created: 1700000000, access: 0, login: 0,
+ * };
+ * ```
  */
 export interface UserRecord {
   /** Decimal string, as Drupal's `users.uid`. Never `"0"` (that is the anonymous user). */
@@ -113,6 +141,17 @@ export interface UserRecord {
 /**
  * Where user accounts come from. Implementations in this package:
  * {@link memoryUserStore}, and `drupal7UserStore` over a Drupal 7 database.
+ *
+ * @example
+ * ```ts
+ * const userStore: UserStore = {
+ *   findByName: (name) => db.oneOrNone("select … where lower(name) = lower($1)", [name]),
+ *   findById: (uid) => db.oneOrNone("select … where uid = $1", [uid]),
+ *   recordLogin: async (uid, at) => void (await db.none("update users set login = $2 where uid = $1", [uid, at])),
+ *   updatePasswordHash: async (uid, expected, next) =>
+ *     (await db.result("update users set pass = $3 where uid = $1 and pass = $2", [uid, expected, next])).rowCount === 1,
+ * };
+ * ```
  */
 export interface UserStore {
   /** Finds an account by name, matching as Drupal's MySQL collation does (case-insensitive). */
@@ -132,6 +171,13 @@ export interface UserStore {
 /**
  * Hashes and checks passwords. The default is {@link scryptHasher}; Drupal 7 hashes are
  * verified by the hasher from `services-session-auth/drupal`.
+ *
+ * @example
+ * ```ts
+ * const hasher: PasswordHasher = scryptHasher();
+ * const hash = await hasher.hash("correct horse");
+ * await hasher.verify(hash, "correct horse"); // true
+ * ```
  */
 export interface PasswordHasher {
   /** Hashes a password with the current algorithm and parameters. */
@@ -146,6 +192,12 @@ export interface PasswordHasher {
  * Atomic counters with a time to live: the login throttle's failure counts (and the
  * sealed-cookie store's revocation epochs). The TTL is set when a key is created and is
  * not extended by later increments, so a window is fixed from its first event.
+ *
+ * @example
+ * ```ts
+ * const counterStore: CounterStore = memoryCounterStore(); // or redisCounterStore({ client })
+ * await counterStore.increment("failures:203.0.113.7", 3600); // 1, then 2, … for an hour
+ * ```
  */
 export interface CounterStore {
   /** Adds one to a key, creating it with the TTL if absent; resolves the new count. */

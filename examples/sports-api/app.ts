@@ -2,6 +2,7 @@ import express, { type Express, type Response } from "express";
 import {
   createSessionAuthRouter,
   drupalQueryPath,
+  openApiDocument,
   memorySessionStore,
   memoryUserStore,
   requireSession,
@@ -9,13 +10,16 @@ import {
   servicesNotFound,
   sessionTokenHandler,
   type AuthEvent,
+  type GuardedRoute,
   type MemoryUserStore,
   type PasswordHasher,
   type SessionAuthRouterOptions,
   type SessionStore,
   type UserStore,
 } from "services-session-auth";
-import { courses, events, players } from "./data.js";
+import { z } from "zod";
+import { courseSchema, courses, eventSchema, events, playerSchema, players } from "./data.js";
+import { demoPage } from "./page.js";
 
 /** What the example app is configured with (from the environment in server.ts). */
 export interface SportsApiConfig {
@@ -42,6 +46,18 @@ function reply(res: Response, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
+/** One entry of GET /services/json/sessions: the store's handle (a hash, safe to show) and the record. */
+const sessionListItem = z.object({
+  id: z.string(),
+  current: z.boolean(),
+  uid: z.string(),
+  createdAt: z.number().int(),
+  lastSeenAt: z.number().int(),
+  expiresAt: z.number().int(),
+  ip: z.string(),
+  userAgent: z.string(),
+});
+
 /** Logs an audit event as one JSON line; session handles are hashes, never raw ids. */
 function logEvent(log: (line: string) => void) {
   return (event: AuthEvent) => {
@@ -56,7 +72,7 @@ export function demoUserStore(hasher?: PasswordHasher): MemoryUserStore {
   return memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), hasher === undefined ? {} : { hasher });
 }
 
-/** Builds the sports API: Services auth at /services/json, protected players/events/courses. */
+/** Builds the sports API: the demo page at /, Services auth at /services/json, protected players/events/courses. */
 export function createApp(config: SportsApiConfig): Express {
   const log = config.log ?? ((line: string) => console.log(line));
   const userStore = config.userStore ?? demoUserStore(config.hasher);
@@ -74,16 +90,24 @@ export function createApp(config: SportsApiConfig): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(drupalQueryPath());
+  app.use(demoPage());
   app.use("/services/json", createSessionAuthRouter(auth));
   app.all("/services/session/token", sessionTokenHandler(auth));
 
-  for (const [name, rows] of [["players", players], ["events", events], ["courses", courses]] as const) {
+  // Each route is registered and described from one list, so /openapi.json cannot miss one.
+  const routes: GuardedRoute[] = [];
+  const collections = [["players", players, playerSchema], ["events", events, eventSchema], ["courses", courses, courseSchema]] as const;
+  for (const [name, rows, schema] of collections) {
     app.get([`/services/json/${name}`, `/services/json/${name}.json`], signedIn, (_req, res) => reply(res, 200, rows));
     app.get(`/services/json/${name}/:id`, signedIn, (req, res) => {
       const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === String(req.params.id).replace(/\.json$/, ""));
       if (row === undefined) res.statusMessage = `Not found : Could not find ${name} ${String(req.params.id)}.`;
       reply(res, row === undefined ? 404 : 200, row ?? [`Could not find ${name} ${String(req.params.id)}.`]);
     });
+    routes.push(
+      { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
+      { method: "get", path: `/services/json/${name}/{id}`, summary: `One of the ${name}`, response: schema, responses: { 404: `No such id among the ${name}.` } },
+    );
   }
 
   // Recipe: a user's own devices, and "log out everywhere".
@@ -96,6 +120,14 @@ export function createApp(config: SportsApiConfig): Express {
   });
   // Recipe: a role-protected route.
   app.get("/services/json/admin/stats", admin, (_req, res) => reply(res, 200, { players: players.length, events: events.length, courses: courses.length }));
+  routes.push(
+    { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
+    { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
+    { method: "get", path: "/services/json/admin/stats", summary: "Counts (administrators)", roles: ["administrator"], response: z.record(z.string(), z.number().int()) },
+  );
+
+  const document = openApiDocument({ auth, info: { title: "Sports API", version: "1.0.0" }, routes });
+  app.get("/openapi.json", (_req, res) => reply(res, 200, document));
 
   // Last: Services' own 404 below the endpoint, and no HTML error page (or stack trace) anywhere.
   app.use("/services/json", servicesNotFound({ resources: ["players", "events", "courses", "sessions", "admin"] }));

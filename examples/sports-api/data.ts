@@ -1,25 +1,13 @@
-/** Demo data for the sports API: a few players, events and courses. */
+/** Demo data for the sports API: a few players, events and courses, with the schemas that describe them. */
+import { z } from "zod";
 
-export interface Player {
-  readonly id: number;
-  readonly name: string;
-  readonly country: string;
-  readonly handicap: number;
-}
+export const playerSchema = z.object({ id: z.number().int(), name: z.string(), country: z.string().length(2), handicap: z.number() });
+export const eventSchema = z.object({ id: z.number().int(), title: z.string(), courseId: z.number().int(), date: z.iso.date() });
+export const courseSchema = z.object({ id: z.number().int(), name: z.string(), city: z.string(), par: z.number().int() });
 
-export interface SportsEvent {
-  readonly id: number;
-  readonly title: string;
-  readonly courseId: number;
-  readonly date: string;
-}
-
-export interface Course {
-  readonly id: number;
-  readonly name: string;
-  readonly city: string;
-  readonly par: number;
-}
+export type Player = z.infer<typeof playerSchema>;
+export type SportsEvent = z.infer<typeof eventSchema>;
+export type Course = z.infer<typeof courseSchema>;
 
 export const players: readonly Player[] = [
   { id: 1, name: "Ana Lindqvist", country: "SE", handicap: 2.1 },

@@ -2,6 +2,13 @@
  * Security events, for audit logs (OWASP ASVS V16.3.1). A session appears only as
  * `base64url(sha256(sessid))` (for the memory and Redis stores, its store handle), never as
  * the raw id or the CSRF token; a password never appears.
+ *
+ * @example
+ * ```ts
+ * onEvent: (event: AuthEvent) => {
+ *   if (event.type === "login.failure") metrics.increment(`login.failure.${event.reason}`);
+ * }
+ * ```
  */
 export type AuthEvent =
   | { readonly type: "login.success"; readonly uid: string; readonly session: string; readonly ip: string }
@@ -28,5 +35,13 @@ export type AuthEvent =
   /** A bug or an unexpected throw (for example from a custom store): the client got a bodyless 500. */
   | { readonly type: "internal.error"; readonly error: unknown };
 
-/** Receives {@link AuthEvent}s. It runs synchronously on the request path: keep it cheap, and never throw (a throw is swallowed). */
+/**
+ * Receives {@link AuthEvent}s. It runs synchronously on the request path: keep it cheap, and never throw (a throw is swallowed).
+ *
+ * @example
+ * ```ts
+ * const onEvent: AuthEventListener = (event) => logger.info({ event: event.type, ...event });
+ * createSessionAuthRouter({ ...auth, onEvent });
+ * ```
+ */
 export type AuthEventListener = (event: AuthEvent) => void;

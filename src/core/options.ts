@@ -16,7 +16,20 @@ function implementing<T>(name: string, methods: readonly string[]) {
 
 const seconds = z.number().int().positive();
 
-/** Options shared by {@link createSessionAuthRouter} and {@link requireSession}: pass the same object to both. */
+/**
+ * Options shared by {@link createSessionAuthRouter} and {@link requireSession}: pass the same object to both.
+ *
+ * @example
+ * ```ts
+ * const auth: SessionOptions = {
+ *   userStore,
+ *   sessionStore: memorySessionStore(),
+ *   secret: process.env.SESSION_SECRET!,
+ *   baseUrl: "https://sports.example.com",
+ *   idleTimeout: 3600,
+ * };
+ * ```
+ */
 export interface SessionOptions {
   /** Where sessions live. */
   sessionStore: SessionStore;
@@ -25,15 +38,28 @@ export interface SessionOptions {
   /**
    * The key of the session-bound CSRF token (`HMAC-SHA256(secret, sessid)`): at least 32
    * characters, the same on every instance. Required unless `csrfToken` is given.
+   * @default none (required unless `csrfToken` is given, or `csrf: false` on requireSession)
    */
   secret?: string;
-  /** Derives a session's CSRF token from its id instead of the HMAC of `secret`, e.g. the migration kit's `drupal7CsrfToken`. */
+  /**
+   * Derives a session's CSRF token from its id instead of the HMAC of `secret`, e.g. the migration kit's `drupal7CsrfToken`.
+   * @default hmacCsrfToken(secret)
+   */
   csrfToken?: (sessid: string) => string;
-  /** The session cookie's name, set outright. When absent it is derived as Drupal derives it. */
+  /**
+   * The session cookie's name, set outright.
+   * @default derived as Drupal derives it: `SESS` (`SSESS` on HTTPS) + 32 hex of sha256 of `cookieDomain`, `baseUrl` or the `Host`
+   */
   sessionName?: string;
-  /** settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute. */
+  /**
+   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute.
+   * @default none: no `Domain` attribute (a host-only cookie)
+   */
   cookieDomain?: string;
-  /** settings.php `$base_url` (e.g. `https://example.com`): names the cookie as Drupal would. When this and `cookieDomain` are absent, the request's `Host` is used, as Drupal does. */
+  /**
+   * settings.php `$base_url` (e.g. `https://example.com`): names the cookie as Drupal would.
+   * @default none: the request's `Host` names the cookie, as Drupal does
+   */
   baseUrl?: string;
   /**
    * Seconds a session may sit unused before it ends (server-side).
@@ -55,7 +81,10 @@ export interface SessionOptions {
    * @default 2000
    */
   storeTimeout?: number;
-  /** Receives security events for an audit log. */
+  /**
+   * Receives security events for an audit log.
+   * @default none
+   */
   onEvent?: AuthEventListener;
   /**
    * Whether a user may see `init` in their own user object (Drupal's "administer users").
@@ -64,7 +93,14 @@ export interface SessionOptions {
   isAdmin?: (user: UserRecord) => boolean;
 }
 
-/** Drupal's flood-control limits (reference §6), each configurable. */
+/**
+ * Drupal's flood-control limits (reference §6), each configurable.
+ *
+ * @example
+ * ```ts
+ * createSessionAuthRouter({ ...auth, throttle: { userLimit: 10, userWindow: 3600, perAccountOnly: true } });
+ * ```
+ */
 export interface ThrottleOptions {
   /** @default 50 failed logins per IP per window */
   ipLimit?: number;
@@ -81,7 +117,20 @@ export interface ThrottleOptions {
   perAccountOnly?: boolean;
 }
 
-/** Options of {@link createSessionAuthRouter}. */
+/**
+ * Options of {@link createSessionAuthRouter}.
+ *
+ * @example
+ * ```ts
+ * const auth: SessionAuthRouterOptions = {
+ *   userStore, sessionStore, secret: process.env.SESSION_SECRET!,
+ *   counterStore: redisCounterStore({ client }),
+ *   maxSessionsPerUser: 5,
+ *   blockedAccountResponse: "generic",
+ * };
+ * app.use("/services/json", createSessionAuthRouter(auth));
+ * ```
+ */
 export interface SessionAuthRouterOptions extends SessionOptions {
   /**
    * Hashes and verifies passwords.
@@ -121,7 +170,15 @@ export interface SessionAuthRouterOptions extends SessionOptions {
   bodyLimit?: number;
 }
 
-/** Options of {@link requireSession}. */
+/**
+ * Options of {@link requireSession}.
+ *
+ * @example
+ * ```ts
+ * app.post("/services/json/players", requireSession({ ...auth, roles: ["administrator"] }), addPlayer);
+ * app.post("/services/json/beacon", requireSession({ ...auth, csrf: false }), beacon);
+ * ```
+ */
 export interface RequireSessionOptions extends SessionOptions {
   /**
    * Check `X-CSRF-Token` (or `services_token`) on methods other than GET, HEAD, OPTIONS and TRACE.
@@ -181,6 +238,15 @@ const routerSchema = z
 const requireSchema = z
   .strictObject({ ...sessionShape, csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional() })
   .refine(requireSecret, secretMessage);
+
+/** The defaults of the router options that shape the wire, shared with the OpenAPI document. */
+export const ROUTER_DEFAULTS = Object.freeze({
+  blockedAccountResponse: "drupal",
+  loginApiVersion: "1.0",
+  maxPasswordBytes: 1024,
+  maxNameLength: 255,
+  bodyLimit: 65_536,
+} as const);
 
 /** {@link SessionOptions} with every default filled in, frozen. */
 export interface ResolvedSessionOptions {
@@ -258,11 +324,11 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     counterStore: parsed.counterStore ?? memoryCounterStore(),
     throttle,
     maxSessionsPerUser: parsed.maxSessionsPerUser,
-    blockedAccountResponse: parsed.blockedAccountResponse ?? "drupal",
-    loginApiVersion: parsed.loginApiVersion ?? "1.0",
-    maxPasswordBytes: parsed.maxPasswordBytes ?? 1024,
-    maxNameLength: parsed.maxNameLength ?? 255,
-    bodyLimit: parsed.bodyLimit ?? 65_536,
+    blockedAccountResponse: parsed.blockedAccountResponse ?? ROUTER_DEFAULTS.blockedAccountResponse,
+    loginApiVersion: parsed.loginApiVersion ?? ROUTER_DEFAULTS.loginApiVersion,
+    maxPasswordBytes: parsed.maxPasswordBytes ?? ROUTER_DEFAULTS.maxPasswordBytes,
+    maxNameLength: parsed.maxNameLength ?? ROUTER_DEFAULTS.maxNameLength,
+    bodyLimit: parsed.bodyLimit ?? ROUTER_DEFAULTS.bodyLimit,
   });
 }
 

@@ -9,7 +9,14 @@ const optionsSchema = z.strictObject({
   p: z.number().int().min(1).max(16).optional(),
 });
 
-/** Options of {@link scryptHasher}. The defaults are OWASP's scrypt parameters. */
+/**
+ * Options of {@link scryptHasher}. The defaults are OWASP's scrypt parameters.
+ *
+ * @example
+ * ```ts
+ * const hasher = scryptHasher({ logN: 17, r: 8, p: 1 }); // the defaults, written out
+ * ```
+ */
 export interface ScryptHasherOptions {
   /**
    * log2 of the CPU/memory cost N.

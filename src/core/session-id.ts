@@ -25,6 +25,11 @@ export function isSessionIdShape(value: string): boolean {
 /**
  * The form a store keeps a session id in: `base64url(sha256(sessid))`, which is also how
  * Drupal 7.98+ stores `sessions.sid`. A dump of the store cannot be replayed as cookies.
+ *
+ * @example
+ * ```ts
+ * await sessionStore.destroy(hashSessionId(sessid)); // end the session a client sent, by its handle
+ * ```
  */
 export function hashSessionId(sessid: string): string {
   return createHash("sha256").update(sessid).digest("base64url");

@@ -6,6 +6,7 @@ import type { ResolvedRouterOptions } from "../core/options.js";
 import { createSessionId, hashSessionId } from "../core/session-id.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import { bodyArgument, parseRequestBody, requestMime } from "./body.js";
+import { loginArgumentSchemas, readLoginArgument, type LoginArgumentName } from "./login-body.js";
 import { anonymousUserObject, connectUserObject, loginUserObject } from "./user-object.js";
 import { errorReply, jsonHeaders, jsonReply, type WireResponse } from "./wire.js";
 
@@ -53,22 +54,31 @@ export class ServicesEndpoint {
   readonly #manager: SessionManager;
   readonly #auth: Authenticator;
   readonly #options: ResolvedRouterOptions;
+  readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
 
   constructor(manager: SessionManager, auth: Authenticator, options: ResolvedRouterOptions) {
     this.#manager = manager;
     this.#auth = auth;
     this.#options = options;
+    this.#loginArgs = loginArgumentSchemas(options);
   }
 
   /** `POST user/login` (`_user_resource_login`). */
   login(request: ServicesRequest): Promise<WireResponse> {
     const v11 = this.#options.loginApiVersion === "1.1" || request.loginVersion?.trim() === "1.1";
     // API 1.1 renamed the arguments; both shapes are read, the version names the missing one.
-    const [nameKey, passKey, altName, altPass] = v11 ? ["name", "pass", "username", "password"] : ["username", "password", "name", "pass"];
+    const [nameKey, passKey, altName, altPass] = v11 ? (["name", "pass", "username", "password"] as const) : (["username", "password", "name", "pass"] as const);
+    // The same schemas describe the body in openApiDocument(). An argument that fails its
+    // schema is passed on as invalid, and refused as "Wrong username or password." below.
+    const schemas = this.#loginArgs;
+    const read = (body: unknown, key: LoginArgumentName, alt: LoginArgumentName) => {
+      const value = readLoginArgument(body, schemas[key], key);
+      return value === undefined ? readLoginArgument(body, schemas[alt], alt) : value;
+    };
     const args = (body: unknown) => {
-      const name = bodyArgument(body, nameKey) ?? bodyArgument(body, altName);
+      const name = read(body, nameKey, altName);
       if (name === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", nameKey);
-      const password = bodyArgument(body, passKey) ?? bodyArgument(body, altPass);
+      const password = read(body, passKey, altPass);
       if (password === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", passKey);
       return { name, password };
     };

@@ -1,10 +1,17 @@
 import { createHash } from "node:crypto";
 
-/** What Drupal derives the session cookie's name from (reference §4.1). */
+/**
+ * What Drupal derives the session cookie's name from (reference §4.1).
+ *
+ * @example
+ * ```ts
+ * drupalSessionName({ baseUrl: "https://example.com/drupal", host: "example.com", secure: true }); // "SSESS…"
+ * ```
+ */
 export interface SessionNameSource {
-  /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. */
+  /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. @default none */
   readonly cookieDomain?: string | undefined;
-  /** settings.php `$base_url`, e.g. `https://example.com/drupal`. */
+  /** settings.php `$base_url`, e.g. `https://example.com/drupal`. @default none: `host` is used */
   readonly baseUrl?: string | undefined;
   /** The request's `Host` header, used when neither of the above is set, as Drupal does. */
   readonly host: string;

@@ -7,7 +7,14 @@ const optionsSchema = z.strictObject({
   hashSalt: z.string().min(1),
 });
 
-/** Options of {@link drupal7CsrfToken}. Both values come from the Drupal site being replaced. */
+/**
+ * Options of {@link drupal7CsrfToken}. Both values come from the Drupal site being replaced.
+ *
+ * @example
+ * ```ts
+ * drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool }), hashSalt: process.env.DRUPAL_HASH_SALT! });
+ * ```
+ */
 export interface Drupal7CsrfTokenOptions {
   /**
    * The `drupal_private_key` variable: the string inside the PHP-serialized `value` of that

@@ -8,34 +8,92 @@ import { z } from "zod";
  * @module
  */
 
-/** Which SQL dialect a Drupal 7 database speaks. */
+/**
+ * Which SQL dialect a Drupal 7 database speaks.
+ *
+ * @example
+ * ```ts
+ * drupal7UserStore({ pool: wrappedPool, dialect: "postgres" });
+ * ```
+ */
 export type Drupal7Dialect = "mysql" | "postgres";
 
-/** A value the kit sends as a query parameter. */
+/**
+ * A value the kit sends as a query parameter.
+ *
+ * @example
+ * ```ts
+ * const values: SqlValue[] = ["demo", 14, null];
+ * ```
+ */
 export type SqlValue = string | number | null | Buffer;
 
-/** The part of a `mysql2/promise` pool the kit uses (`mysql2.createPool(…).promise()`, or `mysql2/promise`'s `createPool`). */
+/**
+ * The part of a `mysql2/promise` pool the kit uses (`mysql2.createPool(…).promise()`, or `mysql2/promise`'s `createPool`).
+ *
+ * @example
+ * ```ts
+ * import mysql from "mysql2/promise";
+ * const pool: MysqlPoolLike = mysql.createPool(process.env.DRUPAL_DB_URL!);
+ * ```
+ */
 export interface MysqlPoolLike {
+  /** Runs a prepared statement; resolves `[rows or result, fields]`. */
   execute(sql: string, values: SqlValue[]): Promise<[unknown, unknown]>;
+  /** Present on mysql2 pools: how the dialect is recognised. */
   getConnection(): Promise<unknown>;
 }
 
-/** The part of a `pg` `Pool` the kit uses. */
+/**
+ * The part of a `pg` `Pool` the kit uses.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * const pool: PgPoolLike = new pg.Pool({ connectionString: process.env.DRUPAL_DB_URL });
+ * ```
+ */
 export interface PgPoolLike {
+  /** Runs a parameterised query. */
   query(text: string, values: SqlValue[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  /** Present on pg pools: how the dialect is recognised. */
   connect(): Promise<unknown>;
 }
 
-/** A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form. */
+/**
+ * A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form.
+ *
+ * @example
+ * ```ts
+ * const pool: MysqlCallbackPoolLike = require("mysql2").createPool(process.env.DRUPAL_DB_URL);
+ * ```
+ */
 export interface MysqlCallbackPoolLike {
+  /** The promise form of the same pool. */
   promise(): MysqlPoolLike;
+  /** Present on mysql2 callback pools: how the dialect is recognised. */
   getConnection(callback: never): void;
 }
 
-/** A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`. */
+/**
+ * A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`.
+ *
+ * @example
+ * ```ts
+ * const pool: Drupal7Pool = new pg.Pool({ connectionString: process.env.DRUPAL_DB_URL });
+ * const userStore = drupal7UserStore({ pool });
+ * ```
+ */
 export type Drupal7Pool = MysqlPoolLike | MysqlCallbackPoolLike | PgPoolLike;
 
-/** Where the Drupal 7 tables are: shared by every reader and writer in the kit. */
+/**
+ * Where the Drupal 7 tables are: shared by every reader and writer in the kit.
+ *
+ * @example
+ * ```ts
+ * drupal7UserStore({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!), prefix: "d7_" });
+ * ```
+ */
 export interface Drupal7DatabaseOptions {
   /** The pool. A mysql2 callback pool is accepted too and turned into its promise form. */
   pool: Drupal7Pool;

@@ -31,7 +31,14 @@ const optionsSchema = z
     path: ["countLog2"],
   });
 
-/** Options of {@link drupal7Hasher}. */
+/**
+ * Options of {@link drupal7Hasher}.
+ *
+ * @example
+ * ```ts
+ * drupal7Hasher({ countLog2: 15 }); // Drupal 7's own DRUPAL_HASH_COUNT
+ * ```
+ */
 export interface Drupal7HasherOptions {
   /**
    * The `count_log2` of hashes this hasher writes, and below which (or above which) a
@@ -48,7 +55,15 @@ export interface Drupal7HasherOptions {
   maxCountLog2?: number;
 }
 
-/** A {@link PasswordHasher} that can tell its own hash formats apart from others. */
+/**
+ * A {@link PasswordHasher} that can tell its own hash formats apart from others.
+ *
+ * @example
+ * ```ts
+ * const legacy: LegacyPasswordHasher = drupal7Hasher();
+ * legacy.recognizes("$S$DxVn7wubS…"); // true
+ * ```
+ */
 export interface LegacyPasswordHasher extends PasswordHasher {
   /** Whether a stored hash is in one of this hasher's formats (cheap, no hashing). */
   recognizes(hash: string): boolean;

@@ -7,10 +7,24 @@
  * @module
  */
 
-/** What {@link phpUnserialize} returns for a value it cannot read. */
+/**
+ * What {@link phpUnserialize} returns for a value it cannot read.
+ *
+ * @example
+ * ```ts
+ * if (phpUnserialize(raw) === UNPARSEABLE) logger.warn("users.data is not a PHP serialization");
+ * ```
+ */
 export const UNPARSEABLE: unique symbol = Symbol("unparseable");
 
-/** A JSON value as PHP's `json_encode()` would write the unserialized PHP value. */
+/**
+ * A JSON value as PHP's `json_encode()` would write the unserialized PHP value.
+ *
+ * @example
+ * ```ts
+ * const data: PhpJson = userDataField(row.data); // e.g. { contact: 1 }
+ * ```
+ */
 export type PhpJson = null | boolean | number | string | PhpJson[] | { [key: string]: PhpJson };
 
 /** Deeper nesting than this is refused: Drupal's data is a few levels deep, and recursion must stay bounded. */

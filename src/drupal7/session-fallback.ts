@@ -8,7 +8,14 @@ import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, sid
 
 const optionsSchema = z.strictObject({ ...sessionOptionFields });
 
-/** Options of {@link drupal7SessionFallback}. */
+/**
+ * Options of {@link drupal7SessionFallback}.
+ *
+ * @example
+ * ```ts
+ * const sessionStore = drupal7SessionFallback(redisSessionStore({ client }), { pool, hashedSids: "auto" });
+ * ```
+ */
 export type Drupal7SessionFallbackOptions = Drupal7SessionOptions;
 
 /**

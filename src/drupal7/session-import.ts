@@ -12,7 +12,14 @@ const optionsSchema = z.strictObject({
   deleteImported: z.boolean().optional(),
 });
 
-/** Options of {@link importDrupal7Sessions}. */
+/**
+ * Options of {@link importDrupal7Sessions}.
+ *
+ * @example
+ * ```ts
+ * await importDrupal7Sessions({ pool, into: redisSessionStore({ client }), batchSize: 500 });
+ * ```
+ */
 export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
   /** The store to fill. It must implement `adopt` (the memory and Redis stores do). */
   into: SessionStore;
@@ -32,7 +39,15 @@ export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
   deleteImported?: boolean;
 }
 
-/** What {@link importDrupal7Sessions} did. */
+/**
+ * What {@link importDrupal7Sessions} did.
+ *
+ * @example
+ * ```ts
+ * const { imported, skipped } = await importDrupal7Sessions({ pool, into: sessionStore });
+ * console.log(`${imported} sessions carried over, ${skipped} skipped`);
+ * ```
+ */
 export interface ImportDrupal7SessionsResult {
   /** Sessions adopted into the store. */
   readonly imported: number;

@@ -10,10 +10,24 @@ import { databaseOptionFields, type Drupal7Database, type Drupal7DatabaseOptions
  * @module
  */
 
-/** The first `system` schema version that stores `sessions.sid` hashed (core 7.98, `system_update_7086`). */
+/**
+ * The first `system` schema version that stores `sessions.sid` hashed (core 7.98, `system_update_7086`).
+ *
+ * @example
+ * ```ts
+ * const hashed = Number(schemaVersion) >= HASHED_SIDS_SCHEMA_VERSION; // sessions.sid holds hashes
+ * ```
+ */
 export const HASHED_SIDS_SCHEMA_VERSION = 7086;
 
-/** Options about Drupal's `sessions` table, shared by {@link importDrupal7Sessions} and {@link drupal7SessionFallback}. */
+/**
+ * Options about Drupal's `sessions` table, shared by {@link importDrupal7Sessions} and {@link drupal7SessionFallback}.
+ *
+ * @example
+ * ```ts
+ * importDrupal7Sessions({ pool, into: sessionStore, hashedSids: "auto" });
+ * ```
+ */
 export interface Drupal7SessionOptions extends Drupal7DatabaseOptions {
   /**
    * Whether `sessions.sid` holds `base64url(sha256(id))` (core 7.98 and later) or the raw

@@ -6,7 +6,14 @@ import { userDataField } from "./php-unserialize.js";
 
 const optionsSchema = z.strictObject({ ...databaseOptionFields });
 
-/** Options of {@link drupal7UserStore}. */
+/**
+ * Options of {@link drupal7UserStore}.
+ *
+ * @example
+ * ```ts
+ * const userStore = drupal7UserStore({ pool, prefix: "" });
+ * ```
+ */
 export type Drupal7UserStoreOptions = Drupal7DatabaseOptions;
 
 /** `DRUPAL_AUTHENTICATED_RID`: every account has this role, which `users_roles` never lists. */

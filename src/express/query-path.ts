@@ -4,7 +4,14 @@ import { parseOptions } from "../core/validate.js";
 
 const optionsSchema = z.strictObject({ paths: z.array(z.string().startsWith("/")).readonly().optional() });
 
-/** Options of {@link drupalQueryPath}. */
+/**
+ * Options of {@link drupalQueryPath}.
+ *
+ * @example
+ * ```ts
+ * app.use(drupalQueryPath({ paths: ["/", "/index.php", "/drupal/index.php"] }));
+ * ```
+ */
 export interface DrupalQueryPathOptions {
   /**
    * The request paths on which `?q=` is honoured. Elsewhere `q` is left to the app (a

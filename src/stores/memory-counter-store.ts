@@ -7,7 +7,14 @@ const optionsSchema = z.strictObject({
   whenFull: z.enum(["evict", "reject"]).optional(),
 });
 
-/** Options of {@link memoryCounterStore}. */
+/**
+ * Options of {@link memoryCounterStore}.
+ *
+ * @example
+ * ```ts
+ * const counterStore = memoryCounterStore({ maxKeys: 10_000 });
+ * ```
+ */
 export interface MemoryCounterStoreOptions {
   /**
    * The most unexpired keys kept at once.

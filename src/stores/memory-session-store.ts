@@ -9,7 +9,14 @@ const optionsSchema = z.strictObject({
   sweepIntervalSeconds: z.number().positive().optional(),
 });
 
-/** Options of {@link memorySessionStore}. */
+/**
+ * Options of {@link memorySessionStore}.
+ *
+ * @example
+ * ```ts
+ * const sessionStore = memorySessionStore({ maxSessions: 10_000, sweepIntervalSeconds: 60 });
+ * ```
+ */
 export interface MemorySessionStoreOptions {
   /**
    * The most sessions kept at once. When full, a new login evicts the oldest session,
@@ -25,7 +32,15 @@ export interface MemorySessionStoreOptions {
   sweepIntervalSeconds?: number;
 }
 
-/** A {@link SessionStore} that also lets tests and shutdown code stop its sweep timer. */
+/**
+ * A {@link SessionStore} that also lets tests and shutdown code stop its sweep timer.
+ *
+ * @example
+ * ```ts
+ * const sessionStore = memorySessionStore();
+ * process.once("SIGTERM", () => sessionStore.close()); // stops the sweep timer
+ * ```
+ */
 export interface MemorySessionStore extends SessionStore {
   /** How many sessions are held now (expired ones included until swept). */
   readonly size: number;

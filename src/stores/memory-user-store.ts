@@ -4,23 +4,50 @@ import { scryptHasher } from "../core/password.js";
 import { parseOptions } from "../core/validate.js";
 import type { PasswordHasher, UserRecord, UserStore } from "../types.js";
 
-/** One account given to {@link memoryUserStore}: a plain `password` (hashed at start-up) or an existing `passwordHash`. */
+/**
+ * One account given to {@link memoryUserStore}: a plain `password` (hashed at start-up) or an existing `passwordHash`.
+ *
+ * @example
+ * ```ts
+ * memoryUserStore([
+ *   { name: "demo", password: "demo-password", mail: "demo@example.com" },
+ *   { uid: "1", name: "admin", passwordHash: "$scrypt$…", roles: ["administrator"] },
+ * ]);
+ * ```
+ */
 export interface MemoryUserInput {
   /** @default its position in the list plus one, as a string ("1" for the first) */
   uid?: string;
+  /** The account name; logins match it case-insensitively. */
   name: string;
+  /** @default "" */
   mail?: string;
+  /** A plain password, hashed with the store's hasher at start-up. Give this or `passwordHash`. */
   password?: string;
+  /** An existing hash in a format the hasher verifies. Give this or `password`. */
   passwordHash?: string;
-  /** Role names, or Drupal's rid → name map. "authenticated user" (rid 2) is always added. */
+  /**
+   * Role names, or Drupal's rid → name map. "authenticated user" (rid 2) is always added.
+   * @default only "authenticated user"
+   */
   roles?: readonly string[] | Readonly<Record<string, string>>;
   /** @default true */
   active?: boolean;
-  /** Other `users` columns with Drupal's JSON types, for the login reply. */
+  /**
+   * Other `users` columns with Drupal's JSON types, for the login reply.
+   * @default none: Drupal's values for a plain account
+   */
   fields?: Readonly<Record<string, unknown>>;
 }
 
-/** Options of {@link memoryUserStore}. */
+/**
+ * Options of {@link memoryUserStore}.
+ *
+ * @example
+ * ```ts
+ * memoryUserStore(users, { hasher: scryptHasher({ logN: 15 }) });
+ * ```
+ */
 export interface MemoryUserStoreOptions {
   /**
    * Hashes the plain passwords given. Use the router's hasher, so logins verify with it.
@@ -62,7 +89,15 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
   return out;
 }
 
-/** A {@link UserStore} held in memory, with a promise for the start-up hashing. */
+/**
+ * A {@link UserStore} held in memory, with a promise for the start-up hashing.
+ *
+ * @example
+ * ```ts
+ * const userStore = memoryUserStore(users);
+ * await userStore.ready; // plain passwords are hashed at start-up
+ * ```
+ */
 export interface MemoryUserStore extends UserStore {
   /**
    * Resolves when every plain password given has been hashed. Lookups wait for it anyway;

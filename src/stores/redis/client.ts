@@ -19,7 +19,9 @@
  * ```
  */
 export interface RedisSortedSetMember {
+  /** The sort key: an expiry time. */
   score: number;
+  /** The member: a session handle. */
   value: string;
 }
 
@@ -32,11 +34,17 @@ export interface RedisSortedSetMember {
  * ```
  */
 export interface RedisTransactionLike {
+  /** `SET … PXAT` (with `XX`: only if the key exists). */
   set(key: string, value: string, options: { expiration: { type: "PXAT"; value: number }; condition?: "XX" }): RedisTransactionLike;
+  /** `ZADD` one member (with `XX`: only if it is there). */
   zAdd(key: string, members: RedisSortedSetMember, options?: { condition?: "XX" }): RedisTransactionLike;
+  /** `ZREMRANGEBYSCORE`: drops the members whose score is in the range. */
   zRemRangeByScore(key: string, min: number | string, max: number | string): RedisTransactionLike;
+  /** `PEXPIREAT` with an optional mode (`NX`, `GT`). */
   pExpireAt(key: string, msTimestamp: number, mode?: "NX" | "GT"): RedisTransactionLike;
+  /** `INCR`. */
   incr(key: string): RedisTransactionLike;
+  /** `PEXPIRE` with an optional mode (`NX`). */
   pExpire(key: string, milliseconds: number, mode?: "NX"): RedisTransactionLike;
   /** Sends the transaction; resolves the replies in order. */
   exec(): Promise<unknown>;
@@ -54,11 +62,17 @@ export interface RedisTransactionLike {
  * ```
  */
 export interface RedisClientLike {
+  /** `GET`. */
   get(key: string): Promise<unknown>;
+  /** `GETDEL`: reads and removes a key in one step. */
   getDel(key: string): Promise<unknown>;
+  /** `DEL` one or more keys. */
   del(keys: string | string[]): Promise<unknown>;
+  /** `ZREM` one or more members. */
   zRem(key: string, members: string | string[]): Promise<unknown>;
+  /** `ZRANGEBYSCORE`: the members whose score is in the range, lowest first. */
   zRangeByScore(key: string, min: number | string, max: number | string): Promise<unknown>;
+  /** `ZREMRANGEBYSCORE`, outside a transaction. */
   zRemRangeByScore(key: string, min: number | string, max: number | string): Promise<unknown>;
   /** Starts a transaction. A cluster routes it by its first key, so callers keep one slot per transaction. */
   multi(): RedisTransactionLike;

@@ -3,7 +3,14 @@ import { parseOptions } from "../../core/validate.js";
 import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
 
-/** Options of {@link redisCounterStore}. */
+/**
+ * Options of {@link redisCounterStore}.
+ *
+ * @example
+ * ```ts
+ * redisCounterStore({ client, prefix: "myapp:c:" });
+ * ```
+ */
 export interface RedisCounterStoreOptions {
   /** A connected node-redis v5 client, cluster or sentinel that the app owns (see {@link RedisSessionStoreOptions.client}). */
   client: RedisClientLike;

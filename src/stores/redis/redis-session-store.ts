@@ -8,7 +8,14 @@ import { isClusterClient, type RedisClientLike, type RedisTransactionLike } from
 import { sessionKey, userIndexKey } from "./keys.js";
 import { DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
-/** Options of {@link redisSessionStore}. */
+/**
+ * Options of {@link redisSessionStore}.
+ *
+ * @example
+ * ```ts
+ * redisSessionStore({ client, prefix: "myapp:" });
+ * ```
+ */
 export interface RedisSessionStoreOptions {
   /**
    * A connected node-redis v5 client, cluster or sentinel that the app created and owns.

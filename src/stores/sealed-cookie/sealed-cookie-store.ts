@@ -7,7 +7,14 @@ import { evictsUnexpiredKeys } from "../memory-counter-store.js";
 import { LruMap } from "./lru.js";
 import { createHandle, fromWire, handleDeadline, toWire, type SealedPayload } from "./payload.js";
 
-/** Options of {@link sealedCookieStore}. */
+/**
+ * Options of {@link sealedCookieStore}.
+ *
+ * @example
+ * ```ts
+ * sealedCookieStore({ password: { 2: process.env.SEAL_KEY_2!, 1: process.env.SEAL_KEY_1! }, revocations: redisCounterStore({ client }) });
+ * ```
+ */
 export interface SealedCookieStoreOptions {
   /**
    * The secret the session ids are sealed with (AES-256-CBC + HMAC-SHA-256, iron's

@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs";
+import { Router, type Request, type Response } from "express";
+
+// Everything the page needs comes from this app: nothing from a CDN, no inline script or style.
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const FILES = [
+  ["/", "index.html", "text/html; charset=utf-8"],
+  ["/app.js", "app.js", "text/javascript; charset=utf-8"],
+  ["/style.css", "style.css", "text/css; charset=utf-8"],
+] as const;
+
+/**
+ * The demo page: a login form, then the signed-in user and the sports tables, fetched from
+ * the protected routes with the session cookie and `X-CSRF-Token`. Static files read once.
+ */
+export function demoPage(): Router {
+  const router = Router();
+  for (const [path, file, type] of FILES) {
+    const body = readFileSync(new URL(`./public/${file}`, import.meta.url));
+    router.get(path, (_req: Request, res: Response) => {
+      res.setHeader("Content-Type", type);
+      res.setHeader("Content-Security-Policy", CSP);
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.setHeader("Referrer-Policy", "no-referrer");
+      res.setHeader("Cache-Control", "no-cache");
+      res.end(body);
+    });
+  }
+  return router;
+}

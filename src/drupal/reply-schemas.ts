@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/**
+ * The shapes of the Services replies, for the OpenAPI document only: the wire code builds
+ * these objects field by field (user-object.ts, services.ts), and the OpenAPI test checks
+ * real replies against these schemas.
+ *
+ * @module
+ */
+
+/** The user object of a login reply; other `users` columns follow. */
+const drupalUser = z.looseObject({
+  uid: z.string().meta({ description: "A decimal string, as PDO fetched `users.uid`." }),
+  name: z.string(),
+  mail: z.string(),
+  login: z.number().int().meta({ description: "The login time just recorded, in Unix seconds (a number)." }),
+  roles: z.record(z.string(), z.string()).meta({ description: "Role id → role name." }),
+});
+/** `user/login`'s 200 body. */
+export const loginReply = z.object({
+  sessid: z.string().meta({ description: "The session id: the value of the session cookie." }),
+  session_name: z.string().meta({ description: "The session cookie's name (`SESS…`, `SSESS…` on HTTPS)." }),
+  token: z.string().meta({ description: "The CSRF token to send as `X-CSRF-Token` on unsafe methods." }),
+  user: drupalUser,
+});
+/** `system/connect`'s 200 body, logged in or anonymous. */
+export const connectReply = z.object({
+  sessid: z.string().meta({ description: "The session id; for an anonymous caller a throw-away random id (no cookie is set)." }),
+  session_name: z.string(),
+  user: z.looseObject({
+    uid: z.union([z.string(), z.literal(0)]).meta({ description: "A decimal string when logged in; the number 0 for an anonymous caller." }),
+    roles: z.record(z.string(), z.string()),
+  }),
+});
+/** `user/token`'s 200 body. */
+export const tokenReply = z.object({ token: z.string() });
+/** `user/logout`'s 200 body (API 1.0). */
+export const logoutReply = z.tuple([z.literal(true)]);
+/** Every error body that has one. */
+export const errorBody = z.tuple([z.string()]).meta({ description: "Drupal's message, in a one-element array." });

@@ -1,0 +1,230 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import type { Express } from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { openApiDocument, type GuardedRoute, type SessionStore } from "services-session-auth";
+import { createApp } from "../../examples/sports-api/app.js";
+import { createTestApp, fastHasher, login, SECRET } from "../helpers/app.js";
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: Record<string, Record<string, unknown>> };
+
+async function expectValid(document: unknown) {
+  const result = await new Validator().validate(document as Record<string, unknown>);
+  expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+  expect(result.valid).toBe(true);
+}
+
+/** The routes of createTestApp(), as its requireSession calls guard them. */
+const TEST_ROUTES: GuardedRoute[] = [
+  { method: "get", path: "/services/json/players" },
+  { method: "post", path: "/services/json/players" },
+  { method: "post", path: "/services/json/open", csrf: false },
+  { method: "get", path: "/services/json/admin", roles: ["administrator"] },
+];
+
+/** A session store whose every call fails, as a store whose server is down. */
+const downStore: SessionStore = {
+  create: () => Promise.reject(new Error("down")),
+  get: () => Promise.reject(new Error("down")),
+  touch: () => Promise.reject(new Error("down")),
+  destroy: () => Promise.reject(new Error("down")),
+  listByUser: () => Promise.reject(new Error("down")),
+  destroyByUser: () => Promise.reject(new Error("down")),
+};
+
+const LOGIN = "/services/json/user/login.json";
+
+/** Requests that make the router (or requireSession) answer each way it can, per operation. */
+function probes(app: Express, down: Express, name: string) {
+  const anyCookie = `${name}=${"x".repeat(43)}`;
+  const session = () => login(app);
+  const body = (path: string) => ({
+    invalidJson: async () => request(app).post(path).set("Content-Type", "application/json").send("{"),
+    unsupported: async () => request(app).post(path).set("Content-Type", "text/csv").send("a,b"),
+    tooLarge: async () => request(app).post(path).type("form").send(`a=${"x".repeat(70_000)}`),
+    storeDown: async () => request(down).post(path).set("Cookie", anyCookie).type("form").send("username=demo&password=demo-password"),
+  });
+  const csrfMissing = (path: string) => async () => request(app).post(path).set("Cookie", (await session()).cookie);
+  const withToken = (path: string) => async () => {
+    const s = await session();
+    return request(app).post(path).set("Cookie", s.cookie).set("X-CSRF-Token", s.token);
+  };
+
+  return {
+    [`post ${LOGIN}`]: {
+      ...body(LOGIN),
+      ok: async () => (await session()).res,
+      wrongPassword: async () => request(app).post(LOGIN).type("form").send("username=demo&password=nope"),
+      missingArgument: async () => request(app).post(LOGIN).type("form").send("username=demo"),
+      blocked: async () => request(app).post(LOGIN).type("form").send("username=blocked&password=blocked-password"),
+      alreadyLoggedIn: withToken(LOGIN),
+      csrf: csrfMissing(LOGIN),
+      throttled: async () => {
+        const account = "O'Brien <b>";
+        for (let i = 0; i < 2; i++) await request(app).post(LOGIN).type("form").send({ username: account, password: "nope" });
+        return request(app).post(LOGIN).type("form").send({ username: account, password: "obrien-password" });
+      },
+    },
+    "post /services/json/system/connect.json": {
+      ...body("/services/json/system/connect.json"),
+      anonymous: async () => request(app).post("/services/json/system/connect.json"),
+      ok: withToken("/services/json/system/connect.json"),
+      csrf: csrfMissing("/services/json/system/connect.json"),
+    },
+    "post /services/json/user/logout.json": {
+      ...body("/services/json/user/logout.json"),
+      ok: withToken("/services/json/user/logout.json"),
+      notLoggedIn: async () => request(app).post("/services/json/user/logout.json"),
+      csrf: csrfMissing("/services/json/user/logout.json"),
+    },
+    "post /services/json/user/token.json": {
+      ...body("/services/json/user/token.json"),
+      anonymous: async () => request(app).post("/services/json/user/token.json"),
+      noCsrfNeeded: csrfMissing("/services/json/user/token.json"),
+    },
+    "get /services/session/token": {
+      anonymous: async () => request(app).get("/services/session/token"),
+      storeDown: async () => request(down).get("/services/session/token").set("Cookie", anyCookie),
+    },
+    "post /services/session/token": {
+      loggedIn: async () => request(app).post("/services/session/token").set("Cookie", (await session()).cookie),
+      storeDown: async () => request(down).post("/services/session/token").set("Cookie", anyCookie),
+    },
+    "get /services/json/players": {
+      ok: async () => request(app).get("/services/json/players").set("Cookie", (await session()).cookie),
+      anonymous: async () => request(app).get("/services/json/players"),
+      storeDown: async () => request(down).get("/services/json/players").set("Cookie", anyCookie),
+    },
+    "post /services/json/players": {
+      ok: withToken("/services/json/players"),
+      csrf: csrfMissing("/services/json/players"),
+      storeDown: async () => request(down).post("/services/json/players").set("Cookie", anyCookie),
+    },
+    "post /services/json/open": {
+      okWithoutToken: csrfMissing("/services/json/open"),
+      anonymous: async () => request(app).post("/services/json/open"),
+      storeDown: async () => request(down).post("/services/json/open").set("Cookie", anyCookie),
+    },
+    "get /services/json/admin": {
+      ok: async () => request(app).get("/services/json/admin").set("Cookie", (await login(app, "admin", "admin-password")).cookie),
+      forbidden: async () => request(app).get("/services/json/admin").set("Cookie", (await session()).cookie),
+      anonymous: async () => request(app).get("/services/json/admin"),
+      storeDown: async () => request(down).get("/services/json/admin").set("Cookie", anyCookie),
+    },
+  };
+}
+
+describe("openApiDocument", () => {
+  it("is a valid OpenAPI 3.1 document, with defaults and with every option", async () => {
+    await expectValid(openApiDocument());
+    const { options } = createTestApp();
+    await expectValid(
+      openApiDocument({
+        auth: { ...options, loginApiVersion: "1.1", blockedAccountResponse: "generic", throttle: false, maxNameLength: 60 },
+        endpointPath: "/api",
+        info: { title: "T", version: "2.0.0", description: "D" },
+        servers: [{ url: "https://example.com" }],
+        routes: [...TEST_ROUTES, { method: "delete", path: "/api/things/{id}", summary: "Delete", responses: { 404: "No such thing." } }],
+      }),
+    );
+  });
+
+  it("documents exactly the statuses the router and requireSession answer, operation by operation", async () => {
+    // Throttle after two failures, so the 406 is reachable; the same options shape the document.
+    const { app, options } = createTestApp({ throttle: { userLimit: 2 } });
+    const { app: down } = createTestApp({ sessionStore: downStore });
+    const document = openApiDocument({ auth: options, routes: TEST_ROUTES }) as unknown as Doc;
+    const name = (document.components.securitySchemes!.sessionCookie as { name: string }).name;
+    expect(name).toBe((await login(app)).session_name);
+
+    const table = probes(app, down, name);
+    const components = document.components.schemas as Record<string, Record<string, unknown>>;
+    const schemaOf = (schema: Record<string, unknown>) => {
+      const target = typeof schema.$ref === "string" ? components[schema.$ref.replace("#/components/schemas/", "")]! : schema;
+      return z.fromJSONSchema(target as Parameters<typeof z.fromJSONSchema>[0]);
+    };
+    const documented: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) for (const method of Object.keys(item)) documented.push(`${method} ${path}`);
+    expect(documented.sort()).toEqual(Object.keys(table).sort());
+
+    for (const [operation, cases] of Object.entries(table)) {
+      const [method, path] = operation.split(" ") as [string, string];
+      const statuses = new Set<string>();
+      const responses = document.paths[path]![method]!.responses as Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+      for (const [label, probe] of Object.entries(cases)) {
+        const res = await probe();
+        statuses.add(String(res.status));
+        // The body is what the document says it is, for every status it lists.
+        const content = responses[String(res.status)]?.content;
+        const type = String(res.headers["content-type"]);
+        if (content?.["application/json"] !== undefined) {
+          expect(type, `${operation} ${label}`).toMatch(/^application\/json/);
+          const parsed = schemaOf(content["application/json"].schema).safeParse(JSON.parse(res.text));
+          expect(parsed.success, `${operation} ${label}: ${res.text} ${parsed.error?.message ?? ""}`).toBe(true);
+        } else if (content?.["text/plain"] !== undefined) {
+          expect(type, `${operation} ${label}`).toMatch(/^text\/plain/);
+        }
+      }
+      const listed = Object.keys(responses);
+      expect([...statuses].sort(), operation).toEqual(listed.sort());
+    }
+  });
+
+  it("follows the router's options: no 403 for a generic blocked answer, no throttle 406 when throttling is off", () => {
+    const loginResponses = (auth: Parameters<typeof openApiDocument>[0]) =>
+      (openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses as Record<string, { description: string }>;
+    expect(loginResponses({})["403"]).toBeDefined();
+    expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]).toBeUndefined();
+    expect(loginResponses({})["406"]!.description).toContain("temporarily blocked");
+    expect(loginResponses({ auth: { throttle: false } })["406"]!.description).not.toContain("temporarily blocked");
+  });
+
+  it("describes the login body with the schema the router checks it with", async () => {
+    const { app, options } = createTestApp({ maxNameLength: 10 });
+    const body = (openApiDocument({ auth: options }) as unknown as Doc).components.schemas!.LoginBody as {
+      properties: Record<string, { anyOf?: { type: string; maxLength?: number }[] }>;
+    };
+    expect(Object.keys(body.properties).sort()).toEqual(["name", "pass", "password", "username"]);
+    expect(body.properties.username!.anyOf).toContainEqual({ type: "string", maxLength: 10 });
+    // What the schema refuses, the router refuses as Drupal does: a wrong credential, not a missing one.
+    for (const username of ["x".repeat(11), { nested: true }, [1], true]) {
+      const res = await request(app).post(LOGIN).send({ username, password: "demo-password" });
+      expect(res.status, JSON.stringify(username)).toBe(401);
+      expect(res.body).toEqual(["Wrong username or password."]);
+    }
+    // A number is a name PHP would read, and null is absent (PHP isset()).
+    expect((await request(app).post(LOGIN).send({ username: 14, password: "x" })).body).toEqual(["Wrong username or password."]);
+    expect((await request(app).post(LOGIN).send({ username: null, name: "demo", password: "demo-password" })).status).toBe(200);
+  });
+
+  it("refuses invalid options with a TypeError naming them", () => {
+    expect(() => openApiDocument({ endpointPath: "services/json/" })).toThrow(/endpointPath/);
+    expect(() => openApiDocument({ routes: [{ method: "trace" as "get", path: "/x" }] })).toThrow(/routes\.0\.method/);
+    expect(() => openApiDocument({ unknown: 1 } as never)).toThrow(TypeError);
+  });
+});
+
+describe("examples/sports-api /openapi.json", () => {
+  const app = createApp({ secret: SECRET, hasher: fastHasher, extra: { baseUrl: "http://localhost:3000" }, log: () => undefined });
+
+  it("serves a valid document whose protected routes are real and guarded", async () => {
+    const res = await request(app).get("/openapi.json");
+    expect(res.status).toBe(200);
+    await expectValid(res.body);
+    const document = res.body as Doc;
+    const admin = await login(app, "admin", "admin-password");
+    const protectedOps = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => (op as unknown as { tags: string[] }).tags.includes("Protected"))
+        .map(([method]) => ({ method, path: path.replace("{id}", "1") })),
+    );
+    expect(protectedOps.length).toBe(9);
+    for (const { method, path } of protectedOps) {
+      const call = () => (method === "get" ? request(app).get(path) : request(app).post(path));
+      expect((await call()).status, `${method} ${path} anonymous`).toBe(401);
+      if (path.endsWith("revoke-all")) continue; // would end the admin session the loop still uses
+      expect((await call().set("Cookie", admin.cookie).set("X-CSRF-Token", admin.token)).status, `${method} ${path}`).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,127 @@
+import { existsSync, mkdirSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memorySessionStore } from "services-session-auth";
+import { createApp, demoUserStore } from "../../examples/sports-api/app.js";
+import { fastHasher, SECRET } from "../helpers/app.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const OUTPUT = join(process.cwd(), "test-output");
+const present = existsSync(CHROMIUM);
+const required = process.env.REQUIRE_BROWSER === "1";
+
+if (!present && !required) {
+  console.warn(`\n  [skip] examples/sports-api in a browser: ${CHROMIUM} not found (apt-get install -y chromium; REQUIRE_BROWSER=1 makes this a failure)\n`);
+}
+
+describe.skipIf(!present && !required)("examples/sports-api in a real browser", () => {
+  const sessionStore = memorySessionStore();
+  const userStore = demoUserStore(fastHasher);
+  let server: Server;
+  let browser: Browser;
+  let page: Page;
+  let origin: string;
+
+  beforeAll(async () => {
+    if (!present) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install -y chromium`);
+    await userStore.ready;
+    // Three failures per account and IP, so the throttle message can be reached in the test.
+    const app = createApp({ secret: SECRET, userStore, sessionStore, hasher: fastHasher, extra: { throttle: { userLimit: 3 } }, log: () => undefined });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // launch() gives every run a fresh, throw-away profile (its own --user-data-dir).
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+    sessionStore.close();
+  });
+
+  async function logIn(name: string, password: string) {
+    await page.fill("#login-form input[name=username]", name);
+    await page.fill("#login-form input[name=password]", password);
+    await page.click("#login-form button[type=submit]");
+  }
+
+  it("logs in, shows the players table, and keeps the session across a reload", async () => {
+    await page.goto(`${origin}/`);
+    await page.waitForSelector("#login-form", { state: "visible" });
+    await logIn("demo", "demo-password");
+    await page.waitForSelector("#players tbody tr");
+    expect(await page.textContent("#user-name")).toBe("demo");
+    expect(await page.locator("#players tbody tr").count()).toBe(4);
+    expect(await page.textContent("#players tbody")).toContain("Grace Okafor");
+    expect(await page.textContent("#events tbody")).toContain("Old Links");
+
+    const cookies = await page.context().cookies();
+    const session = cookies.find((cookie) => cookie.name.startsWith("SESS"));
+    expect(session?.httpOnly).toBe(true);
+
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, "sports-api-logged-in.png"), fullPage: true });
+
+    await page.reload();
+    await page.waitForSelector("#players tbody tr");
+    expect(await page.isVisible("#login-view")).toBe(false);
+    expect(await page.textContent("#user-name")).toBe("demo");
+  });
+
+  it("tells the user when the session ended on the server", async () => {
+    // Log out everywhere from outside the page, as an admin or another device would.
+    const demo = await userStore.findByName("demo");
+    expect(await sessionStore.destroyByUser(demo!.uid)).toBe(1);
+    await page.click("#refresh");
+    await page.waitForSelector("#login-form", { state: "visible" });
+    expect(await page.textContent("#message")).toBe("Your session has expired or was ended. Please log in again.");
+  });
+
+  it("logs out and is back at the login form", async () => {
+    await logIn("demo", "demo-password");
+    await page.waitForSelector("#players tbody tr");
+    await page.click("#logout");
+    await page.waitForSelector("#login-form", { state: "visible" });
+    expect(await page.isVisible("#app-view")).toBe(false);
+    expect(await page.textContent("#message")).toBe("You are logged out.");
+    expect((await page.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"))).toEqual([]);
+    await page.reload();
+    await page.waitForSelector("#login-form", { state: "visible" });
+  });
+
+  it("says so when the password is wrong, then when the account is throttled", async () => {
+    await logIn("admin", "not-the-password");
+    await page.waitForSelector("#message:not([hidden])");
+    expect(await page.textContent("#message")).toBe("Wrong user name or password.");
+    expect(await page.isVisible("#login-form")).toBe(true);
+
+    // The button is disabled while a login is under way: wait for each reply before the next.
+    for (const wrong of ["still-wrong", "wrong-again"]) {
+      await logIn("admin", wrong);
+      await page.waitForSelector("#login-form button:not([disabled])");
+    }
+    // The right password, too late: the account is blocked for this IP now.
+    await logIn("admin", "admin-password");
+    await page.locator("#message", { hasText: "temporarily blocked" }).waitFor();
+    expect(await page.textContent("#message")).toBe("Too many failed logins: account is temporarily blocked. Try again later.");
+    expect(await page.isVisible("#app-view")).toBe(false);
+  });
+});

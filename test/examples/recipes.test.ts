@@ -1,0 +1,100 @@
+import type { Server } from "node:http";
+import express from "express";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSessionAuthRouter, memoryUserStore } from "services-session-auth";
+import { mapSessionStore } from "../../examples/recipes/map-session-store.js";
+import { logOutEverywhere, protectARoute, quickStartApp, redisAuth, requireARole } from "../../examples/recipes/recipes.js";
+import { createTestApp, fastHasher, login, SECRET, USERS } from "../helpers/app.js";
+import { describeSessionStore } from "../stores/contract.js";
+
+/** An app with the router and the recipes' routes, on the test helper's options. */
+function recipeApp(overrides: Parameters<typeof createTestApp>[0] = {}) {
+  const { options } = createTestApp(overrides);
+  const app = express();
+  app.use("/services/json", createSessionAuthRouter(options));
+  protectARoute(app, options, (_req, res) => void res.status(201).json({ added: true }));
+  requireARole(app, options);
+  logOutEverywhere(app, options);
+  return { app, options };
+}
+
+describe("README quick start", () => {
+  let server: Server;
+  beforeAll(async () => {
+    process.env.SESSION_SECRET ??= SECRET;
+    // A real server: the cookie name follows the Host, which must not change between calls.
+    server = quickStartApp().listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("logs in and reads the protected players", async () => {
+    expect((await request(server).get("/services/json/players")).status).toBe(401);
+    const res = await request(server).post("/services/json/user/login.json").send({ username: "demo", password: "demo-password" });
+    expect(res.status).toBe(200);
+    const { session_name, sessid } = res.body as { session_name: string; sessid: string };
+    const players = await request(server).get("/services/json/players").set("Cookie", `${session_name}=${sessid}`);
+    expect(players.status).toBe(200);
+    expect((players.body as unknown[]).length).toBe(4);
+  });
+});
+
+describe("README recipes", () => {
+  it("protect a route: req.auth for GET, the CSRF token for POST", async () => {
+    const { app } = recipeApp();
+    const demo = await login(app);
+    const me = await request(app).get("/services/json/me").set("Cookie", demo.cookie);
+    expect(me.body).toMatchObject({ name: "demo", roles: ["authenticated user"] });
+    expect((await request(app).get("/services/json/me")).status).toBe(401);
+    const noToken = await request(app).post("/services/json/players").set("Cookie", demo.cookie);
+    expect([noToken.status, noToken.body]).toEqual([401, ["CSRF validation failed"]]);
+    expect((await request(app).post("/services/json/players").set("Cookie", demo.cookie).set("X-CSRF-Token", demo.token)).status).toBe(201);
+  });
+
+  it("require a role: 403 for a user without it", async () => {
+    const { app } = recipeApp();
+    expect((await request(app).get("/services/json/admin/stats").set("Cookie", (await login(app)).cookie)).status).toBe(403);
+    const admin = await login(app, "admin", "admin-password");
+    expect((await request(app).get("/services/json/admin/stats").set("Cookie", admin.cookie)).body).toEqual({ players: 4 });
+  });
+
+  it("log out everywhere: every session of the user ends", async () => {
+    const { app } = recipeApp();
+    const phone = await login(app);
+    const laptop = await login(app);
+    const res = await request(app).post("/services/json/sessions/revoke-all").set("Cookie", phone.cookie).set("X-CSRF-Token", phone.token);
+    expect(res.body).toEqual({ ended: 2 });
+    for (const device of [phone, laptop]) expect((await request(app).get("/services/json/me").set("Cookie", device.cookie)).status).toBe(401);
+  });
+
+  it("write your own store: the Map store works behind the router", async () => {
+    const { app } = recipeApp({ sessionStore: mapSessionStore() });
+    const demo = await login(app);
+    expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(200);
+    await request(app).post("/services/json/user/logout.json").set("Cookie", demo.cookie).set("X-CSRF-Token", demo.token);
+    expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(401);
+  });
+});
+
+describeSessionStore("mapSessionStore (README recipe)", () => mapSessionStore());
+
+const redisUrl = process.env.REDIS_URL;
+if (redisUrl === undefined) console.warn("\n  [skip] README recipe 'use Redis': set REDIS_URL (e.g. redis://127.0.0.1:6379)\n");
+
+describe.skipIf(redisUrl === undefined)("README recipe: use Redis", () => {
+  it("logs in, reads a protected route and logs out everywhere through Redis", async () => {
+    process.env.SESSION_SECRET ??= SECRET;
+    const { auth, close } = await redisAuth(memoryUserStore(USERS, { hasher: fastHasher }));
+    try {
+      const { app } = recipeApp({ sessionStore: auth.sessionStore, counterStore: auth.counterStore! });
+      const demo = await login(app);
+      expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(200);
+      expect((await auth.sessionStore.listByUser("14")).length).toBeGreaterThanOrEqual(1);
+      await request(app).post("/services/json/sessions/revoke-all").set("Cookie", demo.cookie).set("X-CSRF-Token", demo.token);
+      expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(401);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import type { RequestHandler, Router } from "express";
+import { describe, expectTypeOf, it } from "vitest";
+import {
+  createSessionAuthRouter,
+  memoryCounterStore,
+  memorySessionStore,
+  memoryUserStore,
+  openApiDocument,
+  requireSession,
+  sessionTokenHandler,
+  type AuthEvent,
+  type AuthUser,
+  type CounterStore,
+  type MemorySessionStore,
+  type OpenApiObject,
+  type PasswordHasher,
+  type RequestAuth,
+  type RequireSessionOptions,
+  type SessionAuthErrorCode,
+  type SessionAuthRouterOptions,
+  type SessionOptions,
+  type SessionRecord,
+  type SessionStore,
+  type StoredSession,
+  type UserRecord,
+  type UserStore,
+} from "services-session-auth";
+import { redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
+import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+
+describe("req.auth", () => {
+  it("is optional on every request and typed where requireSession put it", () => {
+    expectTypeOf<Express.Request["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
+    expectTypeOf<RequestAuth["user"]>().toEqualTypeOf<AuthUser>();
+    expectTypeOf<RequestAuth["session"]>().toEqualTypeOf<StoredSession>();
+  });
+
+  it("never carries the password hash", () => {
+    expectTypeOf<AuthUser>().not.toHaveProperty("passwordHash");
+    expectTypeOf<AuthUser>().toHaveProperty("uid").toEqualTypeOf<string>();
+    expectTypeOf<AuthUser["roles"]>().toEqualTypeOf<Readonly<Record<string, string>>>();
+  });
+});
+
+describe("store interfaces", () => {
+  it("are promise-only, over plain records", () => {
+    expectTypeOf<SessionStore["create"]>().toEqualTypeOf<(record: SessionRecord) => Promise<string>>();
+    expectTypeOf<SessionStore["get"]>().returns.toEqualTypeOf<Promise<StoredSession | null>>();
+    expectTypeOf<SessionStore["destroyByUser"]>().returns.toEqualTypeOf<Promise<number>>();
+    expectTypeOf<SessionStore["adopt"]>().toEqualTypeOf<((handle: string, record: SessionRecord) => Promise<void>) | undefined>();
+    expectTypeOf<UserStore["findByName"]>().returns.toEqualTypeOf<Promise<UserRecord | null>>();
+    expectTypeOf<UserStore["updatePasswordHash"]>().returns.toEqualTypeOf<Promise<boolean>>();
+    expectTypeOf<CounterStore["increment"]>().toEqualTypeOf<(key: string, ttlSeconds: number) => Promise<number>>();
+    expectTypeOf<PasswordHasher["needsRehash"]>().returns.toEqualTypeOf<boolean>();
+  });
+
+  it("are what the package's stores are", () => {
+    expectTypeOf(memorySessionStore()).toEqualTypeOf<MemorySessionStore>();
+    expectTypeOf(memorySessionStore()).toExtend<SessionStore>();
+    expectTypeOf(memoryUserStore([])).toExtend<UserStore>();
+    expectTypeOf(memoryCounterStore()).toEqualTypeOf<CounterStore>();
+    expectTypeOf(redisSessionStore).parameter(0).toHaveProperty("client").toEqualTypeOf<RedisClientLike>();
+    expectTypeOf(redisSessionStore).returns.toEqualTypeOf<SessionStore>();
+    expectTypeOf(sealedCookieStore).returns.toEqualTypeOf<SessionStore>();
+  });
+
+  it("keep records read-only", () => {
+    const record = {} as SessionRecord;
+    // @ts-expect-error: records are immutable; a store hands out what it keeps.
+    record.uid = "2";
+    expectTypeOf(record).toHaveProperty("expiresAt").toEqualTypeOf<number>();
+  });
+});
+
+describe("option types", () => {
+  it("share one options object between the router, the token handler and requireSession", () => {
+    expectTypeOf<SessionAuthRouterOptions>().toExtend<SessionOptions>();
+    expectTypeOf<RequireSessionOptions>().toExtend<SessionOptions>();
+    expectTypeOf(createSessionAuthRouter).parameter(0).toEqualTypeOf<SessionAuthRouterOptions>();
+    expectTypeOf(createSessionAuthRouter).returns.toEqualTypeOf<Router>();
+    expectTypeOf(requireSession).returns.toEqualTypeOf<RequestHandler>();
+    expectTypeOf(sessionTokenHandler).parameter(0).toEqualTypeOf<SessionOptions>();
+  });
+
+  it("require the stores, and only the stores", () => {
+    expectTypeOf<{ userStore: UserStore; sessionStore: SessionStore }>().toExtend<SessionOptions>();
+    expectTypeOf<{ userStore: UserStore }>().not.toExtend<SessionOptions>();
+    expectTypeOf<SessionAuthRouterOptions["throttle"]>().toEqualTypeOf<
+      { ipLimit?: number; ipWindow?: number; userLimit?: number; userWindow?: number; perAccountOnly?: boolean } | false | undefined
+    >();
+    expectTypeOf<SessionAuthRouterOptions["blockedAccountResponse"]>().toEqualTypeOf<"drupal" | "generic" | undefined>();
+    expectTypeOf<SessionAuthRouterOptions["loginApiVersion"]>().toEqualTypeOf<"1.0" | "1.1" | undefined>();
+    expectTypeOf<RequireSessionOptions["roles"]>().toEqualTypeOf<readonly string[] | undefined>();
+  });
+
+  it("type the audit events and error codes as closed unions", () => {
+    expectTypeOf<AuthEvent["type"]>().toEqualTypeOf<
+      | "login.success"
+      | "login.failure"
+      | "login.throttled"
+      | "logout"
+      | "session.expired"
+      | "session.revoked"
+      | "csrf.rejected"
+      | "store.failure"
+      | "internal.error"
+    >();
+    expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("reason");
+    expectTypeOf<"ERR_CSRF">().toExtend<SessionAuthErrorCode>();
+    expectTypeOf<"ERR_NOPE">().not.toExtend<SessionAuthErrorCode>();
+  });
+
+  it("accept the router's options object in openApiDocument", () => {
+    expectTypeOf(openApiDocument).parameter(0).toExtend<{ auth?: Partial<SessionAuthRouterOptions> } | undefined>();
+    expectTypeOf(openApiDocument).returns.toEqualTypeOf<OpenApiObject>();
+  });
+});
