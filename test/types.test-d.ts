@@ -103,6 +103,7 @@ describe("option types", () => {
       | "session.revoked"
       | "csrf.rejected"
       | "store.failure"
+      | "rehash.failed"
       | "internal.error"
     >();
     expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("reason");

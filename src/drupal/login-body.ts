@@ -12,9 +12,9 @@ export type LoginArgumentName = "username" | "password" | "name" | "pass";
 
 /**
  * The schemas of `user/login`'s four arguments. A value is a string, or a number as PHP
- * would read one; the limits are the router's, so an over-long name or password is no
- * credential at all. The endpoint checks each argument with these schemas and the OpenAPI
- * document is generated from them, so the two cannot drift.
+ * would read one, within the router's limits; an over-long name or password is refused
+ * before any hashing (see {@link readLoginArgument}). The endpoint checks each argument
+ * with these schemas and the OpenAPI document is generated from them, so the two cannot drift.
  */
 export function loginArgumentSchemas(limits: LoginBodyLimits): Readonly<Record<LoginArgumentName, z.ZodType<string | number>>> {
   const name = z
@@ -48,11 +48,15 @@ export const INVALID_ARGUMENT = null;
 
 /**
  * Reads one login argument: `undefined` when absent (PHP `isset()`: a missing key or a JSON
- * `null`), {@link INVALID_ARGUMENT} when present but not a valid value, else the value.
+ * `null`), {@link INVALID_ARGUMENT} when present but not a string or number, else the value.
+ * A string over its limit is returned as it is: it is still a login attempt, which the
+ * authenticator refuses without hashing and counts against flood control, as Drupal counts
+ * a password over its own limit.
  */
 export function readLoginArgument(body: unknown, schema: z.ZodType<string | number>, key: string): string | number | null | undefined {
   const value = bodyArgument(body, key);
   if (value === undefined) return undefined;
   const parsed = schema.safeParse(value);
-  return parsed.success ? parsed.data : INVALID_ARGUMENT;
+  if (parsed.success) return parsed.data;
+  return typeof value === "string" ? value : INVALID_ARGUMENT;
 }
