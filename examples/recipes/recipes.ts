@@ -10,6 +10,8 @@ import {
   memorySessionStore,
   memoryUserStore,
   requireSession,
+  servicesErrorHandler,
+  servicesNotFound,
   sessionTokenHandler,
   type SessionAuthRouterOptions,
   type UserStore,
@@ -29,6 +31,8 @@ export function quickStartApp(): Express {
   app.use("/services/json", createSessionAuthRouter(auth));
   app.all("/services/session/token", sessionTokenHandler(auth));
   app.get("/services/json/players", requireSession(auth), (req, res) => res.json(players));
+  app.use("/services/json", servicesNotFound({ resources: ["players"] })); // Services' 404s, not Express's HTML page
+  app.use(servicesErrorHandler()); // last: errors in the wire format, never a stack trace
   return app;
 }
 
