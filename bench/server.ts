@@ -11,19 +11,13 @@ import session from "express-session";
 import { getIronSession } from "iron-session";
 import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
-import {
-  createSessionAuthRouter,
-  memoryCounterStore,
-  memorySessionStore,
-  memoryUserStore,
-  requireSession,
-  scryptHasher,
-  type PasswordHasher,
-  type SessionStore,
-} from "services-session-auth";
-import { redisSessionStore } from "services-session-auth/redis";
-import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+import type { PasswordHasher, SessionStore } from "services-session-auth";
+import { core, redis, sealed } from "./built.js";
 import { BENCH_NAME, BENCH_PASSWORD, SECRET } from "./shared.js";
+
+const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, requireSession, scryptHasher } = core;
+const { redisSessionStore } = redis;
+const { sealedCookieStore } = sealed;
 
 const payload = { players: [{ id: 1, name: "Ada" }, { id: 2, name: "Grace" }, { id: 3, name: "Edsger" }] };
 const sendData: RequestHandler = (_req, res) => void res.json(payload);
