@@ -77,7 +77,8 @@ export interface SessionOptions {
    */
   touchInterval?: number;
   /**
-   * Milliseconds any store call may take before the request gets a 503.
+   * Milliseconds any store call may take before the request gets a 503. A hung call is
+   * rejected within an eighth of this after it (one shared watchdog, not a timer per call).
    * @default 2000
    */
   storeTimeout?: number;

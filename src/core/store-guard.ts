@@ -6,13 +6,28 @@ import type { AuthEventListener } from "./events.js";
  * rejects with `ERR_STORE_UNAVAILABLE` (a 503), instead of hanging the request or
  * surfacing a driver's error text. Nothing is cached: the next call tries the store
  * again, so the app recovers by itself when the store is back.
+ *
+ * A call that outlasts `timeoutMs` is rejected within an eighth of `timeoutMs` after it:
+ * one shared watchdog checks the calls in flight, rather than a timer armed and cleared
+ * for every call on the path of every protected request.
  */
 export function guardStore<T extends object>(store: T, name: string, timeoutMs: number, onEvent: AuthEventListener | undefined): T {
+  const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
   for (const key of methodNames(store)) {
     const method = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;
     const operation = `${name}.${key}`;
-    guarded[key] = (...args: unknown[]) => withTimeout(() => method.apply(store, args), timeoutMs, operation, onEvent);
+    guarded[key] = (...args: unknown[]) => {
+      let pending: Promise<unknown>;
+      try {
+        pending = Promise.resolve(method.apply(store, args));
+      } catch (error) {
+        return Promise.reject(failure(operation, error, onEvent));
+      }
+      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs} ms`), onEvent), (error) =>
+        failure(operation, error, onEvent),
+      );
+    };
   }
   return guarded as T;
 }
@@ -29,32 +44,73 @@ function methodNames(store: object): string[] {
   return [...names];
 }
 
-function withTimeout(call: () => Promise<unknown>, timeoutMs: number, operation: string, onEvent: AuthEventListener | undefined): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: unknown) => {
-      clearTimeout(timer);
-      emit(onEvent, operation, error);
-      reject(new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error }));
-    };
-    const timer = setTimeout(() => fail(new Error(`${operation} timed out after ${timeoutMs} ms`)), timeoutMs);
-    let pending: Promise<unknown>;
-    try {
-      pending = Promise.resolve(call());
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    pending.then((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    }, fail);
-  });
+interface Watch {
+  readonly deadline: number;
+  readonly expire: () => void;
 }
 
-function emit(onEvent: AuthEventListener | undefined, operation: string, error: unknown): void {
+/**
+ * Rejects calls still in flight after `timeoutMs`. Every call gets the same timeout, so the
+ * calls in flight are in deadline order: a tick looks only at the oldest ones. The ticker
+ * runs while calls are in flight and stops at the first tick that finds none.
+ */
+class Watchdog {
+  readonly #timeoutMs: number;
+  readonly #tickMs: number;
+  readonly #inFlight = new Set<Watch>();
+  #ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#tickMs = Math.max(1, Math.ceil(timeoutMs / 8));
+  }
+
+  watch<V>(pending: Promise<V>, timedOut: () => Error, failed: (error: unknown) => Error): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      let settled = false;
+      const watch: Watch = {
+        deadline: performance.now() + this.#timeoutMs,
+        expire: () => {
+          settled = true;
+          reject(timedOut());
+        },
+      };
+      this.#inFlight.add(watch);
+      this.#ticker ??= setInterval(() => this.#tick(), this.#tickMs);
+      pending.then(
+        (value) => {
+          if (settled) return;
+          this.#inFlight.delete(watch);
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (settled) return;
+          this.#inFlight.delete(watch);
+          reject(failed(error));
+        },
+      );
+    });
+  }
+
+  #tick(): void {
+    const now = performance.now();
+    for (const watch of this.#inFlight) {
+      if (watch.deadline > now) return;
+      this.#inFlight.delete(watch);
+      watch.expire();
+    }
+    if (this.#inFlight.size === 0) {
+      clearInterval(this.#ticker);
+      this.#ticker = undefined;
+    }
+  }
+}
+
+function failure(operation: string, error: unknown, onEvent: AuthEventListener | undefined): SessionAuthError {
   try {
     onEvent?.({ type: "store.failure", operation, error });
   } catch {
     // A listener's bug must not turn a 503 into something else.
   }
+  return new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error });
 }

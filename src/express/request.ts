@@ -2,7 +2,8 @@ import type { Request } from "express";
 import type { ServicesRequest } from "../drupal/services.js";
 import { SessionAuthError } from "../errors.js";
 
-function header(req: Request, name: string): string | undefined {
+/** One request header's value (the first, if repeated). */
+export function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -28,13 +29,18 @@ export function formBodyParameter(req: Request, name: string): string | undefine
   return typeof value === "string" ? value : undefined;
 }
 
+/** The client's address, as Express reports it (honouring `trust proxy`). */
+export function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? "";
+}
+
 /** The facts about a request the core needs, except its body. */
 export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiated"> {
   return {
     method: req.method,
     host: header(req, "host") ?? "",
     secure: req.secure,
-    ip: req.ip ?? req.socket.remoteAddress ?? "",
+    ip: clientIp(req),
     userAgent: header(req, "user-agent") ?? "",
     cookieHeader: header(req, "cookie"),
     csrfHeader: header(req, "x-csrf-token"),

@@ -6,7 +6,7 @@ import { sessionContext } from "../drupal/services.js";
 import { errorReply } from "../drupal/wire.js";
 import { SessionAuthError } from "../errors.js";
 import type { AuthUser } from "./augment.js";
-import { describe, formBodyParameter } from "./request.js";
+import { clientIp, formBodyParameter, header, queryParameter } from "./request.js";
 import { send } from "./respond.js";
 
 /**
@@ -35,16 +35,16 @@ export function requireSession(options: RequireSessionOptions): RequestHandler {
   return async function requireSession(req: Request, res: Response, next: NextFunction) {
     let extra = {};
     try {
-      const request = describe(req);
-      const context = await sessionContext(manager, request);
+      // Only what finding the session needs; the address and the token are read when used.
+      const context = await sessionContext(manager, { host: header(req, "host") ?? "", secure: req.secure, cookieHeader: header(req, "cookie") });
       extra = context.extra;
       const { state } = context;
       if (state.kind !== "live") throw new SessionAuthError("ERR_UNAUTHENTICATED");
       if (csrf && !SAFE_METHODS.has(req.method)) {
         // Services' order: the header, then $_REQUEST (the query, or a form body the app parsed).
-        const supplied = request.csrfHeader ?? request.queryToken ?? formBodyParameter(req, "services_token");
+        const supplied = header(req, "x-csrf-token") ?? queryParameter(req, "services_token") ?? formBodyParameter(req, "services_token");
         if (!manager.tokenMatches(state.sessid, supplied)) {
-          manager.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip: request.ip, method: req.method });
+          manager.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip: clientIp(req), method: req.method });
           throw new SessionAuthError("ERR_CSRF");
         }
       }

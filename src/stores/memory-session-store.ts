@@ -50,7 +50,8 @@ export interface MemorySessionStore extends SessionStore {
   close(): void;
 }
 
-const SWEEP_SLICE = 2000;
+// Sessions looked at between yields: about 2-3 ms of work on a slow core.
+const SWEEP_SLICE = 1000;
 const INTERN_LIMIT = 1024;
 
 /**
@@ -93,8 +94,10 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     const now = nowSeconds();
     let removed = 0;
     let seen = 0;
-    for (const [handle, record] of sessions) {
-      if (record.expiresAt <= now && remove(handle)) removed += 1;
+    // Keys, not entries: no [key, value] pair allocated per session, so the sweep adds no garbage.
+    for (const handle of sessions.keys()) {
+      const record = sessions.get(handle);
+      if (record !== undefined && record.expiresAt <= now && remove(handle)) removed += 1;
       if (++seen % SWEEP_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return removed;

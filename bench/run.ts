@@ -1,0 +1,315 @@
+/**
+ * `npm run bench`: every configuration as its own server process, driven by a separate
+ * autocannon process on loopback; warm-up, then a fixed measured window; several rounds,
+ * configurations interleaved and the starting one rotated each round. Prints medians and
+ * each configuration's ratio to a baseline measured in the same round.
+ *
+ * Options (flag or environment variable):
+ *   --duration / BENCH_DURATION   measured seconds per run (default 5)
+ *   --warmup   / BENCH_WARMUP     warm-up seconds per run (default 5)
+ *   --rounds   / BENCH_ROUNDS     rounds (default 5)
+ *   --only     / BENCH_ONLY       comma-separated configuration names
+ *   --profile  / BENCH_PROFILE    a directory: servers run with --cpu-prof and write there
+ *   BENCH_PIN=0                   do not pin the server to CPU 0 and the load to CPU 1
+ *   REDIS_URL                     enables the Redis configurations
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { availableParallelism, cpus } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { BENCH_NAME, BENCH_PASSWORD } from "./shared.js";
+
+const { values: flags } = parseArgs({
+  options: { duration: { type: "string" }, warmup: { type: "string" }, rounds: { type: "string" }, only: { type: "string" }, profile: { type: "string" } },
+});
+const seconds = Number(flags.duration ?? process.env.BENCH_DURATION ?? 5);
+const warmup = Number(flags.warmup ?? process.env.BENCH_WARMUP ?? 5);
+const rounds = Number(flags.rounds ?? process.env.BENCH_ROUNDS ?? 5);
+const only = (flags.only ?? process.env.BENCH_ONLY)?.split(",").map((name) => name.trim());
+const profileDir = flags.profile ?? process.env.BENCH_PROFILE;
+const redisUrl = process.env.REDIS_URL;
+const pin = process.env.BENCH_PIN !== "0" && availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
+const here = import.meta.dirname;
+
+type Kind = "get" | "login" | "scrypt";
+
+interface Config {
+  readonly name: string;
+  readonly label: string;
+  readonly kind: Kind;
+  /** Where a JSON login goes; none for the bare server and raw scrypt. */
+  readonly login?: { readonly path: string; readonly body: string };
+  readonly redis?: boolean;
+  /** Connections for the load; logins with the real hasher only queue behind libuv's four threads beyond four. */
+  readonly connections?: number;
+}
+
+const peerLogin = { path: "/login", body: JSON.stringify({ username: BENCH_NAME, password: BENCH_PASSWORD }) };
+const ourLogin = { path: "/services/json/user/login", body: peerLogin.body };
+
+const ALL: readonly Config[] = [
+  { name: "express", label: "bare Express 5, no auth", kind: "get" },
+  { name: "express-session-memory", label: "express-session + MemoryStore", kind: "get", login: peerLogin },
+  { name: "express-session-redis", label: "express-session + connect-redis", kind: "get", login: peerLogin, redis: true },
+  { name: "iron-session", label: "iron-session (sealed cookie)", kind: "get", login: peerLogin },
+  { name: "ours-memory", label: "requireSession, memory store", kind: "get", login: ourLogin },
+  { name: "ours-redis", label: "requireSession, Redis store", kind: "get", login: ourLogin, redis: true },
+  { name: "ours-sealed", label: "requireSession, sealed-cookie store", kind: "get", login: ourLogin },
+  { name: "express-session-login", label: "login: express-session, trivial check", kind: "login", login: peerLogin },
+  { name: "ours-login-trivial", label: "login: ours, trivial hasher", kind: "login", login: ourLogin },
+  { name: "scrypt-raw", label: "raw crypto.scrypt (N=2^17,r=8,p=1)", kind: "scrypt", connections: 4 },
+  { name: "ours-login-scrypt", label: "login: ours, default scrypt hasher", kind: "login", login: ourLogin, connections: 4 },
+];
+
+const configs = ALL.filter((config) => {
+  if (only !== undefined && !only.includes(config.name)) return false;
+  if (config.redis === true && redisUrl === undefined) {
+    console.log(`SKIPPED ${config.name}: set REDIS_URL (e.g. redis://127.0.0.1:6379) to measure it`);
+    return false;
+  }
+  return true;
+});
+
+function node(args: readonly string[], cpu: "0" | "1" | undefined, ipc = false): ChildProcess {
+  const argv = [process.execPath, "--import", "tsx", ...args];
+  const [command, ...rest] = pin && cpu !== undefined ? ["taskset", "-c", cpu, ...argv] : argv;
+  const stdio = ipc ? (["ignore", "pipe", "pipe", "ipc"] as const) : (["ignore", "pipe", "inherit"] as const);
+  const child = spawn(command!, rest, { cwd: resolve(here, ".."), env: { ...process.env, NODE_ENV: "production" }, stdio: [...stdio] });
+  // express-session warns about its MemoryStore at every start; everything else is shown.
+  child.stderr?.on("data", (chunk: Buffer) => {
+    const text = chunk.toString();
+    if (!/MemoryStore is not|designed for a production|memory, and will not scale/.test(text)) process.stderr.write(text);
+  });
+  return child;
+}
+
+/** Runs a child to completion and parses the JSON line it prints. */
+function runJson<T>(args: readonly string[], cpu: "0" | "1" | undefined): Promise<T> {
+  return new Promise((done, fail) => {
+    const child = node(args, cpu);
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.on("exit", (code) => (code === 0 ? done(JSON.parse(out.trim().split("\n").pop()!) as T) : fail(new Error(`${args.join(" ")} exited ${code}`))));
+  });
+}
+
+interface Server {
+  readonly url: string;
+  /** The server process's CPU time so far (user + system), in microseconds. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function startServer(config: Config): Promise<Server> {
+  // One folder per configuration; the loader's worker thread writes a profile of its own beside the main thread's.
+  const profile = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(profileDir, config.name)];
+  const child = node([...profile, resolve(here, "server.ts"), config.name], "0", true);
+  return new Promise((done, fail) => {
+    let out = "";
+    child.on("exit", (code) => fail(new Error(`${config.name} server exited ${code} before listening`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /PORT (\d+)/.exec(out)?.[1];
+      if (port === undefined) return;
+      child.removeAllListeners("exit");
+      const stop = () =>
+        new Promise<void>((stopped) => {
+          child.once("exit", () => stopped());
+          child.kill("SIGTERM");
+        });
+      const cpu = () =>
+        new Promise<number>((answered) => {
+          child.once("message", (usage) => answered((usage as { cpu: number }).cpu));
+          child.send("cpu");
+        });
+      done({ url: `http://127.0.0.1:${port}`, cpu, stop });
+    });
+  });
+}
+
+interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly ok: number;
+  readonly bad: number;
+  /** Server CPU time per answered request, in microseconds: steadier than req/s on a shared machine. */
+  cpuPerRequest?: number;
+}
+
+function load(spec: { url: string; seconds: number; connections: number; method?: string; headers?: Record<string, string>; body?: string }): Promise<LoadResult> {
+  return runJson<LoadResult>([resolve(here, "load.ts"), JSON.stringify(spec)], "1");
+}
+
+async function logIn(url: string, login: NonNullable<Config["login"]>): Promise<string> {
+  const response = await fetch(url + login.path, { method: "POST", headers: { "Content-Type": "application/json" }, body: login.body });
+  const cookie = response.headers.getSetCookie()[0];
+  if (!response.ok || cookie === undefined) throw new Error(`login to ${url + login.path} failed: ${response.status}`);
+  return cookie.split(";")[0]!;
+}
+
+/** Refuses to measure a server that would not tell a session from its absence. */
+async function checkProtected(url: string, cookie: string | undefined): Promise<void> {
+  const withSession = await fetch(`${url}/data`, { headers: cookie === undefined ? {} : { cookie } });
+  if (withSession.status !== 200) throw new Error(`GET /data with the session answered ${withSession.status}`);
+  if (cookie === undefined) return;
+  const without = await fetch(`${url}/data`);
+  if (without.status !== 401) throw new Error(`GET /data without a session answered ${without.status}, not 401`);
+}
+
+async function measure(config: Config): Promise<LoadResult> {
+  // scrypt finishes a few hashes a second: twice the window keeps the count from being too coarse.
+  if (config.kind === "scrypt") return runJson<LoadResult>([resolve(here, "scrypt-rate.ts"), String(seconds * 2)], "0");
+  const server = await startServer(config);
+  try {
+    const connections = config.connections ?? 50;
+    let spec: { url: string; connections: number; method?: string; headers: Record<string, string>; body?: string };
+    if (config.kind === "get") {
+      const cookie = config.login === undefined ? undefined : await logIn(server.url, config.login);
+      await checkProtected(server.url, cookie);
+      spec = { url: `${server.url}/data`, connections, headers: cookie === undefined ? {} : { cookie } };
+    } else {
+      const login = config.login!;
+      await logIn(server.url, login);
+      spec = { url: server.url + login.path, connections, method: "POST", headers: { "content-type": "application/json" }, body: login.body };
+    }
+    if (warmup > 0) {
+      await load({ ...spec, seconds: warmup });
+      // The server may still be working on requests the warm-up abandoned (a queued scrypt
+      // runs on regardless); one request more returns only once they are done.
+      await fetch(spec.url, { method: spec.method ?? "GET", headers: spec.headers, ...(spec.body === undefined ? {} : { body: spec.body }) }).then((response) => response.arrayBuffer());
+    }
+    const cpuBefore = await server.cpu();
+    const result = await load({ ...spec, seconds: config.kind === "get" ? seconds : seconds * 2 });
+    result.cpuPerRequest = (await server.cpu()) - cpuBefore;
+    result.cpuPerRequest /= Math.max(1, result.ok + result.bad);
+    if (result.bad > 0) console.log(`  warning: ${config.name} had ${result.bad} failed or non-2xx responses of ${result.ok + result.bad}`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Latency of single logins, an unknown name against a real name with a wrong password, alternated. */
+async function timingProbe(samples: number): Promise<{ unknown: number; wrong: number }> {
+  const server = await startServer({ name: "ours-timing", label: "", kind: "login" });
+  const time = async (username: string) => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/services/json/user/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username, password: "not-the-password" }),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 401) throw new Error(`a failed login answered ${response.status}`);
+    return performance.now() - started;
+  };
+  try {
+    const unknown: number[] = [];
+    const wrong: number[] = [];
+    for (let i = 0; i < samples + 3; i++) {
+      // The first few of each warm the JIT and are dropped.
+      const u = await time(`nobody-${i}`);
+      const w = await time(BENCH_NAME);
+      if (i >= 3) {
+        unknown.push(u);
+        wrong.push(w);
+      }
+    }
+    return { unknown: median(unknown), wrong: median(wrong) };
+  } finally {
+    await server.stop();
+  }
+}
+
+const cpu = cpus()[0]?.model ?? "unknown CPU";
+console.log(`services-session-auth benchmark: Node ${process.version}, ${availableParallelism()} cores (${cpu})`);
+console.log(`${rounds} rounds; per run ${warmup} s warm-up + ${seconds} s measured; ${pin ? "server on CPU 0, load on CPU 1 (taskset)" : "not pinned"}`);
+console.log(`configurations: ${configs.map((config) => config.name).join(", ")}\n`);
+
+const results = new Map<string, LoadResult[]>(configs.map((config) => [config.name, []]));
+const perRound: Map<string, LoadResult>[] = [];
+for (let round = 0; round < rounds; round++) {
+  const order = configs.map((_, i) => configs[(i + round) % configs.length]!);
+  const thisRound = new Map<string, LoadResult>();
+  for (const config of order) {
+    const result = await measure(config);
+    results.get(config.name)!.push(result);
+    thisRound.set(config.name, result);
+    const latency = config.kind === "scrypt" ? "" : `  p50 ${result.p50} ms  p99 ${result.p99} ms  server CPU ${result.cpuPerRequest!.toFixed(0)} µs/req`;
+    console.log(`round ${round + 1}/${rounds} ${config.name.padEnd(24)} ${result.rps.toFixed(config.kind === "get" ? 0 : 1).padStart(7)} /s${latency}`);
+  }
+  perRound.push(thisRound);
+}
+
+/** The median over rounds of a configuration's rate divided by the baseline's rate in the same round. */
+function ratio(name: string, baseline: string): number | undefined {
+  const values = perRound.flatMap((round) => {
+    const a = round.get(name);
+    const b = round.get(baseline);
+    return a === undefined || b === undefined ? [] : [a.rps / b.rps];
+  });
+  return values.length === 0 ? undefined : median(values);
+}
+
+const baselineOf: Record<Kind, string> = { get: "express", login: "express-session-login", scrypt: "scrypt-raw" };
+const rows = configs.map((config) => {
+  const runs = results.get(config.name)!;
+  const baseline = config.name === "ours-login-scrypt" ? "scrypt-raw" : baselineOf[config.kind];
+  const r = ratio(config.name, baseline);
+  return {
+    configuration: config.label,
+    "req/s": median(runs.map((run) => run.rps)).toFixed(config.kind === "get" || config.name.endsWith("trivial") || config.name === "express-session-login" ? 0 : 2),
+    "p50 ms": config.kind === "scrypt" ? "—" : median(runs.map((run) => run.p50)).toFixed(1),
+    "p99 ms": config.kind === "scrypt" ? "—" : median(runs.map((run) => run.p99)).toFixed(1),
+    "CPU µs/req": config.kind === "scrypt" ? "—" : median(runs.map((run) => run.cpuPerRequest!)).toFixed(0),
+    ratio: r === undefined || config.name === baseline ? "—" : `${r.toFixed(2)}× ${baseline}`,
+  };
+});
+console.log("\nMedians over rounds; ratio = median of per-round ratios to the baseline measured in the same round");
+console.log(markdownTable(rows));
+
+const targets: [string, number | undefined, number][] = [
+  ["requireSession, memory store ≥ 0.90× bare Express", ratio("ours-memory", "express"), 0.9],
+  ["requireSession, Redis store ≥ 0.80× bare Express", ratio("ours-redis", "express"), 0.8],
+  ["requireSession, sealed cookie ≥ 2× iron-session", ratio("ours-sealed", "iron-session"), 2],
+  ["login, default scrypt ≥ 0.9× raw scrypt rate", ratio("ours-login-scrypt", "scrypt-raw"), 0.9],
+  ["login, trivial hasher ≥ 1.2× express-session login", ratio("ours-login-trivial", "express-session-login"), 1.2],
+];
+
+let timing: { unknown: number; wrong: number } | undefined;
+if (only === undefined || only.includes("timing")) {
+  timing = await timingProbe(Math.max(20, rounds * 10));
+  console.log(`\nlogin latency (default scrypt, sequential, median): unknown name ${timing.unknown.toFixed(1)} ms, wrong password ${timing.wrong.toFixed(1)} ms, ratio ${(timing.unknown / timing.wrong).toFixed(3)}`);
+}
+
+console.log("\nTargets");
+for (const [target, value, goal] of targets) {
+  if (value === undefined) continue;
+  console.log(`  ${value >= goal ? "MET   " : "MISSED"} ${target}: ${value.toFixed(2)}`);
+}
+if (timing !== undefined) {
+  const r = timing.unknown / timing.wrong;
+  console.log(`  ${Math.abs(1 - r) <= 0.1 ? "MET   " : "MISSED"} unknown name vs wrong password login latency within ±10%: ${r.toFixed(3)}`);
+}
+
+if (only === undefined || only.includes("memory")) {
+  console.log("\nMemory (retained heap after GC)");
+  await new Promise<void>((done, fail) => {
+    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", resolve(here, "memory.ts")], { cwd: resolve(here, ".."), stdio: "inherit" });
+    child.on("exit", (code) => (code === 0 ? done() : fail(new Error(`memory.ts exited ${code}`))));
+  });
+}
+
+function markdownTable(data: readonly Record<string, string>[]): string {
+  const columns = Object.keys(data[0] ?? {});
+  const widths = columns.map((column) => Math.max(column.length, ...data.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
+  return [line(columns), `|${widths.map((width, i) => (i === 0 ? "-".repeat(width + 2) : `${"-".repeat(width + 1)}:`)).join("|")}|`, ...data.map((row) => line(columns.map((column) => row[column]!)))].join("\n");
+}

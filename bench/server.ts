@@ -1,0 +1,146 @@
+/**
+ * One benchmark server, run as its own process: `node --import tsx bench/server.ts <config>`.
+ * Listens on 127.0.0.1 (a free port) and prints `PORT <n>` once it can take requests.
+ * Every configuration serves the same small JSON body at `GET /data`; the protected ones
+ * refuse it without a session.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import express, { type Express, type RequestHandler } from "express";
+import session from "express-session";
+import { getIronSession } from "iron-session";
+import { createClient } from "redis";
+import { RedisStore } from "connect-redis";
+import type { PasswordHasher, SessionStore } from "services-session-auth";
+import { core, redis, sealed } from "./built.js";
+import { BENCH_NAME, BENCH_PASSWORD, SECRET } from "./shared.js";
+
+const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, requireSession, scryptHasher } = core;
+const { redisSessionStore } = redis;
+const { sealedCookieStore } = sealed;
+
+const payload = { players: [{ id: 1, name: "Ada" }, { id: 2, name: "Grace" }, { id: 3, name: "Edsger" }] };
+const sendData: RequestHandler = (_req, res) => void res.json(payload);
+
+/** A hasher that costs nothing, so a login measures the framework and the store, not hashing. */
+const trivialHasher: PasswordHasher = {
+  async hash(password) {
+    return `plain$${password}`;
+  },
+  async verify(hash, password) {
+    const a = Buffer.from(hash);
+    const b = Buffer.from(`plain$${password}`);
+    return a.length === b.length && timingSafeEqual(a, b);
+  },
+  needsRehash: () => false,
+};
+
+/** The peers' cheap login check, the same for every peer. */
+function credentialsOk(body: unknown): boolean {
+  const { username, password } = (body ?? {}) as { username?: unknown; password?: unknown };
+  return username === BENCH_NAME && password === BENCH_PASSWORD;
+}
+
+async function redisClient() {
+  const url = process.env.REDIS_URL;
+  if (url === undefined) throw new Error("this configuration needs REDIS_URL");
+  const client = await createClient({ url, disableOfflineQueue: true }).connect();
+  client.on("error", () => undefined);
+  return client;
+}
+
+declare module "express-session" {
+  interface SessionData {
+    uid: string;
+  }
+}
+
+function expressSessionApp(store: session.Store | undefined): Express {
+  const app = express();
+  app.use(session({ secret: SECRET, resave: false, saveUninitialized: false, ...(store === undefined ? {} : { store }) }));
+  app.post("/login", express.json(), (req, res, next) => {
+    if (!credentialsOk(req.body)) return void res.status(401).json({ error: "wrong credentials" });
+    // express-session's documented login: a new id, then the user on it.
+    req.session.regenerate((error) => {
+      if (error) return next(error);
+      req.session.uid = "1";
+      res.json({ ok: true });
+    });
+  });
+  app.get("/data", (req, res, next) => (req.session.uid === undefined ? void res.status(401).json({ error: "no session" }) : next()), sendData);
+  return app;
+}
+
+function ironSessionApp(): Express {
+  const app = express();
+  const options = { password: SECRET, cookieName: "iron" };
+  app.post("/login", express.json(), async (req, res) => {
+    if (!credentialsOk(req.body)) return void res.status(401).json({ error: "wrong credentials" });
+    const ironSession = await getIronSession<{ uid?: string }>(req, res, options);
+    ironSession.uid = "1";
+    await ironSession.save();
+    res.json({ ok: true });
+  });
+  app.get(
+    "/data",
+    async (req, res, next) => {
+      const ironSession = await getIronSession<{ uid?: string }>(req, res, options);
+      if (ironSession.uid === undefined) return void res.status(401).json({ error: "no session" });
+      next();
+    },
+    sendData,
+  );
+  return app;
+}
+
+async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing = false): Promise<Express> {
+  const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher });
+  await userStore.ready;
+  // The timing probe sends hundreds of failures from one address; flood control would refuse them unhashed.
+  const throttle = timing ? { ipLimit: 1_000_000, userLimit: 1_000_000 } : undefined;
+  const auth = { userStore, sessionStore, secret: SECRET, hasher, counterStore: memoryCounterStore(), ...(throttle === undefined ? {} : { throttle }) };
+  const app = express();
+  app.use("/services/json", createSessionAuthRouter(auth));
+  app.get("/data", requireSession(auth), sendData);
+  return app;
+}
+
+async function build(config: string): Promise<Express> {
+  switch (config) {
+    case "express":
+      return express().get("/data", sendData);
+    case "express-session-memory":
+    case "express-session-login":
+      return expressSessionApp(undefined);
+    case "express-session-redis":
+      return expressSessionApp(new RedisStore({ client: await redisClient(), prefix: "bench-es:" }));
+    case "iron-session":
+      return ironSessionApp();
+    case "ours-memory":
+    case "ours-login-trivial":
+      return ourApp(memorySessionStore(), trivialHasher);
+    case "ours-redis":
+      return ourApp(redisSessionStore({ client: await redisClient(), prefix: "bench-ours:" }), trivialHasher);
+    case "ours-sealed":
+      return ourApp(sealedCookieStore({ password: SECRET, revocations: memoryCounterStore({ whenFull: "reject" }) }), trivialHasher);
+    case "ours-login-scrypt":
+      return ourApp(memorySessionStore(), scryptHasher());
+    case "ours-timing":
+      return ourApp(memorySessionStore(), scryptHasher(), true);
+    default:
+      throw new Error(`unknown configuration ${config}`);
+  }
+}
+
+const app = await build(process.argv[2] ?? "");
+app.disable("x-powered-by");
+const server = app.listen(0, "127.0.0.1", () => {
+  process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`);
+});
+// The runner stops a server with SIGTERM; exiting through process.exit lets --cpu-prof write its profile.
+process.on("SIGTERM", () => process.exit(0));
+// The runner asks for the CPU time used, before and after the measured window.
+process.on("message", () => {
+  const { user, system } = process.cpuUsage();
+  process.send?.({ cpu: user + system });
+});

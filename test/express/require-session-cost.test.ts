@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { memoryCounterStore, type CounterStore, type PasswordHasher } from "services-session-auth";
+import { redisSessionStore } from "services-session-auth/redis";
+import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+import { createTestApp, fastHasher, login } from "../helpers/app.js";
+import { redisUrl, useSharedRedis } from "../stores/redis-helpers.js";
+
+/** Wraps an object so that every method call is counted by name and passed through. */
+function counting<T extends object>(target: T): { proxy: T; calls: Record<string, number>; reset(): void } {
+  const calls: Record<string, number> = {};
+  const proxy = new Proxy(target, {
+    get(object, key) {
+      const value = Reflect.get(object, key, object) as unknown;
+      if (typeof value !== "function" || typeof key !== "string") return value;
+      return (...args: unknown[]) => {
+        calls[key] = (calls[key] ?? 0) + 1;
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+  return {
+    proxy,
+    calls,
+    reset() {
+      for (const key of Object.keys(calls)) delete calls[key];
+    },
+  };
+}
+
+// Counts, never wall-clock time: what a protected request and a login cost in store calls and hashes.
+describe("requireSession's cost per request", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("reads the session once and the user once per protected GET, and writes nothing", async () => {
+    const base = createTestApp();
+    const sessions = counting(base.sessionStore);
+    const users = counting(base.userStore);
+    const { app, agent } = createTestApp({ sessionStore: sessions.proxy, userStore: users.proxy });
+    const session = await login(app);
+    sessions.reset();
+    users.reset();
+    for (let i = 0; i < 4; i += 1) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    expect(sessions.calls).toEqual({ get: 4 });
+    expect(users.calls).toEqual({ findById: 4 });
+  });
+
+  it("checks a sealed session's revocations on every GET, and a cached seal still needs the exact string", async () => {
+    const counters = counting<CounterStore>(memoryCounterStore({ whenFull: "reject" }));
+    const sessionStore = sealedCookieStore({ password: "cost-test-password-of-32-characters+", revocations: counters.proxy });
+    const { app, agent } = createTestApp({ sessionStore });
+    const session = await login(app);
+    counters.reset();
+    for (let i = 0; i < 3; i += 1) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    // The session's own revocation mark and its user's count: two reads sent together, every time.
+    expect(counters.calls).toEqual({ get: 6 });
+    // The cache is keyed by the whole sealed id: one changed character is unsealed afresh, and refused.
+    const last = session.sessid.at(-1) === "A" ? "B" : "A";
+    const tampered = `${session.session_name}=${session.sessid.slice(0, -1)}${last}`;
+    expect((await agent.get("/services/json/players").set("Cookie", tampered)).status).toBe(401);
+  });
+
+  it("hashes once per login: one verify, no new hash while the stored one is current", async () => {
+    const counted = counting<PasswordHasher>(fastHasher);
+    const { app } = createTestApp({ hasher: counted.proxy });
+    // The router makes its stand-in hash for unknown names at start-up; the login itself is what is counted.
+    await new Promise((resolve) => setImmediate(resolve));
+    counted.reset();
+    await login(app);
+    expect(counted.calls).toEqual({ verify: 1, needsRehash: 1 });
+  });
+});
+
+describe.skipIf(!redisUrl)("requireSession's Redis round trips (REDIS_URL)", () => {
+  const { client, prefix } = useSharedRedis("cost");
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("sends one command per protected GET until the touch interval passes, then touches once", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    const redis = counting(client);
+    const { app, agent } = createTestApp({ sessionStore: redisSessionStore({ client: redis.proxy, prefix }), touchInterval: 180 });
+    const session = await login(app);
+    redis.reset();
+    for (let i = 0; i < 5; i += 1) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    expect(redis.calls).toEqual({ get: 5 });
+    vi.setSystemTime(Date.now() + 181_000);
+    redis.reset();
+    expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    // The read, then the touch: a read of the record for its uid and one MULTI.
+    expect(redis.calls).toEqual({ get: 2, multi: 1 });
+  });
+});
