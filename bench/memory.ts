@@ -13,9 +13,15 @@ const COUNT = 100_000;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with --expose-gc");
 
-// A handful of clients, as behind one office NAT or one app version.
-const userAgents = ["Mozilla/5.0 (X11; Linux x86_64) Firefox/132.0", "SportsApp/3.2 (iPhone; iOS 18.1)", "okhttp/4.12.0"];
+// Not the store's best case: two sessions per user (a phone and a browser), a distinct
+// address per session, and 300 different user agents, each arriving as a fresh string as a
+// parsed request header does. The uid strings are the user store's, shared as in an app.
+const AGENTS = 300;
+const userAgents = Array.from({ length: AGENTS }, (_, k) => `Mozilla/5.0 (Linux; Android 14; Pixel ${k % 9}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${k}.0 Mobile Safari/537.36`);
+const uids = Array.from({ length: COUNT / 2 }, (_, k) => String(k + 1));
 const now = Math.floor(Date.now() / 1000);
+/** A flat copy of a string, as one read off a socket is (not a slice or a concatenation of another). */
+const fresh = (value: string): string => JSON.parse(JSON.stringify(value)) as string;
 
 function heap(): number {
   for (let i = 0; i < 3; i++) gc!();
@@ -23,7 +29,8 @@ function heap(): number {
 }
 
 function record(i: number, expiresAt: number): SessionRecord {
-  return { uid: String((i % 5000) + 1), createdAt: now, lastSeenAt: now, expiresAt, ip: `10.0.${i % 16}.${i % 200}`, userAgent: userAgents[i % 3]! };
+  const ip = fresh(`::ffff:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+  return { uid: uids[i >> 1]!, createdAt: now, lastSeenAt: now, expiresAt, ip, userAgent: fresh(userAgents[i % AGENTS]!) };
 }
 
 async function ours(): Promise<number> {
@@ -42,7 +49,7 @@ async function expressSession(): Promise<number> {
   for (let i = 0; i < COUNT; i++) {
     const sid = createSessionId().slice(0, 32);
     // What express-session keeps after a login: its cookie and the app's user id.
-    const data = { cookie: { originalMaxAge: null, expires: null, httpOnly: true, path: "/" }, uid: String((i % 5000) + 1) } as unknown as session.SessionData;
+    const data = { cookie: { originalMaxAge: null, expires: null, httpOnly: true, path: "/" }, uid: uids[i >> 1]! } as unknown as session.SessionData;
     await new Promise<void>((done) => store.set(sid, data, () => done()));
   }
   const after = heap();
@@ -92,4 +99,7 @@ console.log(
 );
 console.log(`  ${oursBytes <= 300 ? "MET   " : "MISSED"} memory store ≤ 300 bytes per live session: ${oursBytes.toFixed(0)}`);
 // The verdict takes the p90 stretch: on a shared machine the longest few also hold time the CPU was lent elsewhere.
-console.log(`  ${sweep.p90Ms <= 5 ? "MET   " : "MISSED"} expiry sweep blocks the loop ≤ 5 ms (p90 of stretches, wall): ${sweep.p90Ms.toFixed(1)} ms; the longest was ${sweep.maxMs.toFixed(1)} ms`);
+console.log(
+  `  ${sweep.p90Ms <= 5 ? "MET at p90" : "MISSED    "} expiry sweep blocks the loop ≤ 5 ms: p90 of stretches ${sweep.p90Ms.toFixed(1)} ms; ` +
+    `the longest was ${sweep.maxMs.toFixed(1)} ms (${sweep.maxMs <= 5 ? "also within" : "over"} 5 ms)`,
+);

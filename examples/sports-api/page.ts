@@ -21,7 +21,7 @@ const FILES = [
 
 /**
  * The demo page: a login form, then the signed-in user and the sports tables, fetched from
- * the protected routes with the session cookie and `X-CSRF-Token`. Static files read once.
+ * the protected routes with the session cookie (`X-CSRF-Token` on its POSTs). Static files read once.
  */
 export function demoPage(): Router {
   const router = Router();

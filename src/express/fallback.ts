@@ -9,7 +9,14 @@ import { send } from "./respond.js";
 
 const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).readonly().optional() });
 
-/** Options of {@link servicesNotFound}. */
+/**
+ * Options of {@link servicesNotFound}.
+ *
+ * @example
+ * ```ts
+ * app.use("/services/json", servicesNotFound({ resources: ["players", "events"] }));
+ * ```
+ */
 export interface ServicesNotFoundOptions {
   /**
    * The app's own resources under the endpoint (`players`, `events`): a miss below one of
@@ -42,7 +49,14 @@ export function servicesNotFound(options: ServicesNotFoundOptions = {}): Request
 
 const errorHandlerSchema = z.strictObject({ onEvent: fn<AuthEventListener>("event => void").optional() });
 
-/** Options of {@link servicesErrorHandler}. */
+/**
+ * Options of {@link servicesErrorHandler}.
+ *
+ * @example
+ * ```ts
+ * app.use(servicesErrorHandler({ onEvent: (event) => event.type === "internal.error" && logger.error(event.error) }));
+ * ```
+ */
 export interface ServicesErrorHandlerOptions {
   /** Receives `internal.error` for anything that is not a client's mistake, to log it server-side. @default none */
   onEvent?: AuthEventListener;

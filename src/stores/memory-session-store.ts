@@ -68,7 +68,9 @@ const INTERN_LIMIT = 1024;
 export function memorySessionStore(options: MemorySessionStoreOptions = {}): MemorySessionStore {
   const { maxSessions = 100_000, sweepIntervalSeconds = 60 } = parseOptions(optionsSchema, options, "memorySessionStore");
   const sessions = new Map<string, SessionRecord>();
-  const byUser = new Map<string, Set<string>>();
+  // Most users hold one session: the index keeps its handle itself, and a small array (far
+  // lighter than a Set) only from the second on. Removal scans that user's sessions only.
+  const byUser = new Map<string, string | string[]>();
   // Most sessions share a handful of IPs and user agents; one copy of each saves heap.
   const interned = new Map<string, string>();
 
@@ -80,13 +82,33 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     return value;
   }
 
+  function handlesOf(uid: string): readonly string[] {
+    const handles = byUser.get(uid);
+    return handles === undefined ? [] : typeof handles === "string" ? [handles] : [...handles];
+  }
+
+  function index(uid: string, handle: string): void {
+    const handles = byUser.get(uid);
+    if (handles === undefined) byUser.set(uid, handle);
+    else if (typeof handles === "string") byUser.set(uid, [handles, handle]);
+    else handles.push(handle);
+  }
+
+  function unindex(uid: string, handle: string): void {
+    const handles = byUser.get(uid);
+    if (handles === handle) byUser.delete(uid);
+    else if (typeof handles === "object") {
+      const at = handles.indexOf(handle);
+      if (at !== -1) handles.splice(at, 1);
+      if (handles.length === 1) byUser.set(uid, handles[0]!);
+    }
+  }
+
   function remove(handle: string): boolean {
     const record = sessions.get(handle);
     if (record === undefined) return false;
     sessions.delete(handle);
-    const handles = byUser.get(record.uid);
-    handles?.delete(handle);
-    if (handles?.size === 0) byUser.delete(record.uid);
+    unindex(record.uid, handle);
     return true;
   }
 
@@ -126,10 +148,8 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
   function insert(handle: string, record: SessionRecord): void {
     remove(handle);
     while (sessions.size >= maxSessions) remove(sessions.keys().next().value as string);
-    sessions.set(handle, { ...record, ip: intern(record.ip), userAgent: intern(record.userAgent) });
-    let handles = byUser.get(record.uid);
-    if (handles === undefined) byUser.set(record.uid, (handles = new Set()));
-    handles.add(handle);
+    sessions.set(handle, stored(record, record.lastSeenAt, record.expiresAt, intern(record.ip), intern(record.userAgent)));
+    index(record.uid, handle);
   }
 
   return {
@@ -147,23 +167,22 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     },
     async touch(handle, lastSeenAt, expiresAt) {
       const record = sessions.get(handle);
-      if (record !== undefined) sessions.set(handle, { ...record, lastSeenAt, expiresAt });
+      if (record !== undefined) sessions.set(handle, stored(record, lastSeenAt, expiresAt, record.ip, record.userAgent));
     },
     async destroy(handle) {
       remove(handle);
     },
     async listByUser(uid) {
       const found: StoredSession[] = [];
-      for (const handle of byUser.get(uid) ?? []) {
+      for (const handle of handlesOf(uid)) {
         const session = live(handle);
         if (session !== null) found.push(session);
       }
       return found.sort((a, b) => a.record.createdAt - b.record.createdAt);
     },
     async destroyByUser(uid) {
-      const handles = [...(byUser.get(uid) ?? [])];
       let ended = 0;
-      for (const handle of handles) if (live(handle) !== null && remove(handle)) ended += 1;
+      for (const handle of handlesOf(uid)) if (live(handle) !== null && remove(handle)) ended += 1;
       byUser.delete(uid);
       return ended;
     },
@@ -175,4 +194,12 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
+}
+
+/**
+ * A record as the store keeps it: the six fields in one fixed order, so every record shares
+ * one hidden class and no caller's extra properties are kept.
+ */
+function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip: string, userAgent: string): SessionRecord {
+  return { uid: record.uid, createdAt: record.createdAt, lastSeenAt, expiresAt, ip, userAgent };
 }

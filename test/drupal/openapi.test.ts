@@ -227,4 +227,24 @@ describe("examples/sports-api /openapi.json", () => {
       expect((await call().set("Cookie", admin.cookie).set("X-CSRF-Token", admin.token)).status, `${method} ${path}`).toBe(200);
     }
   });
+
+  it("really answers the other statuses it documents for the app's routes", async () => {
+    const document = (await request(app).get("/openapi.json")).body as Doc;
+    const documented = (path: string, method: string) => Object.keys((document.paths[path] as Record<string, { responses: object }>)[method]!.responses);
+    const demo = await login(app, "demo", "demo-password");
+
+    expect(documented("/services/json/players/{id}", "get")).toContain("404");
+    const missing = await request(app).get("/services/json/players/999").set("Cookie", demo.cookie);
+    expect(missing.status).toBe(404);
+
+    expect(documented("/services/json/admin/stats", "get")).toContain("403");
+    const forbidden = await request(app).get("/services/json/admin/stats").set("Cookie", demo.cookie);
+    expect([forbidden.status, forbidden.text]).toEqual([403, '["Access denied for user demo"]']);
+
+    // Log out everywhere, last: it ends the session the calls above used.
+    const other = await login(app, "demo", "demo-password");
+    const ended = await request(app).post("/services/json/sessions/revoke-all").set("Cookie", demo.cookie).set("X-CSRF-Token", demo.token);
+    expect([ended.status, (ended.body as { ended: number }).ended >= 2]).toEqual([200, true]);
+    expect((await request(app).get("/services/json/players").set("Cookie", other.cookie)).status).toBe(401);
+  });
 });

@@ -16,13 +16,16 @@ function record(): SessionRecord {
 }
 
 /** Resolves how long a promise took to settle, and whether it rejected. */
-async function settle(promise: Promise<unknown>): Promise<{ rejected: boolean; ms: number }> {
-  const started = Date.now();
+/**
+ * How a store call ended. Promptness is shown by what rejected it (the client's own
+ * offline or timeout error, never a hang that the test's timeout would catch), not by a clock.
+ */
+async function settle(promise: Promise<unknown>): Promise<{ rejected: boolean; error: string | undefined }> {
   try {
     await promise;
-    return { rejected: false, ms: Date.now() - started };
-  } catch {
-    return { rejected: true, ms: Date.now() - started };
+    return { rejected: false, error: undefined };
+  } catch (error) {
+    return { rejected: true, error: error instanceof Error ? error.constructor.name : typeof error };
   }
 }
 
@@ -55,7 +58,8 @@ describe.skipIf(!canRun)("Redis stores during an outage", () => {
       const calls = [sessions.get(sessid), sessions.create(record()), sessions.listByUser("7"), sessions.destroyByUser("7"), counters.increment("k", 60)];
       for (const outcome of await Promise.all(calls.map(settle))) {
         expect(outcome.rejected).toBe(true);
-        expect(outcome.ms).toBeLessThan(1000);
+        // Refused at once by the client (offline queue off), or cut off by the server going away.
+        expect(outcome.error).toMatch(/^(ClientOfflineError|SocketClosedUnexpectedlyError)$/);
       }
 
       await server.start();
@@ -117,7 +121,8 @@ describe.skipIf(!canRun)("Redis stores during an outage", () => {
       await server.stop();
       const outcome = await settle(sessions.get(sessid));
       expect(outcome.rejected).toBe(true);
-      expect(outcome.ms).toBeLessThan(1500);
+      // The command timeout fired: the queued command was not left waiting for the reconnection.
+      expect(outcome.error).toBe("TimeoutError");
       await server.start();
       await expect.poll(() => client.isReady, { timeout: 5000 }).toBe(true);
       await expect(sessions.get(await sessions.create(record()))).resolves.not.toBeNull();
