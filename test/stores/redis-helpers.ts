@@ -84,6 +84,8 @@ export async function waitForPing(port: number, timeoutMs = 10_000): Promise<voi
 export interface PrivateRedis {
   readonly port: number;
   readonly dir: string;
+  /** Whether the server process is up (started and not stopped or dead). */
+  readonly running: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Stops the server and removes its directory. */
@@ -107,6 +109,9 @@ export function privateRedis(port: number, extra: string[] = [], dir = mkdtempSy
   return {
     port,
     dir,
+    get running() {
+      return child !== undefined && child.exitCode === null;
+    },
     async start() {
       child = spawn(
         "redis-server",
