@@ -1,9 +1,10 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
+import { STATUS_CODES } from "node:http";
 import { z } from "zod";
 import type { AuthEventListener } from "../core/events.js";
 import { fn, parseOptions } from "../core/validate.js";
-import { clientError, notFoundError } from "../drupal/not-found.js";
-import { errorReply } from "../drupal/wire.js";
+import { clientError, clientErrorStatus, notFoundError } from "../drupal/not-found.js";
+import { errorReply, jsonHeaders } from "../drupal/wire.js";
 import { isSessionAuthError } from "../errors.js";
 import { send } from "./respond.js";
 
@@ -65,8 +66,9 @@ export interface ServicesErrorHandlerOptions {
 /**
  * An Express error handler that answers in the wire format: a path that cannot be decoded
  * is a `400` with no body, a body parser's invalid JSON or oversized upload the same reply
- * as the router's, and anything else a body-less `500` (reported as an `internal.error`
- * event). Express's HTML error page, with its stack trace outside production, is never sent.
+ * as the router's, another middleware's client error (a `4xx` `status`) its own status with
+ * no body, and anything else a body-less `500` (reported as an `internal.error` event).
+ * Express's HTML error page, with its stack trace outside production, is never sent.
  * Mount it last on the app.
  *
  * @example
@@ -81,8 +83,11 @@ export function servicesErrorHandler(options: ServicesErrorHandlerOptions = {}):
     // Once the reply has started, only Express can end it (it destroys the socket).
     if (res.headersSent) return next(error);
     const known = isSessionAuthError(error) ? error : clientError(error);
-    if (known === undefined) report(onEvent, error);
-    send(res, errorReply(known ?? error));
+    if (known !== undefined) return send(res, errorReply(known));
+    const status = clientErrorStatus(error);
+    if (status !== undefined) return send(res, { status, reason: STATUS_CODES[status], headers: jsonHeaders(), body: null });
+    report(onEvent, error);
+    send(res, errorReply(error));
   };
 }
 

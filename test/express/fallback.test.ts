@@ -81,6 +81,16 @@ describe("servicesErrorHandler", () => {
     expect(events).toEqual([{ type: "internal.error", error }]);
   });
 
+  it("keeps another middleware's client error status, with no body", async () => {
+    const events: AuthEvent[] = [];
+    const unauthorized = Object.assign(new Error("jwt expired: secret details"), { status: 401 });
+    const res = await appThatThrows(unauthorized, events).get("/boom");
+    expect([res.status, statusText(res), res.text, res.headers["content-type"]]).toEqual([401, "Unauthorized", "", "application/json"]);
+    expect(events).toEqual([]);
+    const odd = await appThatThrows(Object.assign(new Error("x"), { statusCode: 600 })).get("/boom");
+    expect(odd.status).toBe(500);
+  });
+
   it("does not report a client's mistake as an internal error", async () => {
     const events: AuthEvent[] = [];
     await appThatThrows(new URIError("bad"), events).get("/boom");
