@@ -68,8 +68,7 @@ export class Authenticator {
       this.#manager.emit({ type: "login.failure", reason: "invalid-input", name: "", ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
-    const { password, oversized } = credentials;
-    const name = credentials.name;
+    const { name, password, oversized } = credentials;
     // Events carry at most a storable name: a 64 KiB one must not flood the audit log.
     const shown = name.slice(0, this.#options.maxNameLength);
     // An over-long name names no account (nothing that long can be stored); an over-long

@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import { bodyArgument, requestMime } from "../drupal/body.js";
 import type { ServicesRequest } from "../drupal/services.js";
 import { SessionAuthError } from "../errors.js";
 
@@ -21,11 +22,9 @@ export function queryParameter(req: Request, name: string): string | undefined {
  * has already parsed into `req.body`; never a JSON body's, as Services reads `$_REQUEST`.
  */
 export function formBodyParameter(req: Request, name: string): string | undefined {
-  const type = header(req, "content-type")?.split(";", 1)[0]?.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") return undefined;
-  const body: unknown = req.body;
-  if (typeof body !== "object" || body === null || !Object.hasOwn(body, name)) return undefined;
-  const value = (body as Record<string, unknown>)[name];
+  const mime = requestMime(header(req, "content-type")).toLowerCase();
+  if (mime !== "application/x-www-form-urlencoded" && mime !== "multipart/form-data") return undefined;
+  const value = bodyArgument(req.body, name);
   return typeof value === "string" ? value : undefined;
 }
 
