@@ -26,36 +26,3 @@ function safeDecode(segment: string): string {
     return segment;
   }
 }
-
-/** The parts of an HTTP error from Express, its router or body-parser (`http-errors`) that matter here. */
-interface HttpErrorLike {
-  readonly status?: unknown;
-  readonly statusCode?: unknown;
-  readonly type?: unknown;
-}
-
-/**
- * Turns an error thrown by the framework or a body parser in front of the app (a path
- * that cannot be percent-decoded, a JSON body that does not parse, an upload over a
- * limit) into the {@link SessionAuthError} that answers it on the wire. Other errors give
- * `undefined`: see {@link clientErrorStatus} for the rest of the client errors.
- */
-export function clientError(error: unknown): SessionAuthError | undefined {
-  if (error instanceof URIError) return new SessionAuthError("ERR_MALFORMED_REQUEST");
-  if (typeof error !== "object" || error === null) return undefined;
-  const { type } = error as HttpErrorLike;
-  if (type === "entity.parse.failed") return new SessionAuthError("ERR_INVALID_JSON");
-  if (type === "entity.too.large" || clientErrorStatus(error) === 413) return new SessionAuthError("ERR_BODY_TOO_LARGE");
-  return undefined;
-}
-
-/**
- * The status of an HTTP client error (4xx) raised by other middleware (`http-errors` style:
- * `status` or `statusCode`), which keeps its status on the wire; `undefined` for anything else.
- */
-export function clientErrorStatus(error: unknown): number | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const { status, statusCode } = error as HttpErrorLike;
-  const code = typeof status === "number" ? status : typeof statusCode === "number" ? statusCode : undefined;
-  return code !== undefined && Number.isInteger(code) && code >= 400 && code < 500 ? code : undefined;
-}

@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
-import { STATUS_CODES } from "node:http";
 import { z } from "zod";
 import type { AuthEventListener } from "../core/events.js";
 import { fn, parseOptions } from "../core/validate.js";
-import { clientError, clientErrorStatus, notFoundError } from "../drupal/not-found.js";
-import { errorReply, jsonHeaders } from "../drupal/wire.js";
+import { foreignErrorReply } from "../drupal/foreign-error.js";
+import { notFoundError } from "../drupal/not-found.js";
+import { errorReply } from "../drupal/wire.js";
 import { isSessionAuthError } from "../errors.js";
 import { send } from "./respond.js";
 
@@ -82,10 +82,8 @@ export function servicesErrorHandler(options: ServicesErrorHandlerOptions = {}):
   return function servicesErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction) {
     // Once the reply has started, only Express can end it (it destroys the socket).
     if (res.headersSent) return next(error);
-    const known = isSessionAuthError(error) ? error : clientError(error);
-    if (known !== undefined) return send(res, errorReply(known));
-    const status = clientErrorStatus(error);
-    if (status !== undefined) return send(res, { status, reason: STATUS_CODES[status], headers: jsonHeaders(), body: null });
+    const reply = isSessionAuthError(error) ? errorReply(error) : foreignErrorReply(error);
+    if (reply !== undefined) return send(res, reply);
     report(onEvent, error);
     send(res, errorReply(error));
   };
