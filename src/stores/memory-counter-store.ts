@@ -70,6 +70,9 @@ export function evictsUnexpiredKeys(store: CounterStore): boolean {
 export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const { maxKeys = 100_000, whenFull = "evict" } = parseOptions(optionsSchema, options, "memoryCounterStore");
   const counters = new Map<string, Counter>();
+  // While a rejecting store is full, no scan can free a slot before its soonest key
+  // expires: until then a new key is refused without walking every key again.
+  let fullUntilMs = 0;
 
   function live(key: string, now: number): Counter | undefined {
     const counter = counters.get(key);
@@ -81,9 +84,17 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
   }
 
   function makeRoom(now: number): void {
-    for (const [key, counter] of counters) if (counter.expiresAtMs <= now) counters.delete(key);
+    if (whenFull === "reject" && now < fullUntilMs) throw full();
+    let soonestMs = Infinity;
+    for (const [key, counter] of counters) {
+      if (counter.expiresAtMs <= now) counters.delete(key);
+      else soonestMs = Math.min(soonestMs, counter.expiresAtMs);
+    }
     if (counters.size < maxKeys) return;
-    if (whenFull === "reject") throw new Error(`memoryCounterStore is full: ${maxKeys} unexpired keys`);
+    if (whenFull === "reject") {
+      fullUntilMs = soonestMs;
+      throw full();
+    }
     // Every window here has the same length per kind of key, so insertion order is
     // close to expiry order: dropping the oldest tenth drops the soonest to expire.
     let drop = Math.max(1, Math.floor(maxKeys / 10));
@@ -91,6 +102,10 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       counters.delete(key);
       if (--drop === 0) break;
     }
+  }
+
+  function full(): Error {
+    return new Error(`memoryCounterStore is full: ${maxKeys} unexpired keys`);
   }
 
   const store: CounterStore = {

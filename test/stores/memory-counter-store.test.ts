@@ -23,12 +23,18 @@ describe("memoryCounterStore", () => {
       await store.increment("revoked", 60);
       for (let i = 0; i < 9; i++) await store.increment(`ip:${i}`, 1);
       await expect(store.increment("ip:new", 60)).rejects.toThrow(/full/);
+      await expect(store.increment("ip:other", 60)).rejects.toThrow(/full/);
       await expect(store.get("revoked")).resolves.toBe(1);
       // A key already held still counts, and an expired key makes room.
       await expect(store.increment("revoked", 60)).resolves.toBe(2);
       vi.setSystemTime(Date.now() + 1000);
       await expect(store.increment("ip:new", 60)).resolves.toBe(1);
       await expect(store.get("revoked")).resolves.toBe(2);
+      // A key deleted while the store is full frees its slot at once.
+      for (let i = 0; i < 8; i++) await store.increment(`ip:again:${i}`, 60);
+      await expect(store.increment("ip:more", 60)).rejects.toThrow(/full/);
+      await store.delete("ip:new");
+      await expect(store.increment("ip:more", 60)).resolves.toBe(1);
     } finally {
       vi.useRealTimers();
     }
