@@ -1,0 +1,98 @@
+import { isIP, isIPv4 } from "node:net";
+
+/**
+ * Client addresses as the package shows and counts them. Node reports an IPv4 client on a
+ * dual-stack socket as `::ffff:127.0.0.1`; Drupal (PHP's `REMOTE_ADDR`) shows `127.0.0.1`.
+ *
+ * @module
+ */
+
+const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
+
+/**
+ * An address as a person (and Drupal) reads it: an IPv4-mapped IPv6 address becomes the
+ * plain IPv4 address; anything else is returned as it is.
+ *
+ * @example
+ * ```ts
+ * plainAddress("::ffff:203.0.113.7"); // "203.0.113.7"
+ * plainAddress("2001:db8::1");        // "2001:db8::1"
+ * ```
+ */
+export function plainAddress(address: string): string {
+  const mapped = MAPPED_V4.exec(address);
+  return mapped !== null && isIPv4(mapped[1]!) ? mapped[1]! : address;
+}
+
+/**
+ * The group an address is counted under by the login throttle: an IPv4 address (plain or
+ * IPv4-mapped) is itself; an IPv6 address is its first `v6PrefixBits` bits, written
+ * `2001:db8:1:2::/64`, because one subscriber is routinely handed a whole /64 and could
+ * otherwise draw a fresh address for every guess. Anything that is not an IP address (a
+ * Unix socket, an empty string) is returned as it is, cut to 64 characters.
+ *
+ * @param v6PrefixBits - 1 to 128; 128 counts every IPv6 address on its own.
+ * @example
+ * ```ts
+ * addressGroup("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64); // "2001:db8:1:2::/64"
+ * addressGroup("::ffff:203.0.113.7", 64);               // "203.0.113.7"
+ * ```
+ */
+export function addressGroup(address: string, v6PrefixBits: number): string {
+  const plain = plainAddress(address);
+  const kind = isIP(plain.split("%", 1)[0]!);
+  if (kind === 4) return plain;
+  if (kind !== 6) return plain.slice(0, 64);
+  const groups = expandIPv6(plain.split("%", 1)[0]!);
+  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
+    // The uncompressed spelling of an IPv4-mapped address.
+    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+  }
+  let bits = v6PrefixBits;
+  const masked = groups.map((group) => {
+    const keep = Math.max(0, Math.min(16, bits));
+    bits -= 16;
+    return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);
+  });
+  if (v6PrefixBits >= 128) return compressIPv6(masked);
+  return `${compressIPv6(masked)}/${v6PrefixBits}`;
+}
+
+/** The eight 16-bit groups of an address `isIP` accepted as IPv6 (no zone). */
+function expandIPv6(address: string): number[] {
+  let text = address;
+  if (text.includes(".")) {
+    // An embedded IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) is the last two groups.
+    const at = text.lastIndexOf(":");
+    const [a, b, c, d] = text.slice(at + 1).split(".").map(Number) as [number, number, number, number];
+    text = `${text.slice(0, at + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
+  if (!text.includes("::")) return parse(text);
+  const [head, rest] = text.split("::", 2) as [string, string];
+  const left = parse(head);
+  const right = parse(rest);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/** RFC 5952 text: lower-case hex, the longest run of two or more zero groups as `::`. */
+function compressIPv6(groups: readonly number[]): string {
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < groups.length; ) {
+    if (groups[i] !== 0) {
+      i += 1;
+      continue;
+    }
+    let j = i;
+    while (j < groups.length && groups[j] === 0) j += 1;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (bestStart === -1) return hex.join(":");
+  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
+}
