@@ -186,6 +186,15 @@ export interface PasswordHasher {
   verify(hash: string, password: string): Promise<boolean>;
   /** Whether a stored hash should be replaced by {@link PasswordHasher.hash} after a successful login. */
   needsRehash(hash: string): boolean;
+  /**
+   * The cost class of a stored hash: two hashes of one class take the same work to verify
+   * (the algorithm and its cost parameters, e.g. `scrypt:17:8:1` or Drupal's `$S$D`). The
+   * login flow uses it so that a failed login costs the same whatever the account's hash
+   * format (see the README's Security section). Cheap, no hashing; a malformed hash may get
+   * any class. Hashers without it put every hash in one class.
+   * @default every hash in one class
+   */
+  costClass?(hash: string): string;
 }
 
 /**
@@ -193,15 +202,24 @@ export interface PasswordHasher {
  * sealed-cookie store's revocation epochs). The TTL is set when a key is created and is
  * not extended by later increments, so a window is fixed from its first event.
  *
+ * `increment` is the throttle's reservation: it counts and answers the new count in one
+ * atomic step, so of N concurrent increments exactly one sees each count from 1 to N, on
+ * one process or on many sharing one backend. `decrement` gives a reservation back.
+ *
  * @example
  * ```ts
  * const counterStore: CounterStore = memoryCounterStore(); // or redisCounterStore({ client })
- * await counterStore.increment("failures:203.0.113.7", 3600); // 1, then 2, … for an hour
+ * await counterStore.increment("ip:203.0.113.7", 3600); // 1, then 2, … for an hour
  * ```
  */
 export interface CounterStore {
-  /** Adds one to a key, creating it with the TTL if absent; resolves the new count. */
+  /** Adds one to a key, creating it with the TTL if absent; resolves the new count. Atomic. */
   increment(key: string, ttlSeconds: number): Promise<number>;
+  /**
+   * Takes one back from a key: never below zero, never creating the key, and leaving its
+   * TTL as it was. Atomic with respect to `increment`.
+   */
+  decrement(key: string): Promise<void>;
   /** The current count of a key (0 if absent or expired). */
   get(key: string): Promise<number>;
   /** Removes a key. A missing key is not an error. */

@@ -378,10 +378,46 @@ export function describeCounterStore(name: string, makeStore: () => CounterStore
       await expect(store.get(b)).resolves.toBe(1);
     });
 
-    it("concurrent increments are all counted", async () => {
+    it("concurrent increments are all counted, each answering a count no other saw", async () => {
       const k = key("concurrent");
       const counts = await Promise.all(Array.from({ length: 50 }, () => store.increment(k, 60)));
       expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    });
+
+    it("decrement gives one back, never below zero, and never creates a key", async () => {
+      const k = key("decrement");
+      await store.increment(k, 60);
+      await store.increment(k, 60);
+      await store.decrement(k);
+      await expect(store.get(k)).resolves.toBe(1);
+      await store.decrement(k);
+      await store.decrement(k);
+      await expect(store.get(k)).resolves.toBe(0);
+      const missing = key("decrement-missing");
+      await expect(store.decrement(missing)).resolves.toBeUndefined();
+      await expect(store.get(missing)).resolves.toBe(0);
+      // A later increment starts the key afresh, with its own TTL.
+      await expect(store.increment(missing, 1)).resolves.toBe(1);
+      await wait(1100);
+      await expect(store.get(missing)).resolves.toBe(0);
+    });
+
+    it("decrement leaves the TTL of the first increment as it was", async () => {
+      const k = key("decrement-ttl");
+      await store.increment(k, 1);
+      await store.increment(k, 1);
+      await wait(600);
+      await store.decrement(k);
+      await expect(store.get(k)).resolves.toBe(1);
+      await wait(600);
+      await expect(store.get(k)).resolves.toBe(0);
+    });
+
+    it("concurrent increments and decrements balance", async () => {
+      const k = key("balance");
+      await Promise.all(Array.from({ length: 30 }, () => store.increment(k, 60)));
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? store.decrement(k) : store.increment(k, 60))));
+      await expect(store.get(k)).resolves.toBe(30);
     });
   });
 }

@@ -16,6 +16,28 @@ describe("memoryCounterStore", () => {
     await expect(store.get("ip:0")).resolves.toBe(0);
   });
 
+  it("makes room in a flooding namespace, never taking another below its fair share", async () => {
+    const store = memoryCounterStore({ maxKeys: 10 });
+    for (const user of ["a", "b", "c", "d", "e"]) await store.increment(`user:${user}`, 60);
+    for (let i = 0; i < 200; i++) await store.increment(`ip:${i}`, 60);
+    for (const user of ["a", "b", "c", "d", "e"]) await expect(store.get(`user:${user}`)).resolves.toBe(1);
+    await expect(store.get("ip:199")).resolves.toBe(1);
+  });
+
+  it("takes from the largest namespace for one below its share", async () => {
+    const store = memoryCounterStore({ maxKeys: 10 });
+    for (let i = 0; i < 10; i++) await store.increment(`ip:${i}`, 60);
+    for (const user of ["a", "b", "c", "d", "e"]) await store.increment(`user:${user}`, 60);
+    for (const user of ["a", "b", "c", "d", "e"]) await expect(store.get(`user:${user}`)).resolves.toBe(1);
+  });
+
+  it("within a namespace, drops the lowest counts first", async () => {
+    const store = memoryCounterStore({ maxKeys: 10 });
+    for (let i = 0; i < 6; i++) await store.increment("user:locked", 60);
+    for (let i = 0; i < 100; i++) await store.increment(`user:fresh-${i}`, 60);
+    await expect(store.get("user:locked")).resolves.toBe(6);
+  });
+
   it("with whenFull: reject, keeps every unexpired key and rejects new ones while full", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
+import { DECREMENT_SCRIPT } from "./scripts.js";
 
 /**
  * Options of {@link redisCounterStore}.
@@ -39,7 +40,12 @@ function count(reply: unknown): number {
  * failure counts and the sealed-cookie store's revocation marks. Each key is one slot,
  * so it works the same on a cluster. Needs Redis 7.0 or later (`PEXPIRE … NX`).
  *
- * Round trips: `increment` 1 (`MULTI INCR, PEXPIRE NX`), `get` 1, `delete` 1.
+ * `increment` answers the new count from the same atomic step that made it, so every
+ * instance sharing the server sees each count exactly once: the login throttle reserves an
+ * attempt with it before any password is checked.
+ *
+ * Round trips: `increment` 1 (`MULTI INCR, PEXPIRE NX`), `decrement` 1 (a one-key Lua
+ * script), `get` 1, `delete` 1.
  *
  * @example
  * ```ts
@@ -62,6 +68,9 @@ export function redisCounterStore(options: RedisCounterStoreOptions): CounterSto
         .pExpire(name, Math.max(1, Math.round(ttlSeconds * 1000)), "NX")
         .exec();
       return count(Array.isArray(replies) ? replies[0] : undefined);
+    },
+    async decrement(key) {
+      await client.eval(DECREMENT_SCRIPT, { keys: [prefix + key], arguments: [] });
     },
     async get(key) {
       return count(await client.get(prefix + key));

@@ -1,9 +1,10 @@
 /**
- * The Lua scripts the session store runs on one primary (a plain or Sentinel client), so
- * that an operation which reads a record and then changes its user's index happens as
- * one atomic step. They compute the keys they touch from the prefix and the record, as
- * `keys.ts` lays them out; Redis allows that outside a cluster, and on a cluster the
- * store never sends them.
+ * The Lua scripts the Redis stores run. The session store's two run on one primary (a
+ * plain or Sentinel client), so that an operation which reads a record and then changes its
+ * user's index happens as one atomic step; they compute the keys they touch from the prefix
+ * and the record, as `keys.ts` lays them out, which Redis allows outside a cluster, and on a
+ * cluster the store never sends them. The counter store's touches one key, so it runs
+ * anywhere.
  *
  * @module
  */
@@ -44,4 +45,15 @@ for _, handle in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
 end
 redis.call('DEL', KEYS[1])
 return ended
+`;
+
+/**
+ * Takes one back from a counter: `DECR` only when the key exists with a count above zero,
+ * so a reservation given back never creates a key (without a TTL) or goes negative, and the
+ * key keeps its TTL. One key, so it runs on a cluster too. KEYS: the counter key.
+ */
+export const DECREMENT_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
 `;
