@@ -35,12 +35,16 @@ export type SessionAuthErrorCode =
   | "ERR_NO_CONTROLLER"
   | "ERR_NO_RESOURCE"
   | "ERR_MALFORMED_REQUEST"
-  | "ERR_STORE_UNAVAILABLE";
+  | "ERR_STORE_UNAVAILABLE"
+  | "ERR_CROSS_SITE_LOGIN"
+  | "ERR_LOGIN_BUSY";
 
 /**
  * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the
  * value the Drupal message names (the missing argument, the user name, the MIME type);
- * `cause` keeps an underlying error for the server's logs, never for the client.
+ * `cause` keeps an underlying error for the server's logs, never for the client;
+ * `retryAfter` is the number of seconds a client is told to wait (`Retry-After`), when the
+ * failure is temporary.
  *
  * @example
  * ```ts
@@ -51,11 +55,13 @@ export class SessionAuthError extends Error {
   override readonly name = "SessionAuthError";
   readonly code: SessionAuthErrorCode;
   readonly detail: string | undefined;
+  readonly retryAfter: number | undefined;
 
-  constructor(code: SessionAuthErrorCode, detail?: string, options?: { cause?: unknown }) {
-    super(detail === undefined ? code : `${code}: ${detail}`, options);
+  constructor(code: SessionAuthErrorCode, detail?: string, options?: { cause?: unknown; retryAfter?: number }) {
+    super(detail === undefined ? code : `${code}: ${detail}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.detail = detail;
+    this.retryAfter = options?.retryAfter;
   }
 }
 

@@ -51,6 +51,7 @@ describe("store interfaces", () => {
     expectTypeOf<UserStore["findByName"]>().returns.toEqualTypeOf<Promise<UserRecord | null>>();
     expectTypeOf<UserStore["updatePasswordHash"]>().returns.toEqualTypeOf<Promise<boolean>>();
     expectTypeOf<CounterStore["increment"]>().toEqualTypeOf<(key: string, ttlSeconds: number) => Promise<number>>();
+    expectTypeOf<CounterStore["decrement"]>().toEqualTypeOf<(key: string) => Promise<void>>();
     expectTypeOf<PasswordHasher["needsRehash"]>().returns.toEqualTypeOf<boolean>();
   });
 
@@ -98,6 +99,8 @@ describe("option types", () => {
       | "login.success"
       | "login.failure"
       | "login.throttled"
+      | "login.busy"
+      | "login.cross-site"
       | "logout"
       | "session.expired"
       | "session.revoked"
@@ -107,6 +110,9 @@ describe("option types", () => {
       | "internal.error"
     >();
     expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("reason");
+    // A failed login names the account by uid or the name by a keyed hash, never the name itself.
+    expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("nameHash");
+    expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().not.toHaveProperty("name");
     expectTypeOf<"ERR_CSRF">().toExtend<SessionAuthErrorCode>();
     expectTypeOf<"ERR_NOPE">().not.toExtend<SessionAuthErrorCode>();
   });

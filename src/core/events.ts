@@ -1,7 +1,28 @@
 /**
+ * Who a login attempt was for, as audit events name it: the account's `uid` when the name
+ * matched one, else `nameHash`, a keyed hash of the name (128 bits of HMAC-SHA256 under a key
+ * derived from the `secret`, so equal across instances). The name itself is never in an
+ * event: people type passwords into name fields. Neither is present when the name was not a
+ * string at all.
+ *
+ * @example
+ * ```ts
+ * const who: LoginSubjectFields = event.type === "login.failure" ? event : {};
+ * logger.warn({ uid: who.uid, nameHash: who.nameHash }, "failed login");
+ * ```
+ */
+export interface LoginSubjectFields {
+  /** The account's uid, when the name matched one. */
+  readonly uid?: string;
+  /** A keyed hash of the (normalised) name, when it matched no account. */
+  readonly nameHash?: string;
+}
+
+/**
  * Security events, for audit logs (OWASP ASVS V16.3.1). A session appears only as
  * `base64url(sha256(sessid))` (for the memory and Redis stores, its store handle), never as
- * the raw id or the CSRF token; a password never appears.
+ * the raw id or the CSRF token; a password or a login name never appears. Addresses are shown
+ * as Drupal shows them (`127.0.0.1`, not `::ffff:127.0.0.1`).
  *
  * @example
  * ```ts
@@ -12,14 +33,20 @@
  */
 export type AuthEvent =
   | { readonly type: "login.success"; readonly uid: string; readonly session: string; readonly ip: string }
-  | {
+  | (LoginSubjectFields & {
       readonly type: "login.failure";
       /** Kept server-side: the client always sees the same 401. */
       readonly reason: "unknown-user" | "wrong-password" | "blocked" | "invalid-input";
-      readonly name: string;
       readonly ip: string;
-    }
-  | { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly name: string; readonly ip: string }
+    })
+  | (LoginSubjectFields & { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly ip: string })
+  /** A login waited too long for a password check and was answered 503 (not counted as a failure). */
+  | { readonly type: "login.busy"; readonly ip: string; readonly retryAfter: number }
+  /**
+   * A login posted from another site's page was refused (403). `message` says why, and how
+   * to allow an origin that is really yours (`trustedOrigins`).
+   */
+  | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
   | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
   | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
   | {

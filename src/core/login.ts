@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { SessionAuthError } from "../errors.js";
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { PasswordHasher, SessionRecord, UserRecord } from "../types.js";
+import { HashAdmission } from "./admission.js";
+import { addressGroup, plainAddress } from "./client-address.js";
+import { loginNameHasher } from "./login-name.js";
 import type { ResolvedRouterOptions } from "./options.js";
 import type { SessionManager } from "./session-manager.js";
 import { hashSessionId } from "./session-id.js";
 import { guardStore } from "./store-guard.js";
-import { LoginThrottle } from "./throttle.js";
+import { LoginThrottle, type LoginSubject, type Reservation } from "./throttle.js";
 
 /** A login attempt, after the body was parsed and before anything was checked. */
 export interface LoginAttempt {
@@ -22,22 +25,41 @@ export interface LoginResult {
   readonly user: UserRecord;
 }
 
+/** The most cost classes of hash kept as samples (see {@link Authenticator}); a hostile table cannot make every failure check more. */
+const MAX_COST_CLASSES = 8;
+
+/** What a password check found: whether it matched, and the new hash when the stored one is to be upgraded. */
+interface Checked {
+  readonly verified: boolean;
+  readonly upgrade?: string;
+}
+
 /**
  * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: blocked
- * check, flood pre-check, password check, flood post-check, then a new session.
+ * check, flood control, password check, then a new session.
  *
- * Timing-safe: an unknown name costs one `verify`, as a wrong password does, against the
- * hash of the last real account checked (before the first, a hash of a random password
- * made by the hasher). So it costs what real accounts cost even while they carry hashes of
- * different algorithms, as during a Drupal 7 migration when most are still `$S$`.
+ * Under concurrency: an attempt is counted (reserved) before its password is checked, and
+ * refused at once when over a limit, so a burst costs no more checks than the limits allow.
+ * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
+ *
+ * Equal cost: every failed login that reaches a check does the same work whatever the
+ * account: one verification against a hash of each cost class seen (the hasher's
+ * `costClass`; the current hasher's own class from the start, through a hash of a random
+ * password), the account's own hash standing in for its class. So an unknown name, an account
+ * still on a Drupal hash and one already on scrypt cost the same, and no sequence of earlier
+ * attempts changes that; only the first attempt that meets a new class costs more than those
+ * before it.
  */
 export class Authenticator {
   readonly #manager: SessionManager;
   readonly #options: ResolvedRouterOptions;
   readonly #hasher: PasswordHasher;
   readonly #throttle: LoginThrottle | undefined;
+  readonly #admission: HashAdmission;
+  readonly #hashName: (name: string) => string;
+  /** Cost class → a hash of that class, checked on every failed login that did not check its own. */
+  readonly #samples = new Map<string, string>();
   #dummyHash: Promise<string> | undefined;
-  #lastRealHash: string | undefined;
 
   constructor(manager: SessionManager, options: ResolvedRouterOptions) {
     this.#manager = manager;
@@ -45,16 +67,34 @@ export class Authenticator {
     this.#hasher = options.hasher;
     const counters = guardStore(options.counterStore, "counterStore", options.storeTimeout, options.onEvent);
     this.#throttle = options.throttle === false ? undefined : new LoginThrottle(counters, options.throttle);
-    // Made now, so the first unknown-name login costs no more than any other.
+    this.#admission = new HashAdmission(options.hashing);
+    this.#hashName = loginNameHasher(options.nameKey);
+    // Made now, so the first unknown-name login costs no more than any other. Not through
+    // the queue: a check that holds a slot waits for it.
     this.#dummy().catch(() => undefined);
   }
 
+  /** The current hasher's sample: a hash of a random password, made once. */
   #dummy(): Promise<string> {
-    this.#dummyHash ??= this.#hasher.hash(randomBytes(32).toString("base64url")).catch((error: unknown) => {
-      this.#dummyHash = undefined;
-      throw error;
-    });
+    this.#dummyHash ??= this.#hasher
+      .hash(randomBytes(32).toString("base64url"))
+      .then((hash) => {
+        this.#remember(hash, this.#costClass(hash));
+        return hash;
+      })
+      .catch((error: unknown) => {
+        this.#dummyHash = undefined;
+        throw error;
+      });
     return this.#dummyHash;
+  }
+
+  #costClass(hash: string): string {
+    return this.#hasher.costClass?.(hash) ?? "";
+  }
+
+  #remember(hash: string, costClass: string): void {
+    if (!this.#samples.has(costClass) && this.#samples.size < MAX_COST_CLASSES) this.#samples.set(costClass, hash);
   }
 
   /**
@@ -62,45 +102,60 @@ export class Authenticator {
    * @throws SessionAuthError for every refusal, in Drupal's order.
    */
   async login(attempt: LoginAttempt): Promise<LoginResult> {
-    const { ip, now } = attempt;
+    const ip = plainAddress(attempt.ip);
+    const address = addressGroup(attempt.ip, this.#options.ipv6Prefix);
     const credentials = this.#credentials(attempt);
     if (credentials === null) {
-      this.#manager.emit({ type: "login.failure", reason: "invalid-input", name: "", ip });
+      this.#manager.emit({ type: "login.failure", reason: "invalid-input", ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
     const { name, password, oversized } = credentials;
-    // Events carry at most a storable name: a 64 KiB one must not flood the audit log.
-    const shown = name.slice(0, this.#options.maxNameLength);
     // An over-long name names no account (nothing that long can be stored); an over-long
     // password is looked up, so that it counts against the account like any wrong one.
     const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#manager.users.findByName(name);
+    // Audit events and counters name an account by uid, and anything else by a keyed hash:
+    // a password typed into the name field must not land in a log or a store.
+    const subject: LoginSubject = user === null ? { nameHash: this.#hashName(name.slice(0, this.#options.maxNameLength)) } : { uid: user.uid };
 
     // Services refuses a blocked account before flood control and without hashing. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
-      this.#manager.emit({ type: "login.failure", reason: "blocked", name: shown, ip });
+      this.#manager.emit({ type: "login.failure", reason: "blocked", ...subject, ip });
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
-    const flood = (await this.#throttle?.check(ip, user?.uid)) ?? null;
+    const reservation = await this.#throttle?.reserve(address, subject);
+    if (reservation !== undefined && reservation.flood !== null) {
+      this.#manager.emit({ type: "login.throttled", scope: reservation.flood, ...subject, ip });
+      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+    }
+
     // Over the limits, no hashing at all: a huge password cannot buy CPU time. It is still a
     // failure that counts, as Drupal counts a password over its 512-byte limit.
-    const verified = flood === null && !oversized && (await this.#verify(user, name, password));
-    if (flood !== null || !verified || user === null || !user.active) {
-      await this.#throttle?.registerFailure(ip, user?.uid);
-      if (flood !== null) {
-        this.#manager.emit({ type: "login.throttled", scope: flood, name: shown, ip });
-        throw new SessionAuthError(flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
-      }
+    const checked = oversized ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, name, password));
+    if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
-      this.#manager.emit({ type: "login.failure", reason, name: shown, ip });
+      this.#manager.emit({ type: "login.failure", reason, ...subject, ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
 
-    await this.#throttle?.clear(ip, user.uid);
-    await this.#rehash(user, password);
-    await this.#manager.users.recordLogin(user.uid, now);
-    return this.#open({ ...user, login: now }, attempt);
+    await reservation?.succeed();
+    if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade);
+    await this.#manager.users.recordLogin(user.uid, attempt.now);
+    return this.#open({ ...user, login: attempt.now }, attempt);
+  }
+
+  /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
+  async #admitted(address: string, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>): Promise<Checked> {
+    try {
+      return await this.#admission.run(address, check);
+    } catch (error) {
+      if (isSessionAuthError(error) && error.code === "ERR_LOGIN_BUSY") {
+        await reservation?.release();
+        this.#manager.emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 });
+      }
+      throw error;
+    }
   }
 
   /** Strings (or numbers, as PHP would take them), marked when over the length limits; anything else is no credential at all. */
@@ -112,28 +167,47 @@ export class Authenticator {
     return { name, password, oversized };
   }
 
-  async #verify(user: UserRecord | null, name: string, password: string): Promise<boolean> {
+  /** The password check, with the equal-cost work of a failure and the hash upgrade of a success. */
+  async #check(user: UserRecord | null, name: string, password: string): Promise<Checked> {
     // user_authenticate() fails at once for an empty name, "0", or a blank password; that
     // depends on the input only, never on whether the account exists.
-    if (name === "" || name === "0" || password.trim() === "") return false;
-    if (user === null) {
-      await this.#hasher.verify(this.#lastRealHash ?? (await this.#dummy()), password);
-      return false;
+    if (name === "" || name === "0" || password.trim() === "") return { verified: false };
+    // A hasher that cannot hash a random password still checks the ones it has: without the
+    // sample, failures are equal in cost only among the classes seen.
+    await this.#dummy().catch(() => undefined);
+    const own = user?.passwordHash;
+    let ownClass: string | undefined;
+    if (own !== undefined) {
+      ownClass = this.#costClass(own);
+      const verified = await this.#hasher.verify(own, password);
+      this.#remember(own, ownClass);
+      // A blocked account is refused anyway: no upgrade, so a right password costs no more than a wrong one.
+      if (verified) return { verified, upgrade: user!.active ? await this.#upgrade(user!, password) : undefined };
     }
-    this.#lastRealHash = user.passwordHash;
-    return this.#hasher.verify(user.passwordHash, password);
+    for (const [costClass, sample] of this.#samples) {
+      if (costClass !== ownClass) await this.#hasher.verify(sample, password);
+    }
+    return { verified: false };
   }
 
   /**
-   * Upgrades a verified password's hash. Best effort: the password was right, so a hasher
-   * that cannot hash it (a legacy hash accepted a password the new one refuses) or a store
-   * that fails the write must not turn the login into an error; the next login tries again.
+   * The new hash of a verified password, if the stored one is to be upgraded. Best effort:
+   * the password was right, so a hasher that cannot hash it (a legacy hash accepted a
+   * password the new one refuses) must not turn the login into an error; the next login
+   * tries again.
    */
-  async #rehash(user: UserRecord, password: string): Promise<void> {
+  async #upgrade(user: UserRecord, password: string): Promise<string | undefined> {
     try {
-      if (!this.#hasher.needsRehash(user.passwordHash)) return;
-      const next = await this.#hasher.hash(password);
-      // Compare-and-set: a password change that raced this login wins.
+      return this.#hasher.needsRehash(user.passwordHash) ? await this.#hasher.hash(password) : undefined;
+    } catch (error) {
+      this.#manager.emit({ type: "rehash.failed", uid: user.uid, error });
+      return undefined;
+    }
+  }
+
+  /** Writes an upgraded hash by compare-and-set (a password change that raced this login wins); a failed write is reported, not fatal. */
+  async #storeUpgrade(user: UserRecord, next: string): Promise<void> {
+    try {
       await this.#manager.users.updatePasswordHash(user.uid, user.passwordHash, next);
     } catch (error) {
       this.#manager.emit({ type: "rehash.failed", uid: user.uid, error });

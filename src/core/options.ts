@@ -1,10 +1,12 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import type { CounterStore, PasswordHasher, SessionStore, UserRecord, UserStore } from "../types.js";
 import type { AuthEventListener } from "./events.js";
 import { hmacCsrfToken } from "./csrf-token.js";
 import { scryptHasher } from "./password.js";
+import { normalizeOrigin } from "./origin.js";
 import { fn, parseOptions } from "./validate.js";
 
 function implementing<T>(name: string, methods: readonly string[]) {
@@ -119,6 +121,40 @@ export interface ThrottleOptions {
 }
 
 /**
+ * Admission control for password checks: how many run at once and how long a login may wait
+ * for one. Checks run on libuv's thread pool (4 threads unless `UV_THREADPOOL_SIZE` says
+ * otherwise), which Node shares with file access and DNS lookups; the default leaves one
+ * thread free for those and runs no more checks at once than there are cores. Waiting logins
+ * are served fairly, one per client address (an IPv6 /64 counts as one) in turn, so a burst
+ * from one address waits behind itself. A login that would wait longer than `maxWait` is
+ * answered at once with `503` and `Retry-After`, is not counted as a failed login, and
+ * changes nothing.
+ *
+ * @example
+ * ```ts
+ * createSessionAuthRouter({ ...auth, hashing: { concurrency: 4, maxWait: 8 } });
+ * ```
+ */
+export interface HashingOptions {
+  /**
+   * Password checks run at once.
+   * @default the number of cores, at most the thread pool's size minus one (2 on a 2-core machine with the default pool)
+   */
+  concurrency?: number;
+  /**
+   * Seconds a login may wait for a check before it is answered `503`. Keep it below your
+   * clients' request timeout (OkHttp's default read timeout is 10 s), so they read the 503.
+   * @default 5
+   */
+  maxWait?: number;
+  /**
+   * The most logins waiting at once, whatever their wait.
+   * @default 1000
+   */
+  maxQueue?: number;
+}
+
+/**
  * Options of {@link createSessionAuthRouter}.
  *
  * @example
@@ -169,6 +205,27 @@ export interface SessionAuthRouterOptions extends SessionOptions {
   maxNameLength?: number;
   /** @default 65536: larger request bodies get a 413 */
   bodyLimit?: number;
+  /**
+   * Origins other than the site's own whose pages may log in, written as browsers send
+   * `Origin` (`https://app.example.com`, `capacitor://localhost`, `null`). A login whose
+   * `Origin` is neither the site's own (`baseUrl`'s, else the request's scheme and `Host`)
+   * nor listed here, or that a browser marks `Sec-Fetch-Site: cross-site`, is refused with a
+   * 403 (login CSRF). Clients that send no `Origin` (native apps, curl) are not affected.
+   * Hybrid apps (Cordova/DrupalGap WebViews, Ionic, Capacitor) are cross-origin by nature:
+   * list the origins your CORS set-up already allows.
+   * @default none
+   */
+  trustedOrigins?: readonly string[];
+  /**
+   * How many leading bits of an IPv6 address name one client, for the login throttle and
+   * the fair hashing queue: an ISP hands each subscriber a whole /64 (or more), so counting
+   * single addresses would give an attacker a fresh counter per guess. 128 counts every
+   * address alone. IPv4 addresses, and IPv4-mapped IPv6 ones, always count alone.
+   * @default 64
+   */
+  ipv6Prefix?: number;
+  /** Admission control for password checks. @default see {@link HashingOptions} */
+  hashing?: HashingOptions;
 }
 
 /**
@@ -233,6 +290,18 @@ const routerSchema = z
     maxPasswordBytes: z.number().int().positive().optional(),
     maxNameLength: z.number().int().positive().optional(),
     bodyLimit: z.number().int().positive().optional(),
+    trustedOrigins: z
+      .array(z.string().refine((value) => normalizeOrigin(value) !== undefined, "must be an origin such as https://app.example.com, capacitor://localhost or null"))
+      .readonly()
+      .optional(),
+    ipv6Prefix: z.number().int().min(1).max(128).optional(),
+    hashing: z
+      .strictObject({
+        concurrency: z.number().int().positive().optional(),
+        maxWait: z.number().positive().optional(),
+        maxQueue: z.number().int().positive().optional(),
+      })
+      .optional(),
   })
   .refine(requireSecret, secretMessage);
 
@@ -276,6 +345,12 @@ export interface ResolvedRouterOptions extends ResolvedSessionOptions {
   readonly maxPasswordBytes: number;
   readonly maxNameLength: number;
   readonly bodyLimit: number;
+  /** Normalised with {@link normalizeOrigin}. */
+  readonly trustedOrigins: ReadonlySet<string>;
+  readonly ipv6Prefix: number;
+  readonly hashing: Readonly<Required<HashingOptions>>;
+  /** The key of the keyed hash that stands for a login name in throttle keys and audit events. */
+  readonly nameKey: Buffer;
 }
 
 /** {@link RequireSessionOptions} with every default filled in. */
@@ -319,8 +394,9 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     userWindow: parsed.throttle?.userWindow ?? 21_600,
     perAccountOnly: parsed.throttle?.perAccountOnly ?? false,
   };
+  const session = resolveSession(parsed);
   return Object.freeze({
-    ...resolveSession(parsed),
+    ...session,
     hasher: parsed.hasher ?? scryptHasher(),
     counterStore: parsed.counterStore ?? memoryCounterStore(),
     throttle,
@@ -330,7 +406,23 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     maxPasswordBytes: parsed.maxPasswordBytes ?? ROUTER_DEFAULTS.maxPasswordBytes,
     maxNameLength: parsed.maxNameLength ?? ROUTER_DEFAULTS.maxNameLength,
     bodyLimit: parsed.bodyLimit ?? ROUTER_DEFAULTS.bodyLimit,
+    trustedOrigins: new Set((parsed.trustedOrigins ?? []).map((origin) => normalizeOrigin(origin)!)),
+    ipv6Prefix: parsed.ipv6Prefix ?? 64,
+    hashing: Object.freeze({
+      concurrency: parsed.hashing?.concurrency ?? defaultHashConcurrency(),
+      maxWait: parsed.hashing?.maxWait ?? 5,
+      maxQueue: parsed.hashing?.maxQueue ?? 1000,
+    }),
+    // Stable across instances (so logs and shared counters agree), and never the secret itself.
+    nameKey: createHmac("sha256", parsed.secret ?? session.csrfToken("services-session-auth:name-key")).update("login names").digest(),
   });
+}
+
+/** One check per core, leaving one libuv thread for the file and DNS work that shares the pool. */
+function defaultHashConcurrency(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE);
+  const threads = Number.isInteger(pool) && pool > 0 ? pool : 4;
+  return Math.max(1, Math.min(availableParallelism(), threads - 1));
 }
 
 /**

@@ -89,5 +89,9 @@ export function scryptHasher(options: ScryptHasherOptions = {}): PasswordHasher 
     needsRehash(hash) {
       return !hash.startsWith(prefix) || !HASH_PATTERN.test(hash);
     },
+    costClass(hash) {
+      const match = HASH_PATTERN.exec(hash);
+      return match === null ? "scrypt:invalid" : `scrypt:${match[1]}:${match[2]}:${match[3]}`;
+    },
   };
 }

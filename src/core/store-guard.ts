@@ -106,11 +106,15 @@ class Watchdog {
   }
 }
 
+/** Seconds a client is told to wait after a store failure. */
+const STORE_RETRY_AFTER = 5;
+
 function failure(operation: string, error: unknown, onEvent: AuthEventListener | undefined): SessionAuthError {
   try {
     onEvent?.({ type: "store.failure", operation, error });
   } catch {
     // A listener's bug must not turn a 503 into something else.
   }
-  return new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error });
+  // A store usually comes back within seconds (a failover, a restart): say when to retry.
+  return new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error, retryAfter: STORE_RETRY_AFTER });
 }

@@ -5,19 +5,43 @@ import type { ThrottleOptions } from "./options.js";
 export type Flood = "ip" | "user" | null;
 
 /**
- * Drupal's flood decision (`_user_resource_flood_control_precheck`), free of I/O: the IP
- * limit is checked first, then the account's.
+ * Drupal's flood decision (`_user_resource_flood_control_precheck`), free of I/O, on the
+ * counts that include this attempt: the IP limit is checked first, then the account's. The
+ * limit-th attempt is still checked; the one after it is refused.
  */
-export function floodOf(ipFailures: number, userFailures: number, limits: Required<ThrottleOptions>): Flood {
-  if (ipFailures >= limits.ipLimit) return "ip";
-  if (userFailures >= limits.userLimit) return "user";
+export function floodOf(ipCount: number, accountCount: number, limits: Required<ThrottleOptions>): Flood {
+  if (ipCount > limits.ipLimit) return "ip";
+  if (accountCount > limits.userLimit) return "user";
   return null;
 }
 
 /**
+ * Whom an attempt counts against: the account by uid, or, for a name with no account, the
+ * keyed hash of the name, so that names with and without accounts are limited alike.
+ */
+export type LoginSubject = { readonly uid: string } | { readonly nameHash: string };
+
+/** An attempt counted before its password is checked. */
+export interface Reservation {
+  readonly flood: Flood;
+  /** The attempt is not to count after all (it was never checked): give both counts back. */
+  release(): Promise<void>;
+  /** The password was right: the account's failures are forgotten, and the attempt is not an IP failure. */
+  succeed(): Promise<void>;
+}
+
+/**
  * Login throttling as Drupal's flood control does it, over a shared {@link CounterStore}:
- * failures are counted per client IP and per account (+IP), checked before any password is
- * hashed, recorded only on failure, and a success clears that account's count.
+ * failures are counted per client address and per account (with the address, unless
+ * `perAccountOnly`), the account's are cleared by a success, and a flooded attempt is refused
+ * without any password check.
+ *
+ * Unlike Drupal, which reads the counts before checking the password and writes them after,
+ * an attempt is counted first, by the store's atomic increment, and the decision is made on
+ * the count that increment answered. So N attempts arriving together see the counts 1 to N,
+ * on one instance or on many sharing a store, and no more than the limit reach the password
+ * check. Unlike Drupal, too, a name with no account is counted like one with an account,
+ * so the answers cannot tell them apart.
  */
 export class LoginThrottle {
   readonly #counters: CounterStore;
@@ -28,29 +52,36 @@ export class LoginThrottle {
     this.#limits = limits;
   }
 
-  #userKey(uid: string, ip: string): string {
-    return this.#limits.perAccountOnly ? `flood:user:${uid}` : `flood:user:${uid}-${ip}`;
+  /**
+   * The keys an attempt counts under. Both kinds of account key share the `user` namespace,
+   * so that a store that must evict treats them alike (see memoryCounterStore).
+   */
+  keys(address: string, subject: LoginSubject): { readonly ip: string; readonly account: string } {
+    const id = "uid" in subject ? subject.uid : `~${subject.nameHash}`;
+    return { ip: `ip:${address}`, account: this.#limits.perAccountOnly ? `user:${id}` : `user:${id}-${address}` };
   }
 
-  /** Which flood, if any, blocks this attempt. `uid` is the account's, when the name matched one. */
-  async check(ip: string, uid: string | undefined): Promise<Flood> {
-    const [ipFailures, userFailures] = await Promise.all([
-      this.#counters.get(`flood:ip:${ip}`),
-      uid === undefined ? Promise.resolve(0) : this.#counters.get(this.#userKey(uid, ip)),
+  /** Counts an attempt from `address` (a client address group) against `subject`, and says which flood it met. */
+  async reserve(address: string, subject: LoginSubject): Promise<Reservation> {
+    const { ip, account } = this.keys(address, subject);
+    const counters = this.#counters;
+    const [ipCount, accountCount] = await Promise.allSettled([
+      counters.increment(ip, this.#limits.ipWindow),
+      counters.increment(account, this.#limits.userWindow),
     ]);
-    return floodOf(ipFailures, userFailures, this.#limits);
-  }
-
-  /** Records a failed attempt (also one refused by the flood, which keeps a block going, as in Drupal). */
-  async registerFailure(ip: string, uid: string | undefined): Promise<void> {
-    await Promise.all([
-      this.#counters.increment(`flood:ip:${ip}`, this.#limits.ipWindow),
-      uid === undefined ? undefined : this.#counters.increment(this.#userKey(uid, ip), this.#limits.userWindow),
-    ]);
-  }
-
-  /** Forgets an account's failures after it logs in from this IP (IP failures are kept, as in Drupal). */
-  async clear(ip: string, uid: string): Promise<void> {
-    await this.#counters.delete(this.#userKey(uid, ip));
+    if (ipCount.status === "rejected" || accountCount.status === "rejected") {
+      // No half-counted attempt: give back whichever count was taken, then fail.
+      await Promise.allSettled([ipCount.status === "fulfilled" ? counters.decrement(ip) : undefined, accountCount.status === "fulfilled" ? counters.decrement(account) : undefined]);
+      throw ipCount.status === "rejected" ? ipCount.reason : (accountCount as PromiseRejectedResult).reason;
+    }
+    return {
+      flood: floodOf(ipCount.value, accountCount.value, this.#limits),
+      release: async () => {
+        await Promise.all([counters.decrement(ip), counters.decrement(account)]);
+      },
+      succeed: async () => {
+        await Promise.all([counters.decrement(ip), counters.delete(account)]);
+      },
+    };
   }
 }

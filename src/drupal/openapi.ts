@@ -157,7 +157,7 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
       description: errors.map(({ message }) => message).join(" | "),
       content: { "application/json": { schema: ref("ErrorBody"), examples } },
     };
-    if (status === 503) response.headers = { "Retry-After": stringHeader("Seconds to wait: `5`.") };
+    if (status === 503) response.headers = { "Retry-After": stringHeader("Seconds to wait before trying again.") };
     out[String(status)] = response;
   }
   return out;
@@ -211,7 +211,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },
     },
   });
-  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN"];
+  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN", "ERR_CROSS_SITE_LOGIN", "ERR_LOGIN_BUSY"];
   if (blocked) loginCodes.push("ERR_ACCOUNT_BLOCKED");
   if (throttled) loginCodes.push("ERR_USER_THROTTLED", "ERR_IP_THROTTLED");
 
@@ -219,7 +219,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     [`${base}/user/login.json`]: post(
       "userLogin",
       "Log in",
-      `Checks the name and password and opens a session: a new session id every time, set as the session cookie. ${v11 ? "API 1.1: `name`/`pass` (`username`/`password` also read)." : "API 1.0: `username`/`password` (`name`/`pass` also read; send `Services-User-Login-Version: 1.1` to have a missing argument named as in 1.1)."} A body with no Content-Type is read as a form.`,
+      `Checks the name and password and opens a session: a new session id every time, set as the session cookie. A login posted from another site's page (an \`Origin\` that is not the site's own or trusted, or \`Sec-Fetch-Site: cross-site\`) is refused with a 403; one that would wait too long for its password check gets a 503 with \`Retry-After\`. ${v11 ? "API 1.1: `name`/`pass` (`username`/`password` also read)." : "API 1.0: `username`/`password` (`name`/`pass` also read; send `Services-User-Login-Version: 1.1` to have a missing argument named as in 1.1)."} A body with no Content-Type is read as a form.`,
       loginCodes,
       {
         description: "Logged in.",

@@ -3,6 +3,8 @@ import { expiredSessionCookie, readCookie, sessionCookie, type CookieAttributes 
 import type { Authenticator } from "../core/login.js";
 import { SAFE_METHODS, type SessionManager, type SessionState } from "../core/session-manager.js";
 import type { ResolvedRouterOptions } from "../core/options.js";
+import { plainAddress } from "../core/client-address.js";
+import { isCrossSiteLogin, normalizeOrigin } from "../core/origin.js";
 import { createSessionId, hashSessionId } from "../core/session-id.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import { bodyArgument, parseRequestBody, requestMime } from "./body.js";
@@ -29,6 +31,10 @@ export interface ServicesRequest {
   readonly queryToken: string | undefined;
   /** The `Services-User-Login-Version` header. */
   readonly loginVersion: string | undefined;
+  /** The `Origin` header: which site's page sent the request, if a browser did. */
+  readonly origin: string | undefined;
+  /** The `Sec-Fetch-Site` header (`same-origin`, `same-site`, `cross-site`, `none`), if a browser sent it. */
+  readonly fetchSite: string | undefined;
   /** The body: raw bytes with their Content-Type, or a value an earlier body parser already produced. */
   readonly body: { readonly raw: Buffer; readonly contentType: string | undefined } | { readonly parsed: unknown };
   /** Whether the URL had no `.json` suffix, so the reply varies by `Accept`. */
@@ -55,12 +61,16 @@ export class ServicesEndpoint {
   readonly #auth: Authenticator;
   readonly #options: ResolvedRouterOptions;
   readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
+  /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
+  readonly #baseOrigin: string | undefined;
 
   constructor(manager: SessionManager, auth: Authenticator, options: ResolvedRouterOptions) {
     this.#manager = manager;
     this.#auth = auth;
     this.#options = options;
     this.#loginArgs = loginArgumentSchemas(options);
+    const base = options.baseUrl === undefined ? undefined : new URL(options.baseUrl);
+    this.#baseOrigin = base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`);
   }
 
   /** `POST user/login` (`_user_resource_login`). */
@@ -82,7 +92,7 @@ export class ServicesEndpoint {
       if (password === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", passKey);
       return { name, password };
     };
-    return this.#call(request, { csrf: true, args }, async ({ name, password }, { state, now, name: cookieName, cookie, extra }) => {
+    return this.#call(request, { csrf: true, args, sameSite: true }, async ({ name, password }, { state, now, name: cookieName, cookie, extra }) => {
       if (state.kind === "live") throw new SessionAuthError("ERR_ALREADY_LOGGED_IN", state.user.name);
       const result = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now });
       const user = loginUserObject(result.user, now, this.#options.isAdmin(result.user));
@@ -120,6 +130,26 @@ export class ServicesEndpoint {
     );
   }
 
+  /**
+   * Login CSRF: a page on another site must not log the visitor's browser into an account
+   * (Services never checked anonymous requests; browsers now say where a request is from).
+   * @throws SessionAuthError `ERR_CROSS_SITE_LOGIN`.
+   */
+  #refuseCrossSite(request: ServicesRequest): void {
+    const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
+    const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin };
+    if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
+    const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
+    this.#manager.emit({
+      type: "login.cross-site",
+      origin,
+      fetchSite: request.fetchSite?.slice(0, 32) ?? null,
+      ip: plainAddress(request.ip),
+      message: `login refused: ${origin === null ? "the browser marked it cross-site" : `origin ${origin} is not this site's`}; if that origin is your own app, add it to trustedOrigins`,
+    });
+    throw new SessionAuthError("ERR_CROSS_SITE_LOGIN");
+  }
+
   #context(request: ServicesRequest): Promise<Context> {
     return sessionContext(this.#manager, request);
   }
@@ -127,7 +157,7 @@ export class ServicesEndpoint {
   /** Services' pipeline for an action: body, arguments, session with the CSRF rule, callback. */
   async #call<A>(
     request: ServicesRequest,
-    step: { csrf: boolean; args?: (body: unknown) => A },
+    step: { csrf: boolean; args?: (body: unknown) => A; sameSite?: boolean },
     callback: (args: A, context: Context) => Promise<WireResponse>,
   ): Promise<WireResponse> {
     let extra: Record<string, string | readonly string[]> = request.negotiated ? { Vary: "Accept" } : {};
@@ -135,6 +165,8 @@ export class ServicesEndpoint {
       const fromForm = !("parsed" in request.body) && requestMime(request.body.contentType).toLowerCase() === FORM_MIME;
       const body = "parsed" in request.body ? request.body.parsed : parseRequestBody(request.body.raw, request.body.contentType);
       const args = step.args?.(body) as A;
+      // Before the session is read: a refused cross-site login reads and changes nothing.
+      if (step.sameSite === true) this.#refuseCrossSite(request);
       const context = await this.#context(request);
       extra = { ...extra, ...context.extra };
       const { state } = context;

@@ -33,6 +33,11 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   // A path that cannot be decoded fails before any Services code runs, so no message body either.
   ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
   ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable." },
+  // Not Drupal's: a login posted from another site's page (login CSRF). Worded as Services'
+  // own access errors are, and giving nothing away about the account.
+  ERR_CROSS_SITE_LOGIN: { status: 403, message: () => "Access denied: cross-site login refused." },
+  // Not Drupal's: more logins waiting for a password check than can be checked in time.
+  ERR_LOGIN_BUSY: { status: 503, message: () => "Too many logins at once: try again shortly." },
 };
 
 /** The reason-phrase texts Services knows (`RESTServer.inc` handleException); other codes go out as the bare number. */

@@ -135,6 +135,11 @@ export function drupal7Hasher(options: Drupal7HasherOptions = {}): LegacyPasswor
       const computed = await drupalCrypt(algorithm, bytes, setting);
       return computed !== null && safeEqual(computed, stored);
     },
+    costClass(hash) {
+      // The algorithm and its count character: `$S$D`, `$P$B`, `U$S$9`.
+      if (!RECOGNISED.test(hash)) return "drupal7:invalid";
+      return `drupal7:${hash.slice(0, hash.startsWith("U") ? 5 : 4)}`;
+    },
     needsRehash(hash) {
       // user_needs_new_hash(): anything but a full-length $S$ at the configured cost.
       return !hash.startsWith("$S$") || hash.length !== DRUPAL_HASH_LENGTH || DRUPAL_ITOA64.indexOf(hash[3] ?? "") !== countLog2;

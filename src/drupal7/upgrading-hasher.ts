@@ -40,7 +40,9 @@ export interface UpgradingHasherOptions {
  * with `current`; it verifies a stored hash with the first `legacy` hasher that
  * `recognizes` it, or else with `current`; and it says `needsRehash` for every legacy hash
  * (and for a current hash whose parameters `current` considers old). The login flow then
- * rehashes and writes with `updatePasswordHash`, a compare-and-set.
+ * rehashes and writes with `updatePasswordHash`, a compare-and-set. Its `costClass` is the
+ * owning hasher's, so the login flow can make a failed login cost the same for accounts on
+ * either format.
  *
  * Once a user's hash is upgraded, Drupal itself can no longer check it: while the Drupal
  * site still serves logins, use {@link drupal7Hasher} alone instead.
@@ -72,6 +74,10 @@ export function upgradingHasher(options: UpgradingHasherOptions): PasswordHasher
     },
     needsRehash(hash) {
       return legacy.some((hasher) => hasher.recognizes(hash)) || current.needsRehash(hash);
+    },
+    costClass(hash) {
+      const hasher = owner(hash);
+      return hasher.costClass?.(hash) ?? (hasher === current ? "current" : `legacy:${legacy.indexOf(hasher as LegacyPasswordHasher)}`);
     },
   };
 }

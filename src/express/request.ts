@@ -45,6 +45,8 @@ export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiat
     csrfHeader: header(req, "x-csrf-token"),
     queryToken: queryParameter(req, "services_token"),
     loginVersion: header(req, "services-user-login-version"),
+    origin: header(req, "origin"),
+    fetchSite: header(req, "sec-fetch-site"),
   };
 }
 

@@ -13,7 +13,10 @@ describe("audit events", () => {
     expect(events.map((e) => e.type)).toEqual(["login.failure", "login.failure", "login.failure", "login.success", "csrf.rejected", "logout"]);
     expect(events.slice(0, 3).map((e) => (e as { reason: string }).reason)).toEqual(["unknown-user", "wrong-password", "blocked"]);
     const text = JSON.stringify(events);
-    for (const secret of [session.sessid, session.token, "hunter2-secret", "wrong-secret", "demo-password"]) expect(text).not.toContain(secret);
+    for (const secret of [session.sessid, session.token, "hunter2-secret", "wrong-secret", "demo-password", "nobody"]) expect(text).not.toContain(secret);
+    // Accounts by uid; a name with no account by a keyed hash (it may be a mistyped password).
+    expect(events.slice(0, 3)).toMatchObject([{ nameHash: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) }, { uid: "14" }, { uid: "15" }]);
+    expect(events.slice(0, 3).map((e) => "name" in e)).toEqual([false, false, false]);
     const success = events[3] as { session: string };
     expect(success.session).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((events[5] as { session: string }).session).toBe(success.session);

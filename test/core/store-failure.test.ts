@@ -61,7 +61,8 @@ describe("store failures", () => {
 
   it("answers 503 when the counter store fails during login", async () => {
     const { counterStore } = createTestApp();
-    const broken = { ...counterStore, get: () => Promise.reject(new Error("down")) };
+    const down = () => Promise.reject(new Error("down"));
+    const broken = { ...counterStore, increment: down, decrement: down, get: down, delete: down };
     const { agent } = createTestApp({ counterStore: broken, storeTimeout: 50 });
     const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(503);

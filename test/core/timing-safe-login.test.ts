@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PasswordHasher } from "services-session-auth";
+import { drupal7Hasher, upgradingHasher } from "services-session-auth/drupal";
 import { createTestApp, fastHasher } from "../helpers/app.js";
 
 /** A hasher that records the parameters of every hash it is asked to verify against. */
@@ -40,10 +41,14 @@ describe("timing-safe login", () => {
     expect(long.status).toBe(401);
     expect(verified).toHaveLength(0);
     const ip = (events.find((e) => e.type === "login.failure") as { ip: string }).ip;
-    expect(await counterStore.get(`flood:ip:${ip}`)).toBe(2);
-    expect(await counterStore.get(`flood:user:14-${ip}`)).toBe(1);
-    // The audit log gets a storable name, never the whole 5000 characters.
-    expect(events.map((e) => (e.type === "login.failure" ? e.name.length : -1))).toEqual([4, 255]);
+    expect(await counterStore.get(`ip:${ip}`)).toBe(2);
+    expect(await counterStore.get(`user:14-${ip}`)).toBe(1);
+    // The audit log names the account by uid and the unknown name by a short keyed hash, never the name.
+    expect(events).toMatchObject([
+      { type: "login.failure", reason: "invalid-input", uid: "14" },
+      { type: "login.failure", reason: "invalid-input", nameHash: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
+    ]);
+    expect(JSON.stringify(events)).not.toContain("ddddd");
   });
 
   it("answers an over-long password with the block while the account is throttled", async () => {
@@ -81,22 +86,65 @@ describe("timing-safe login", () => {
 });
 
 describe("timing-safe login across hash algorithms", () => {
-  it("checks an unknown name against a hash like the real accounts', not the new algorithm's", async () => {
-    const { scryptHasher } = await import("services-session-auth");
-    const legacy = scryptHasher({ logN: 11 });
-    const legacyHash = await legacy.hash("demo-password");
-    const seen: string[] = [];
-    const hasher: PasswordHasher = {
-      hash: (password) => fastHasher.hash(password),
-      verify: (hash, password) => {
-        seen.push(hash.split("$").slice(0, 3).join("$"));
-        return hash.includes("ln=11") ? legacy.verify(hash, password) : fastHasher.verify(hash, password);
-      },
-      needsRehash: () => false,
-    };
-    const { agent } = createTestApp({ hasher }, [{ uid: "14", name: "demo", passwordHash: legacyHash }]);
-    await agent.post("/services/json/user/login").send({ username: "demo", password: "wrong" });
-    await agent.post("/services/json/user/login").send({ username: "nobody", password: "wrong" });
-    expect(seen).toEqual(["$scrypt$ln=11,r=8,p=1", "$scrypt$ln=11,r=8,p=1"]);
+  /** An upgrading hasher (scrypt now, Drupal 7 hashes before) that records the cost class of every hash it verifies. */
+  function upgrading() {
+    const inner = upgradingHasher({ current: fastHasher, legacy: [drupal7Hasher()] });
+    const checked: string[] = [];
+    const hasher: PasswordHasher = { ...inner, verify: (hash, password) => (checked.push(inner.costClass!(hash)), inner.verify(hash, password)) };
+    return { hasher, checked };
+  }
+
+  /** demo (uid 14) still on a Drupal 7 `$S$` hash, admin (uid 1) already on scrypt. */
+  async function accounts() {
+    const legacy = await drupal7Hasher({ countLog2: 7 }).hash("demo-password");
+    const current = await fastHasher.hash("admin-password");
+    return [
+      { uid: "1", name: "admin", passwordHash: current },
+      { uid: "14", name: "demo", passwordHash: legacy },
+    ];
+  }
+
+  const attempts = {
+    unknown: { username: "nobody", password: "guess" },
+    legacy: { username: "demo", password: "guess" },
+    current: { username: "admin", password: "guess" },
+  } as const;
+
+  it("makes every failed login check one hash of each cost class seen, whatever the account and whatever came before", async () => {
+    const classes = ["drupal7:$S$5", "scrypt:10:8:1"]; // count 7 is "5" in Drupal's alphabet
+    for (const order of [
+      ["legacy", "unknown", "current", "legacy"],
+      ["current", "legacy", "unknown", "current"],
+      ["unknown", "legacy", "current", "unknown"],
+    ] as const) {
+      const { hasher, checked } = upgrading();
+      const { agent } = createTestApp({ hasher, throttle: false }, await accounts());
+      const work: Record<string, string[]> = {};
+      for (const [i, kind] of order.entries()) {
+        checked.length = 0;
+        expect((await agent.post("/services/json/user/login").send(attempts[kind])).status).toBe(401);
+        work[`${i}:${kind}`] = [...checked].sort();
+      }
+      // Once the Drupal class has been met (by the first attempt on a Drupal account),
+      // every failure does the same work: one scrypt check and one $S$ check.
+      const met = order.indexOf("legacy");
+      for (const [label, done] of Object.entries(work)) {
+        if (Number(label.split(":")[0]) >= met) expect([label, done]).toEqual([label, classes]);
+      }
+    }
+  });
+
+  it("checks an unknown name against the current hasher's hash before any other class is met", async () => {
+    const { hasher, checked } = upgrading();
+    const { agent } = createTestApp({ hasher }, await accounts());
+    await agent.post("/services/json/user/login").send(attempts.unknown);
+    expect(checked).toEqual(["scrypt:10:8:1"]);
+  });
+
+  it("still upgrades a Drupal hash on a successful login", async () => {
+    const { hasher } = upgrading();
+    const { agent, userStore } = createTestApp({ hasher }, await accounts());
+    expect((await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).status).toBe(200);
+    expect((await userStore.findById("14"))?.passwordHash).toMatch(/^\$scrypt\$ln=10,/);
   });
 });

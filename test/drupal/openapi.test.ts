@@ -59,6 +59,7 @@ function probes(app: Express, down: Express, name: string) {
       missingArgument: async () => request(app).post(LOGIN).type("form").send("username=demo"),
       blocked: async () => request(app).post(LOGIN).type("form").send("username=blocked&password=blocked-password"),
       alreadyLoggedIn: withToken(LOGIN),
+      crossSite: async () => request(app).post(LOGIN).set("Origin", "https://evil.example").type("form").send("username=demo&password=demo-password"),
       csrf: csrfMissing(LOGIN),
       throttled: async () => {
         const account = "O'Brien <b>";
@@ -171,11 +172,12 @@ describe("openApiDocument", () => {
     }
   });
 
-  it("follows the router's options: no 403 for a generic blocked answer, no throttle 406 when throttling is off", () => {
+  it("follows the router's options: no blocked-account 403 for a generic blocked answer, no throttle 406 when throttling is off", () => {
     const loginResponses = (auth: Parameters<typeof openApiDocument>[0]) =>
       (openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses as Record<string, { description: string }>;
-    expect(loginResponses({})["403"]).toBeDefined();
-    expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]).toBeUndefined();
+    expect(loginResponses({})["403"]!.description).toContain("has not been activated or is blocked");
+    // A generic blocked answer leaves only the cross-site login's 403.
+    expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]!.description).toBe("Access denied: cross-site login refused.");
     expect(loginResponses({})["406"]!.description).toContain("temporarily blocked");
     expect(loginResponses({ auth: { throttle: false } })["406"]!.description).not.toContain("temporarily blocked");
   });

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -20,7 +20,10 @@ if (!present && !required) {
 describe.skipIf(!present && !required)("examples/sports-api in a real browser", () => {
   const sessionStore = memorySessionStore();
   const userStore = demoUserStore(fastHasher);
+  const log: string[] = [];
   let server: Server;
+  let attacker: Server;
+  let attackerOrigin: string;
   let browser: Browser;
   let page: Page;
   let origin: string;
@@ -29,10 +32,23 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
     if (!present) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install -y chromium`);
     await userStore.ready;
     // Three failures per account and IP, so the throttle message can be reached in the test.
-    const app = createApp({ secret: SECRET, userStore, sessionStore, hasher: fastHasher, extra: { throttle: { userLimit: 3 } }, log: () => undefined });
+    const app = createApp({ secret: SECRET, userStore, sessionStore, hasher: fastHasher, extra: { throttle: { userLimit: 3 } }, log: (line) => void log.push(line) });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Another site (127.0.0.2 is another host name, so another site to the browser) whose page
+    // posts our login form as soon as it loads: login CSRF, with the attacker's credentials.
+    attacker = createServer((_req, res) => {
+      res.setHeader("Content-Type", "text/html; charset=utf-8");
+      res.end(
+        `<!doctype html><title>Win a prize</title><form method="post" action="${origin}/services/json/user/login.json">` +
+          `<input name="username" value="admin"><input name="password" value="admin-password"></form>` +
+          `<script>document.forms[0].submit()</script>`,
+      );
+    });
+    attacker.listen(0, "127.0.0.2");
+    await new Promise((resolve) => attacker.once("listening", resolve));
+    attackerOrigin = `http://127.0.0.2:${(attacker.address() as AddressInfo).port}`;
     // launch() gives every run a fresh, throw-away profile (its own --user-data-dir).
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -47,13 +63,15 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
         "--disable-sync",
       ],
     });
-    page = await browser.newPage();
+    // One browser profile for the tabs of a test: the victim's page and the attacker's share cookies.
+    page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(10_000);
   });
 
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+    await new Promise((resolve) => (attacker === undefined ? resolve(undefined) : attacker.close(resolve)));
     sessionStore.close();
   });
 
@@ -83,6 +101,20 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
     await page.reload();
     await page.waitForSelector("#players tbody tr");
     expect(await page.isVisible("#login-view")).toBe(false);
+    expect(await page.textContent("#user-name")).toBe("demo");
+  });
+
+  it("refuses a login form another site posts, and the victim stays logged in as before", async () => {
+    const attackerPage = await page.context().newPage();
+    const refused = attackerPage.waitForResponse((response) => response.url().endsWith("/services/json/user/login.json"));
+    await attackerPage.goto(`${attackerOrigin}/`);
+    expect((await refused).status()).toBe(403);
+    await attackerPage.close();
+    const seen = log.map((line) => JSON.parse(line) as { event: string; origin?: string }).filter((entry) => entry.event === "login.cross-site");
+    expect(seen).toMatchObject([{ origin: attackerOrigin }]);
+    // Still demo, on the same session: the attacker's account never replaced it.
+    await page.reload();
+    await page.waitForSelector("#players tbody tr");
     expect(await page.textContent("#user-name")).toBe("demo");
   });
 

@@ -36,8 +36,8 @@ function describeBehindRouter(name: string, stores: () => { sessionStore: Sessio
       const ip = failed?.type === "login.failure" ? failed.ip : undefined;
       expect(ip).toBeTruthy();
       // Per client IP and per account + IP, as Drupal's flood control keys them.
-      await expect(counterStore.get(`flood:ip:${ip}`)).resolves.toBe(2);
-      await expect(counterStore.get(`flood:user:14-${ip}`)).resolves.toBe(2);
+      await expect(counterStore.get(`ip:${ip}`)).resolves.toBe(2);
+      await expect(counterStore.get(`user:14-${ip}`)).resolves.toBe(2);
     });
   });
 }

@@ -1,0 +1,153 @@
+import { performance } from "node:perf_hooks";
+import { SessionAuthError } from "../errors.js";
+import type { HashingOptions } from "./options.js";
+
+interface Waiter {
+  readonly start: () => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+/** How fast the estimate of a check's cost follows new measurements. */
+const SMOOTHING = 0.2;
+/** The assumed cost of one check, in seconds, until one has been measured. */
+const INITIAL_COST = 1;
+
+/**
+ * Admission control for password checks (`scrypt` and friends on libuv's thread pool): at
+ * most `concurrency` run at once, the rest wait, and no login waits past `maxWait`.
+ *
+ * Waiting tasks are served fairly by client: one from each client address in turn (the
+ * client with the fewest checks running, then the one served longest ago), so a burst from
+ * one address queues behind itself and another address's login waits for the next free
+ * slot, about one check. A task whose wait would pass `maxWait` is refused at once (`ERR_LOGIN_BUSY`, with
+ * `retryAfter`), as is one that finds `maxQueue` tasks waiting; one that is still waiting at
+ * `maxWait` is refused then. The wait is estimated from the measured cost of recent checks,
+ * with every other client's queue counted up to this client's own depth.
+ */
+export class HashAdmission {
+  readonly #options: Readonly<Required<HashingOptions>>;
+  /** Each client's waiting tasks, oldest first; the map's order is the rotation. */
+  readonly #queues = new Map<string, Waiter[]>();
+  /** Each client's running tasks. */
+  readonly #active = new Map<string, number>();
+  /** When each client with running or waiting tasks last had one started (a sequence number). */
+  readonly #lastStart = new Map<string, number>();
+  #starts = 0;
+  #waiting = 0;
+  #running = 0;
+  #cost = INITIAL_COST;
+  #measured = false;
+
+  constructor(options: Readonly<Required<HashingOptions>>) {
+    this.#options = options;
+  }
+
+  /** Tasks running now and waiting now: for tests and health checks. */
+  get load(): { readonly running: number; readonly waiting: number } {
+    return { running: this.#running, waiting: this.#waiting };
+  }
+
+  /**
+   * Runs `task` for `client` when a slot is free and its turn comes.
+   * @throws SessionAuthError `ERR_LOGIN_BUSY` when it would wait too long.
+   */
+  async run<T>(client: string, task: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.#options.concurrency || this.#waiting > 0) await this.#wait(client);
+    else this.#start(client);
+    const started = performance.now();
+    try {
+      return await task();
+    } finally {
+      this.#observe((performance.now() - started) / 1000);
+      this.#running -= 1;
+      const left = (this.#active.get(client) ?? 1) - 1;
+      if (left > 0) this.#active.set(client, left);
+      else {
+        this.#active.delete(client);
+        if (!this.#queues.has(client)) this.#lastStart.delete(client);
+      }
+      this.#next();
+    }
+  }
+
+  #start(client: string): void {
+    this.#running += 1;
+    this.#active.set(client, (this.#active.get(client) ?? 0) + 1);
+    this.#lastStart.set(client, ++this.#starts);
+  }
+
+  #wait(client: string): Promise<void> {
+    const { concurrency, maxWait, maxQueue } = this.#options;
+    const own = this.#queues.get(client)?.length ?? 0;
+    // Served one per client in turn: before this task come this client's own waiting
+    // tasks, and of every other client's at most one per round up to this one's.
+    const others = this.#queues.size - (own > 0 ? 1 : 0);
+    const ahead = own + Math.min(this.#waiting - own, others * (own + 1));
+    const wait = (ahead / concurrency + 1) * this.#cost;
+    if (this.#waiting >= maxQueue || wait > maxWait) return Promise.reject(this.#busy());
+    return new Promise<void>((resolve, reject) => {
+      const queue = this.#queues.get(client) ?? [];
+      const waiter: Waiter = {
+        start: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        // Unref'd: a login still waiting must not keep a stopping process alive.
+        timer: setTimeout(() => {
+          this.#remove(client, waiter);
+          reject(this.#busy());
+        }, maxWait * 1000).unref(),
+      };
+      queue.push(waiter);
+      if (queue.length === 1) this.#queues.set(client, queue);
+      this.#waiting += 1;
+    });
+  }
+
+  /**
+   * Starts the oldest task of the waiting client whose turn it is: the fewest tasks running,
+   * then the longest since one of its tasks started (never, first), then the first in the
+   * rotation. So a burst that already holds slots, or whose task just ran, does not take a
+   * freed slot from a client that has been waiting its turn.
+   */
+  #next(): void {
+    if (this.#running >= this.#options.concurrency || this.#waiting === 0) return;
+    let chosen = "";
+    let best: readonly [number, number] = [Infinity, Infinity];
+    for (const client of this.#queues.keys()) {
+      const rank = [this.#active.get(client) ?? 0, this.#lastStart.get(client) ?? 0] as const;
+      if (rank[0] < best[0] || (rank[0] === best[0] && rank[1] < best[1])) [chosen, best] = [client, rank];
+      if (rank[0] === 0 && rank[1] === 0) break;
+    }
+    const queue = this.#queues.get(chosen)!;
+    const waiter = queue.shift()!;
+    this.#queues.delete(chosen);
+    if (queue.length > 0) this.#queues.set(chosen, queue);
+    this.#waiting -= 1;
+    this.#start(chosen);
+    waiter.start();
+  }
+
+  #remove(client: string, waiter: Waiter): void {
+    const queue = this.#queues.get(client);
+    const at = queue?.indexOf(waiter) ?? -1;
+    if (queue === undefined || at === -1) return;
+    queue.splice(at, 1);
+    if (queue.length === 0) {
+      this.#queues.delete(client);
+      if (!this.#active.has(client)) this.#lastStart.delete(client);
+    }
+    this.#waiting -= 1;
+  }
+
+  #observe(seconds: number): void {
+    this.#cost = this.#measured ? this.#cost + SMOOTHING * (seconds - this.#cost) : seconds;
+    this.#measured = true;
+  }
+
+  #busy(): SessionAuthError {
+    // When the queue as it stands should have drained: a client that waits that long finds room.
+    const drain = Math.ceil(((this.#waiting + this.#running) / this.#options.concurrency) * this.#cost);
+    return new SessionAuthError("ERR_LOGIN_BUSY", undefined, { retryAfter: Math.max(1, Math.min(drain, Math.ceil(this.#options.maxWait))) });
+  }
+}

@@ -1,0 +1,38 @@
+import { createHmac } from "node:crypto";
+
+/**
+ * A login name as Drupal's MySQL collation (`utf8_general_ci`) compares it: accents and case
+ * ignored, trailing spaces dropped. Two spellings that could name the same account share one
+ * throttle counter, so an attacker cannot buy fresh guesses with `Demo`, `demo ` or `dëmo`,
+ * and a name with no account is counted as one with an account would be.
+ *
+ * @example
+ * ```ts
+ * normaliseLoginName("Dëmo  "); // "demo"
+ * ```
+ */
+export function normaliseLoginName(name: string): string {
+  let end = name.length;
+  // PAD SPACE: only U+0020 is ignored at the end, not other white space.
+  while (end > 0 && name.charCodeAt(end - 1) === 0x20) end -= 1;
+  return name
+    .slice(0, end)
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase();
+}
+
+/**
+ * The keyed hash that stands for a login name wherever it is kept (throttle keys, audit
+ * events): 128 bits of `HMAC-SHA256(key, normalised name)`, base64url. Someone may type a
+ * password into the name field; its hash cannot be reversed or looked up without the key.
+ *
+ * @example
+ * ```ts
+ * const hashName = loginNameHasher(options.nameKey);
+ * hashName("Demo") === hashName("demo"); // true
+ * ```
+ */
+export function loginNameHasher(key: Buffer): (name: string) => string {
+  return (name) => createHmac("sha256", key).update(normaliseLoginName(name)).digest("base64url").slice(0, 22);
+}

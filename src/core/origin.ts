@@ -1,0 +1,72 @@
+/**
+ * Login CSRF: a page on another site that posts the login form logs the visitor's browser
+ * into the attacker's account. Services never checked anonymous requests; browsers say
+ * where a request comes from (`Origin`, `Sec-Fetch-Site`), and native clients send neither.
+ *
+ * @module
+ */
+
+/**
+ * An origin as browsers serialise it in `Origin`, lower-cased and without a default port:
+ * `https://app.example.com`, `capacitor://localhost`, or `null` (a sandboxed or file page,
+ * some WebViews). `undefined` for anything that is not one origin (a path, a query, userinfo,
+ * garbage).
+ *
+ * @example
+ * ```ts
+ * normalizeOrigin("HTTPS://App.Example.com:443"); // "https://app.example.com"
+ * normalizeOrigin("https://app.example.com/login"); // undefined
+ * ```
+ */
+export function normalizeOrigin(value: string): string | undefined {
+  const text = value.trim().toLowerCase();
+  if (text === "null") return "null";
+  // Origins are short; anything longer is not one, and is not worth parsing.
+  if (text.length > 512) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "" || url.host === "") return undefined;
+  if (url.pathname !== "" && url.pathname !== "/") return undefined;
+  // `URL.origin` is "null" for custom schemes (capacitor:, ionic:), which browsers still send
+  // as scheme://host: compare that form.
+  const origin = `${url.protocol}//${url.host}`;
+  const given = text.endsWith("/") ? text.slice(0, -1) : text;
+  return given === origin || given === `${origin}:${defaultPort(url.protocol)}` ? origin : undefined;
+}
+
+function defaultPort(protocol: string): string {
+  return protocol === "https:" ? "443" : protocol === "http:" ? "80" : "";
+}
+
+/** What a login request says about where it comes from. */
+export interface LoginSource {
+  /** The `Origin` header, if sent. */
+  readonly origin: string | undefined;
+  /** The `Sec-Fetch-Site` header, if sent. */
+  readonly fetchSite: string | undefined;
+  /** The site's own origin, normalised (`baseUrl`'s, else the request's scheme and `Host`). */
+  readonly ownOrigin: string | undefined;
+}
+
+/**
+ * Whether a login must be refused as cross-site: its `Origin` is neither the site's own nor
+ * trusted, or the browser marks it `Sec-Fetch-Site: cross-site` and its `Origin` is not
+ * trusted. A request with neither header (a native client) is never refused.
+ *
+ * @param trusted - Origins normalised with {@link normalizeOrigin}.
+ * @example
+ * ```ts
+ * isCrossSiteLogin({ origin: "https://evil.example", fetchSite: "cross-site", ownOrigin: "https://api.example.com" }, new Set()); // true
+ * isCrossSiteLogin({ origin: undefined, fetchSite: undefined, ownOrigin: "https://api.example.com" }, new Set()); // false
+ * ```
+ */
+export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>): boolean {
+  const origin = source.origin === undefined ? undefined : (normalizeOrigin(source.origin) ?? "invalid");
+  if (origin !== undefined && trusted.has(origin)) return false;
+  if (source.fetchSite?.trim().toLowerCase() === "cross-site") return true;
+  return origin !== undefined && origin !== source.ownOrigin;
+}

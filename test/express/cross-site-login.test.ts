@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { createSessionAuthRouter } from "services-session-auth";
+import { createTestApp, login, setCookies, statusText } from "../helpers/app.js";
+
+const LOGIN = "/services/json/user/login.json";
+const DEMO = { username: "demo", password: "demo-password" };
+
+describe("cross-site login", () => {
+  it("refuses a login posted from another site's page with a 403 that changes nothing", async () => {
+    const { app, agent, sessionStore, counterStore, events } = createTestApp();
+    const victim = await login(app, "admin", "admin-password");
+    const before = sessionStore.size;
+    // What a form on https://evil.example posts: a browser sends no cookie of ours there.
+    const res = await agent.post(LOGIN).type("form").set("Origin", "https://evil.example").set("Sec-Fetch-Site", "cross-site").send(DEMO);
+    expect(res.status).toBe(403);
+    expect(statusText(res)).toBe(": Access denied: cross-site login refused.");
+    expect(res.text).toBe('["Access denied: cross-site login refused."]');
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(setCookies(res)).toEqual([]);
+    expect(sessionStore.size).toBe(before);
+    await expect(counterStore.get("ip:127.0.0.1")).resolves.toBe(0);
+    // The victim is still logged in as before.
+    const connect = await agent.post("/services/json/system/connect").set("Cookie", victim.cookie).set("X-CSRF-Token", victim.token);
+    expect(connect.body.user.uid).toBe("1");
+    const refused = events.filter((event) => event.type === "login.cross-site");
+    expect(refused).toEqual([{ type: "login.cross-site", origin: "https://evil.example", fetchSite: "cross-site", ip: "127.0.0.1", message: expect.stringContaining("trustedOrigins") }]);
+  });
+
+  it("refuses a login a browser marks cross-site even without Origin, and one from an Origin that is not the site's", async () => {
+    const { agent } = createTestApp();
+    expect((await agent.post(LOGIN).set("Sec-Fetch-Site", "cross-site").send(DEMO)).status).toBe(403);
+    expect((await agent.post(LOGIN).set("Origin", "http://sports.test.evil.example").send(DEMO)).status).toBe(403);
+    expect((await agent.post(LOGIN).set("Origin", "https://sports.test").send(DEMO)).status).toBe(403); // another scheme: another origin
+    expect((await agent.post(LOGIN).set("Origin", "null").send(DEMO)).status).toBe(403);
+    expect((await agent.post(LOGIN).set("Origin", "not an origin").send(DEMO)).status).toBe(403);
+  });
+
+  it("lets native clients (no Origin, no Sec-Fetch-*) and the site's own pages log in", async () => {
+    const { agent } = createTestApp(); // baseUrl http://sports.test
+    expect((await agent.post(LOGIN).send(DEMO)).status).toBe(200);
+    expect((await agent.post(LOGIN).set("Origin", "http://sports.test").set("Sec-Fetch-Site", "same-origin").send(DEMO)).status).toBe(200);
+    expect((await agent.post(LOGIN).set("Origin", "HTTP://SPORTS.TEST:80").send(DEMO)).status).toBe(200);
+  });
+
+  it("takes the site's origin from the request's scheme and Host when there is no baseUrl", async () => {
+    const { agent } = createTestApp({ baseUrl: undefined, sessionName: "SESSfixed" });
+    expect((await agent.post(LOGIN).set("Host", "api.example.com").set("Origin", "http://api.example.com").send(DEMO)).status).toBe(200);
+    expect((await agent.post(LOGIN).set("Host", "api.example.com").set("Origin", "http://www.example.com").send(DEMO)).status).toBe(403);
+  });
+
+  it("lets hybrid apps in once their origins are listed in trustedOrigins", async () => {
+    const trustedOrigins = ["capacitor://localhost", "ionic://localhost", "http://localhost", "null", "https://app.example.com/"];
+    const { agent } = createTestApp({ trustedOrigins });
+    for (const origin of ["capacitor://localhost", "ionic://localhost", "http://localhost", "null", "https://app.example.com"]) {
+      const res = await agent.post(LOGIN).set("Origin", origin).set("Sec-Fetch-Site", "cross-site").send(DEMO);
+      expect([origin, res.status]).toEqual([origin, 200]);
+    }
+    expect((await agent.post(LOGIN).set("Origin", "http://localhost:8100").send(DEMO)).status).toBe(403);
+  });
+
+  it("checks only login: connect, logout and the token calls of a cross-site page change no session of ours", async () => {
+    const { agent } = createTestApp();
+    const connect = await agent.post("/services/json/system/connect").set("Origin", "https://evil.example").set("Sec-Fetch-Site", "cross-site");
+    expect(connect.status).toBe(200);
+    expect(connect.body.user.uid).toBe(0);
+  });
+
+  it("refuses an invalid trustedOrigins entry at start-up", () => {
+    const { options } = createTestApp();
+    expect(() => createSessionAuthRouter({ ...options, trustedOrigins: ["https://app.example.com/login"] })).toThrow(/trustedOrigins\.0: must be an origin/);
+    expect(() => createSessionAuthRouter({ ...options, trustedOrigins: ["*"] })).toThrow(TypeError);
+  });
+});
