@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import type * as Core from "../src/index.js";
 import type * as Redis from "../src/entries/redis.js";
 import type * as Sealed from "../src/entries/sealed-cookie.js";
+import type * as Drupal from "../src/entries/drupal.js";
 
 const dist = resolve(import.meta.dirname, "..", "dist");
 if (!existsSync(resolve(dist, "index.js"))) throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
@@ -18,3 +19,4 @@ const load = <T>(file: string): Promise<T> => import(pathToFileURL(resolve(dist,
 export const core = await load<typeof Core>("index.js");
 export const redis = await load<typeof Redis>("redis.js");
 export const sealed = await load<typeof Sealed>("sealed-cookie.js");
+export const drupal = await load<typeof Drupal>("drupal.js");

@@ -8,15 +8,16 @@
  *   --duration / BENCH_DURATION   measured seconds per run (default 5)
  *   --warmup   / BENCH_WARMUP     warm-up seconds per run (default 5)
  *   --rounds   / BENCH_ROUNDS     rounds (default 5)
- *   --only     / BENCH_ONLY       comma-separated configuration names
+ *   --only     / BENCH_ONLY       comma-separated configuration names, and `timing`, `attack`, `memory`
  *   --profile  / BENCH_PROFILE    a directory: servers run with --cpu-prof and write there
  *   BENCH_PIN=0                   do not pin the server to CPU 0 and the load to CPU 1
  *   REDIS_URL                     enables the Redis configurations
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { availableParallelism, cpus } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { node, pinned, runJson, startServer } from "./processes.js";
 import { BENCH_NAME, BENCH_PASSWORD } from "./shared.js";
 
 const { values: flags } = parseArgs({
@@ -28,7 +29,7 @@ const rounds = Number(flags.rounds ?? process.env.BENCH_ROUNDS ?? 5);
 const only = (flags.only ?? process.env.BENCH_ONLY)?.split(",").map((name) => name.trim());
 const profileDir = flags.profile ?? process.env.BENCH_PROFILE;
 const redisUrl = process.env.REDIS_URL;
-const pin = process.env.BENCH_PIN !== "0" && availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;
+const pin = pinned;
 const here = import.meta.dirname;
 
 type Kind = "get" | "login" | "scrypt";
@@ -70,63 +71,6 @@ const configs = ALL.filter((config) => {
   return true;
 });
 
-function node(args: readonly string[], cpu: "0" | "1" | undefined, ipc = false): ChildProcess {
-  const argv = [process.execPath, "--import", "tsx", ...args];
-  const [command, ...rest] = pin && cpu !== undefined ? ["taskset", "-c", cpu, ...argv] : argv;
-  const stdio = ipc ? (["ignore", "pipe", "pipe", "ipc"] as const) : (["ignore", "pipe", "inherit"] as const);
-  const child = spawn(command!, rest, { cwd: resolve(here, ".."), env: { ...process.env, NODE_ENV: "production" }, stdio: [...stdio] });
-  // express-session warns about its MemoryStore at every start; everything else is shown.
-  child.stderr?.on("data", (chunk: Buffer) => {
-    const text = chunk.toString();
-    if (!/MemoryStore is not|designed for a production|memory, and will not scale/.test(text)) process.stderr.write(text);
-  });
-  return child;
-}
-
-/** Runs a child to completion and parses the JSON line it prints. */
-function runJson<T>(args: readonly string[], cpu: "0" | "1" | undefined): Promise<T> {
-  return new Promise((done, fail) => {
-    const child = node(args, cpu);
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.on("exit", (code) => (code === 0 ? done(JSON.parse(out.trim().split("\n").pop()!) as T) : fail(new Error(`${args.join(" ")} exited ${code}`))));
-  });
-}
-
-interface Server {
-  readonly url: string;
-  /** The server process's CPU time so far (user + system), in microseconds. */
-  cpu(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-function startServer(config: Config): Promise<Server> {
-  // One folder per configuration; the loader's worker thread writes a profile of its own beside the main thread's.
-  const profile = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(profileDir, config.name)];
-  const child = node([...profile, resolve(here, "server.ts"), config.name], "0", true);
-  return new Promise((done, fail) => {
-    let out = "";
-    child.on("exit", (code) => fail(new Error(`${config.name} server exited ${code} before listening`)));
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /PORT (\d+)/.exec(out)?.[1];
-      if (port === undefined) return;
-      child.removeAllListeners("exit");
-      const stop = () =>
-        new Promise<void>((stopped) => {
-          child.once("exit", () => stopped());
-          child.kill("SIGTERM");
-        });
-      const cpu = () =>
-        new Promise<number>((answered) => {
-          child.once("message", (usage) => answered((usage as { cpu: number }).cpu));
-          child.send("cpu");
-        });
-      done({ url: `http://127.0.0.1:${port}`, cpu, stop });
-    });
-  });
-}
-
 interface LoadResult {
   readonly rps: number;
   readonly p50: number;
@@ -160,7 +104,7 @@ async function checkProtected(url: string, cookie: string | undefined): Promise<
 async function measure(config: Config): Promise<LoadResult> {
   // scrypt finishes a few hashes a second: twice the window keeps the count from being too coarse.
   if (config.kind === "scrypt") return runJson<LoadResult>([resolve(here, "scrypt-rate.ts"), String(seconds * 2)], "0");
-  const server = await startServer(config);
+  const server = await startServer(config.name, profileDir);
   try {
     const connections = config.connections ?? 50;
     let spec: { url: string; connections: number; method?: string; headers: Record<string, string>; body?: string };
@@ -198,7 +142,7 @@ const median = (values: readonly number[]): number => {
 
 /** Latency of single logins, an unknown name against a real name with a wrong password, alternated. */
 async function timingProbe(samples: number): Promise<{ unknown: number; wrong: number }> {
-  const server = await startServer({ name: "ours-timing", label: "", kind: "login" });
+  const server = await startServer("ours-timing");
   const time = async (username: string) => {
     const started = performance.now();
     const response = await fetch(`${server.url}/services/json/user/login`, {
@@ -297,6 +241,16 @@ for (const [target, value, goal] of targets) {
 if (timing !== undefined) {
   const r = timing.unknown / timing.wrong;
   console.log(`  ${Math.abs(1 - r) <= 0.1 ? "MET   " : "MISSED"} unknown name vs wrong password login latency within ±10%: ${r.toFixed(3)}`);
+}
+
+if (only === undefined || only.includes("attack")) {
+  console.log("\nThe login path under attack (default scrypt, flood and admission control)");
+  await new Promise<void>((done, fail) => {
+    // The clients run here, on the load CPU; the servers it starts go to the server CPU.
+    const child = node([resolve(here, "login-attack.ts"), String(rounds)], "1");
+    child.stdout!.pipe(process.stdout);
+    child.on("exit", (code) => (code === 0 ? done() : fail(new Error(`login-attack.ts exited ${code}`))));
+  });
 }
 
 if (only === undefined || only.includes("memory")) {

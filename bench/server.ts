@@ -12,12 +12,13 @@ import { getIronSession } from "iron-session";
 import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
 import type { PasswordHasher, SessionStore } from "services-session-auth";
-import { core, redis, sealed } from "./built.js";
-import { BENCH_NAME, BENCH_PASSWORD, SECRET } from "./shared.js";
+import { core, drupal, redis, sealed } from "./built.js";
+import { BENCH_NAME, BENCH_PASSWORD, LEGACY_NAME, SECRET } from "./shared.js";
 
 const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, requireSession, scryptHasher } = core;
 const { redisSessionStore } = redis;
 const { sealedCookieStore } = sealed;
+const { drupal7Hasher, upgradingHasher } = drupal;
 
 const payload = { players: [{ id: 1, name: "Ada" }, { id: 2, name: "Grace" }, { id: 3, name: "Edsger" }] };
 const sendData: RequestHandler = (_req, res) => void res.json(payload);
@@ -105,6 +106,21 @@ async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing
   return app;
 }
 
+/**
+ * A site in the middle of a Drupal 7 migration: `bench` already on scrypt, `legacy` still on
+ * Drupal's `$S$D` hash, the upgrading hasher checking both. Throttling is lifted so the timing
+ * probe's hundreds of failures are all checked.
+ */
+async function migratingApp(): Promise<Express> {
+  const hasher = upgradingHasher({ current: scryptHasher(), legacy: [drupal7Hasher()] });
+  const userStore = memoryUserStore([
+    { name: BENCH_NAME, passwordHash: await scryptHasher().hash(BENCH_PASSWORD) },
+    { name: LEGACY_NAME, passwordHash: await drupal7Hasher().hash(BENCH_PASSWORD) },
+  ]);
+  const auth = { userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher, throttle: { ipLimit: 1_000_000, userLimit: 1_000_000 } };
+  return express().use("/services/json", createSessionAuthRouter(auth));
+}
+
 async function build(config: string): Promise<Express> {
   switch (config) {
     case "express":
@@ -127,6 +143,11 @@ async function build(config: string): Promise<Express> {
       return ourApp(memorySessionStore(), scryptHasher());
     case "ours-timing":
       return ourApp(memorySessionStore(), scryptHasher(), true);
+    case "ours-attack":
+      // As an app runs it: the default hasher, flood control and admission control.
+      return ourApp(memorySessionStore(), scryptHasher());
+    case "ours-timing-upgrade":
+      return migratingApp();
     default:
       throw new Error(`unknown configuration ${config}`);
   }

@@ -1,5 +1,7 @@
 /** Constants the runner and the servers agree on. */
 export const BENCH_NAME = "bench";
 export const BENCH_PASSWORD = "bench-password";
+/** An account still on a Drupal 7 `$S$D` hash, in the migrating configuration. */
+export const LEGACY_NAME = "legacy";
 /** 32+ characters: the secret every configuration signs or seals with. */
 export const SECRET = "bench-secret-bench-secret-bench-secret-0123456789";
