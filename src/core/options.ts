@@ -195,7 +195,7 @@ const sessionShape = {
   userStore: implementing<UserStore>("UserStore", ["findByName", "findById", "recordLogin", "updatePasswordHash"]),
   secret: z.string().min(32, "must be at least 32 characters").optional(),
   csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
-  sessionName: z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a cookie name").optional(),
+  sessionName: z.string().regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name").optional(),
   cookieDomain: z.string().min(1).optional(),
   baseUrl: z.url().optional(),
   idleTimeout: seconds.optional(),

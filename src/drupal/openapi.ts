@@ -281,7 +281,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     codes.push("ERR_STORE_UNAVAILABLE");
     const own: Record<string, OpenApiObject> = {};
     for (const [status, description] of Object.entries(route.responses ?? {})) own[status] = { description, content: json(ref("ErrorBody")) };
-    const parameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name: name!, in: "path", required: true, schema: { type: "string" } }));
+    const parameters = [...route.path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => ({ name: name!, in: "path", required: true, schema: { type: "string" } }));
     const roles = route.roles?.length ? ` Requires one of the roles: ${route.roles.join(", ")}.` : "";
     const operation: OpenApiObject = {
       tags: ["Protected"],

@@ -1,5 +1,5 @@
 import type { SessionAuthError, SessionAuthErrorCode } from "../errors.js";
-import { checkPlain, placeholder } from "./html.js";
+import { checkPlain, placeholder, stripTags } from "./html.js";
 
 /** How one error code goes on the wire: the status, Drupal's message, and whether the body carries it. */
 interface ErrorWire {
@@ -45,13 +45,41 @@ const CODE_TEXT: Readonly<Record<number, string>> = {
   406: "Not Acceptable",
 };
 
-/** A status line's reason phrase as Services builds it: `"<code text> : <message>"`, tags stripped, CR/LF removed. */
+/**
+ * The most characters of a client-supplied value (a MIME type, a name) that an error
+ * message repeats. Drupal names are at most 60 characters, so real replies are unchanged;
+ * a 16 KB header is not echoed back whole.
+ */
+export const MAX_ECHOED = 128;
+
+/** The most characters of a message that go into a status line, which some clients cap at a few KB with the headers. */
+const MAX_REASON_MESSAGE = 256;
+
+/**
+ * A status line's reason phrase as Services builds it, `"<code text> : <message>"`: CR and LF
+ * removed, tags stripped as PHP's `strip_tags()` does, the message cut to 256 characters,
+ * and any character a status line cannot carry (controls, beyond Latin-1) replaced by `?`.
+ * Linear in the message's length, whatever it holds: safe for text from a request.
+ *
+ * @example
+ * ```ts
+ * reasonPhrase(401, "Wrong username or password."); // "Unauthorized : Wrong username or password."
+ * res.statusMessage = reasonPhrase(404, `Could not find player ${req.params.id}.`); // no CR/LF can get through
+ * ```
+ */
 export function reasonPhrase(status: number, message: string): string {
   const text = CODE_TEXT[status] ?? "";
-  const plain = message.replace(/[\r\n]/g, "").replace(/<[^>]*>/g, "");
+  const plain = clip(stripTags(message.replace(/[\r\n]/g, "")), MAX_REASON_MESSAGE);
   // Node refuses control and non-Latin-1 characters in a status line; replace, don't throw.
   const safe = plain.replace(/[^\t\x20-\x7e\x80-\xff]/g, "?");
   return text === "" ? `: ${safe}` : `${text} : ${safe}`;
+}
+
+/** The first `max` UTF-16 units of a text, never ending on half a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
 /** An error as it goes on the wire: status, reason phrase, and the JSON body (or none). */
@@ -64,6 +92,6 @@ export interface WireError {
 /** Maps a {@link SessionAuthError} to its Drupal status line and body. */
 export function wireError(error: SessionAuthError): WireError {
   const wire = ERROR_WIRE[error.code];
-  const message = wire.message(error.detail ?? "");
+  const message = wire.message(clip(error.detail ?? "", MAX_ECHOED));
   return { status: wire.status, reason: reasonPhrase(wire.status, message), body: wire.emptyBody === true ? null : [message] };
 }

@@ -129,7 +129,7 @@ describe("hostile input (property-based, fixed seed)", () => {
 
   it("never adopts a session id the server did not issue", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), async (forged) => {
+      fc.asyncProperty(fc.stringMatching(/^[\w-]{43}$/), async (forged) => {
         const res = await send(port, "POST", "/services/json/system/connect", { Cookie: `${sessionName}=${forged}`, "X-CSRF-Token": token }, Buffer.alloc(0));
         expect((JSON.parse(res.body) as { user: { uid: unknown } }).user.uid).toBe(0);
         const login2 = await send(port, "POST", "/services/json/user/login", { Cookie: `${sessionName}=${forged}`, "Content-Type": "application/json" }, Buffer.from('{"username":"admin","password":"admin-password"}'));

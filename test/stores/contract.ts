@@ -101,7 +101,7 @@ export function describeSessionStore(
     it("issues ids of 43 or more base64url characters, all different", async () => {
       const uid = freshUid();
       const ids = await Promise.all(Array.from({ length: 20 }, () => store.create(recordFor(uid))));
-      for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+      for (const id of ids) expect(id).toMatch(/^[\w-]{43,}$/);
       expect(new Set(ids).size).toBe(ids.length);
     });
 

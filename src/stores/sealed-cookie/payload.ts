@@ -16,7 +16,7 @@ export interface SealedPayload {
 
 const wireSchema = z.strictObject({
   v: z.literal(1),
-  h: z.string().regex(/^[A-Za-z0-9_-]{22}\.[0-9]+$/),
+  h: z.string().regex(/^[\w-]{22}\.\d+$/),
   t: z.number().int().nonnegative(),
   e: z.number().int().nonnegative(),
   r: z.unknown(),
@@ -72,6 +72,6 @@ export function createHandle(deadline: number): string {
  * ```
  */
 export function handleDeadline(handle: string): number | null {
-  const match = /^[A-Za-z0-9_-]{22}\.([0-9]{1,12})$/.exec(handle);
+  const match = /^[\w-]{22}\.(\d{1,12})$/.exec(handle);
   return match === null ? null : Number(match[1]);
 }

@@ -63,7 +63,7 @@ const optionsSchema = z.strictObject({
   password: z.union([
     secret,
     z
-      .record(z.string().regex(/^(0|[1-9][0-9]*)$/, "password ids must be whole numbers without leading zeros"), secret)
+      .record(z.string().regex(/^(0|[1-9]\d*)$/, "password ids must be whole numbers without leading zeros"), secret)
       .refine((passwords) => Object.keys(passwords).length > 0, "give at least one password"),
   ]),
   revocations: z
@@ -84,7 +84,7 @@ const optionsSchema = z.strictObject({
 // Browsers keep cookies up to 4096 bytes, name and attributes included; nothing longer
 // can have come from this store, so it is refused before any decryption.
 const MAX_SESSID_LENGTH = 4096;
-const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
+const SESSID_PATTERN = /^[\w-]{43,}$/;
 
 /**
  * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
