@@ -76,10 +76,7 @@ export function createSessionAuthRouter(options: SessionAuthRouterOptions): Rout
       const body = await readBody(req, resolved.bodyLimit);
       send(res, await endpoint[match.action]({ ...describe(req), body, negotiated: match.format === undefined }));
     } catch (error) {
-      const reply = errorReply(error);
-      // A 413 is answered before the upload is read; closing stops the client sending the rest.
-      if (reply.status === 413) res.setHeader("Connection", "close");
-      send(res, reply);
+      send(res, errorReply(error));
     }
   });
   return router;
