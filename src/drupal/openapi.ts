@@ -157,7 +157,8 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
       description: errors.map(({ message }) => message).join(" | "),
       content: { "application/json": { schema: ref("ErrorBody"), examples } },
     };
-    if (status === 503) response.headers = { "Retry-After": stringHeader("Seconds to wait: `5`.") };
+    const waits = [...new Set(errors.map(({ code }) => wireError(new SessionAuthError(code)).retryAfter).filter((wait) => wait !== undefined))];
+    if (waits.length > 0) response.headers = { "Retry-After": stringHeader(`Seconds to wait: ${waits.map((wait) => `\`${wait}\``).join(" or ")}.`) };
     out[String(status)] = response;
   }
   return out;
@@ -211,7 +212,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },
     },
   });
-  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN"];
+  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN", "ERR_STORE_FULL"];
   if (blocked) loginCodes.push("ERR_ACCOUNT_BLOCKED");
   if (throttled) loginCodes.push("ERR_USER_THROTTLED", "ERR_IP_THROTTLED");
 

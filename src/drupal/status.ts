@@ -7,6 +7,8 @@ interface ErrorWire {
   readonly message: (detail: string) => string;
   /** Routing and format errors have an empty body in Services (thrown before its `try`). */
   readonly emptyBody?: boolean;
+  /** Seconds for a `Retry-After` header, on a refusal that passes by itself. */
+  readonly retryAfter?: number;
 }
 
 /**
@@ -32,7 +34,9 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   ERR_NO_RESOURCE: { status: 404, message: (name) => `Could not find resource ${name}.`, emptyBody: true },
   // A path that cannot be decoded fails before any Services code runs, so no message body either.
   ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
-  ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable." },
+  ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable.", retryAfter: 5 },
+  // Not Drupal's: a store at its capacity refuses a new session rather than end someone else's.
+  ERR_STORE_FULL: { status: 503, message: () => "Too many open sessions: try again later.", retryAfter: 60 },
 };
 
 /** The reason-phrase texts Services knows (`RESTServer.inc` handleException); other codes go out as the bare number. */
@@ -87,11 +91,13 @@ export interface WireError {
   readonly status: number;
   readonly reason: string;
   readonly body: readonly [string] | null;
+  /** Seconds for a `Retry-After` header, if the refusal passes by itself. */
+  readonly retryAfter: number | undefined;
 }
 
 /** Maps a {@link SessionAuthError} to its Drupal status line and body. */
 export function wireError(error: SessionAuthError): WireError {
   const wire = ERROR_WIRE[error.code];
   const message = wire.message(clip(error.detail ?? "", MAX_ECHOED));
-  return { status: wire.status, reason: reasonPhrase(wire.status, message), body: wire.emptyBody === true ? null : [message] };
+  return { status: wire.status, reason: reasonPhrase(wire.status, message), body: wire.emptyBody === true ? null : [message], retryAfter: wire.retryAfter };
 }

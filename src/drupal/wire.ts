@@ -37,6 +37,6 @@ export function errorReply(error: unknown, extra?: Readonly<Record<string, strin
     return { status: 500, reason: "Internal Server Error : An error occurred.", headers: jsonHeaders(extra), body: null };
   }
   const wire = wireError(error);
-  const headers = error.code === "ERR_STORE_UNAVAILABLE" ? jsonHeaders({ "Retry-After": "5", ...extra }) : jsonHeaders(extra);
+  const headers = wire.retryAfter === undefined ? jsonHeaders(extra) : jsonHeaders({ "Retry-After": String(wire.retryAfter), ...extra });
   return { status: wire.status, reason: wire.reason, headers, body: wire.body === null ? null : encodeJson(wire.body) };
 }
