@@ -9,6 +9,8 @@ interface ErrorWire {
   readonly emptyBody?: boolean;
   /** Seconds for a `Retry-After` header, on a refusal that passes by itself. */
   readonly retryAfter?: number;
+  /** A reason phrase of Drupal's own, where the reply does not come from Services. */
+  readonly reason?: string;
 }
 
 /**
@@ -32,6 +34,8 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   ERR_FORBIDDEN: { status: 403, message: (name) => `Access denied for user ${checkPlain(name)}` },
   ERR_NO_CONTROLLER: { status: 404, message: () => "Could not find the controller.", emptyBody: true },
   ERR_NO_RESOURCE: { status: 404, message: (name) => `Could not find resource ${name}.`, emptyBody: true },
+  // Outside the endpoint, Drupal's drupal_not_found(): its status line, and no HTML page.
+  ERR_PAGE_NOT_FOUND: { status: 404, message: () => "Page not found", emptyBody: true, reason: "Not Found" },
   // A path that cannot be decoded fails before any Services code runs, so no message body either.
   ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
   ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable.", retryAfter: 5 },
@@ -99,5 +103,6 @@ export interface WireError {
 export function wireError(error: SessionAuthError): WireError {
   const wire = ERROR_WIRE[error.code];
   const message = wire.message(clip(error.detail ?? "", MAX_ECHOED));
-  return { status: wire.status, reason: reasonPhrase(wire.status, message), body: wire.emptyBody === true ? null : [message], retryAfter: wire.retryAfter };
+  const reason = wire.reason ?? reasonPhrase(wire.status, message);
+  return { status: wire.status, reason, body: wire.emptyBody === true ? null : [message], retryAfter: wire.retryAfter };
 }
