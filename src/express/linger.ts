@@ -20,8 +20,8 @@ const LINGER_BYTES = 64 * 1024 * 1024;
  */
 export function closeAfterReply(req: Request, res: Response): void {
   res.setHeader("Connection", "close");
-  if (req.complete) return;
   const socket = req.socket;
+  if (req.complete || socket.destroyed) return;
   let replied = false;
   let drained = false;
   let discarded = 0;
