@@ -8,7 +8,7 @@
  *   --duration / BENCH_DURATION   measured seconds per run (default 5)
  *   --warmup   / BENCH_WARMUP     warm-up seconds per run (default 5)
  *   --rounds   / BENCH_ROUNDS     rounds (default 5)
- *   --only     / BENCH_ONLY       comma-separated configuration names, and `timing`, `attack`, `memory`
+ *   --only     / BENCH_ONLY       comma-separated configuration names, plus timing, attack, memory and hostile
  *   --profile  / BENCH_PROFILE    a directory: servers run with --cpu-prof and write there
  *   BENCH_PIN=0                   do not pin the server to CPU 0 and the load to CPU 1
  *   REDIS_URL                     enables the Redis configurations
@@ -258,6 +258,13 @@ if (only === undefined || only.includes("memory")) {
   await new Promise<void>((done, fail) => {
     const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", resolve(here, "memory.ts")], { cwd: resolve(here, ".."), stdio: "inherit" });
     child.on("exit", (code) => (code === 0 ? done() : fail(new Error(`memory.ts exited ${code}`))));
+  });
+}
+
+if (only === undefined || only.includes("hostile")) {
+  await new Promise<void>((done, fail) => {
+    const child = spawn(process.execPath, ["--import", "tsx", resolve(here, "hostile.ts")], { cwd: resolve(here, ".."), stdio: "inherit" });
+    child.on("exit", (code) => (code === 0 ? done() : fail(new Error(`hostile.ts exited ${code}`))));
   });
 }
 

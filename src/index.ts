@@ -19,6 +19,7 @@ export { hmacCsrfToken } from "./core/csrf-token.js";
 export { createSessionId, hashSessionId } from "./core/session-id.js";
 export { drupalSessionName } from "./drupal/session-name.js";
 export { openApiDocument } from "./drupal/openapi.js";
+export { reasonPhrase } from "./drupal/status.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
 export type { AuthUser, RequestAuth } from "./express/augment.js";

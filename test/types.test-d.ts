@@ -106,6 +106,7 @@ describe("option types", () => {
       | "session.revoked"
       | "csrf.rejected"
       | "store.failure"
+      | "store.full"
       | "rehash.failed"
       | "internal.error"
     >();

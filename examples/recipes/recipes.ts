@@ -32,6 +32,7 @@ export function quickStartApp(): Express {
   app.all("/services/session/token", sessionTokenHandler(auth));
   app.get("/services/json/players", requireSession(auth), (req, res) => res.json(players));
   app.use("/services/json", servicesNotFound({ resources: ["players"] })); // Services' 404s, not Express's HTML page
+  app.use(servicesNotFound()); // and a JSON 404 on every other path
   app.use(servicesErrorHandler()); // last: errors in the wire format, never a stack trace
   return app;
 }

@@ -4,6 +4,7 @@ import {
   drupalQueryPath,
   openApiDocument,
   memorySessionStore,
+  reasonPhrase,
   memoryUserStore,
   requireSession,
   servicesErrorHandler,
@@ -101,9 +102,13 @@ export function createApp(config: SportsApiConfig): Express {
   for (const [name, rows, schema] of collections) {
     app.get([`/services/json/${name}`, `/services/json/${name}.json`], signedIn, (_req, res) => reply(res, 200, rows));
     app.get(`/services/json/${name}/:id`, signedIn, (req, res) => {
-      const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === String(req.params.id).replace(/\.json$/, ""));
-      if (row === undefined) res.statusMessage = `Not found : Could not find ${name} ${String(req.params.id)}.`;
-      reply(res, row === undefined ? 404 : 200, row ?? [`Could not find ${name} ${String(req.params.id)}.`]);
+      const id = String(req.params.id);
+      const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === id.replace(/\.json$/, ""));
+      if (row !== undefined) return reply(res, 200, row);
+      // The id is the client's: reasonPhrase keeps CR/LF, controls and length out of the status line.
+      const message = `Could not find ${name} ${id}.`;
+      res.statusMessage = reasonPhrase(404, message);
+      reply(res, 404, [message]);
     });
     routes.push(
       { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
@@ -130,8 +135,10 @@ export function createApp(config: SportsApiConfig): Express {
   const document = openApiDocument({ auth, info: { title: "Sports API", version: "1.0.0" }, routes });
   app.get("/openapi.json", (_req, res) => reply(res, 200, document));
 
-  // Last: Services' own 404 below the endpoint, and no HTML error page (or stack trace) anywhere.
+  // Last: Services' own 404 below the endpoint, Drupal's 404 status line everywhere else,
+  // and no HTML error page (or stack trace) on any path.
   app.use("/services/json", servicesNotFound({ resources: ["players", "events", "courses", "sessions", "admin"] }));
+  app.use(servicesNotFound());
   app.use(servicesErrorHandler({ onEvent: logEvent(log) }));
   return app;
 }

@@ -54,7 +54,8 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
   }
   // Revocations get a store of their own: the throttle's keys are chosen by clients (their
   // IPs), and sharing would let a flood of them crowd out logouts. In memory it must refuse
-  // new keys when full rather than forget old ones, or a flood would undo logouts.
+  // new keys when full rather than forget old ones, or a flood would undo logouts; and a
+  // restart, which forgets them all, ends every sealed session (users log in again).
   const revocations = client === undefined ? memoryCounterStore({ whenFull: "reject" }) : redisCounterStore({ client, prefix });
   const sessionStore = sealedCookieStore({ password: env.SEALED_COOKIE_PASSWORD ?? secret, revocations, maxAgeSeconds: ABSOLUTE_TIMEOUT });
   return {

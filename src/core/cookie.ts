@@ -5,11 +5,17 @@
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (header === undefined || header.length === 0) return undefined;
   let start = 0;
+  // The next "=" is looked up again only once the pairs have passed it: each character is
+  // looked at a bounded number of times however many ";" or "=" a client sends.
+  let eq = -1;
   while (start < header.length) {
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
-    const eq = header.indexOf("=", start);
-    if (eq !== -1 && eq < end && header.slice(start, eq).trim() === name) {
+    if (eq < start) {
+      eq = header.indexOf("=", start);
+      if (eq === -1) return undefined;
+    }
+    if (eq < end && header.slice(start, eq).trim() === name) {
       let value = header.slice(eq + 1, end).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
       return value;

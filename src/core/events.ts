@@ -57,6 +57,8 @@ export type AuthEvent =
     }
   | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
   | { readonly type: "store.failure"; readonly operation: string; readonly error: unknown }
+  /** A store at its capacity refused to keep more (the client got a 503 `ERR_STORE_FULL`): nothing was evicted to make room. */
+  | { readonly type: "store.full"; readonly operation: string }
   /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
   | { readonly type: "rehash.failed"; readonly uid: string; readonly error: unknown }
   /** A bug or an unexpected throw (for example from a custom store): the client got a bodyless 500. */

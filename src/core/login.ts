@@ -216,13 +216,12 @@ export class Authenticator {
 
   async #open(user: UserRecord, attempt: LoginAttempt): Promise<LoginResult> {
     const manager = this.#manager;
-    const cap = this.#options.maxSessionsPerUser;
-    if (cap !== undefined) {
-      const live = await manager.sessions.listByUser(user.uid);
-      for (const old of live.slice(0, Math.max(0, live.length - cap + 1))) {
-        await manager.sessions.destroy(old.handle);
-        manager.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
-      }
+    // The user's own oldest sessions make room, so that no account holds more than its
+    // share of the store (logins that raced past the cap are trimmed by the next one).
+    const live = await manager.sessions.listByUser(user.uid);
+    for (const old of live.slice(0, Math.max(0, live.length - this.#options.maxSessionsPerUser + 1))) {
+      await manager.sessions.destroy(old.handle);
+      manager.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
     }
     const { now } = attempt;
     const record: SessionRecord = {

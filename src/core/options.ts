@@ -184,7 +184,13 @@ export interface SessionAuthRouterOptions extends SessionOptions {
    * @default Drupal's: 50 per IP per hour, 5 per account per 6 hours
    */
   throttle?: ThrottleOptions | false;
-  /** The most live sessions one user may have; a new login ends the oldest. @default unlimited */
+  /**
+   * The most sessions one user may hold. A login at the cap ends that user's own oldest
+   * sessions (a `session.revoked` event, reason `"session-limit"`), never anyone else's, so
+   * one account cannot fill a session store. Raise it for accounts shared by many devices.
+   * The sealed-cookie store cannot list sessions, so this cap does not apply to it.
+   * @default 20
+   */
   maxSessionsPerUser?: number;
   /**
    * How a login to a blocked account is answered. `"drupal"` is Services' 403, which tells a
@@ -252,7 +258,7 @@ const sessionShape = {
   userStore: implementing<UserStore>("UserStore", ["findByName", "findById", "recordLogin", "updatePasswordHash"]),
   secret: z.string().min(32, "must be at least 32 characters").optional(),
   csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
-  sessionName: z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a cookie name").optional(),
+  sessionName: z.string().regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name").optional(),
   cookieDomain: z.string().min(1).optional(),
   baseUrl: z.url().optional(),
   idleTimeout: seconds.optional(),
@@ -339,7 +345,7 @@ export interface ResolvedRouterOptions extends ResolvedSessionOptions {
   readonly hasher: PasswordHasher;
   readonly counterStore: CounterStore;
   readonly throttle: Required<ThrottleOptions> | false;
-  readonly maxSessionsPerUser: number | undefined;
+  readonly maxSessionsPerUser: number;
   readonly blockedAccountResponse: "drupal" | "generic";
   readonly loginApiVersion: "1.0" | "1.1";
   readonly maxPasswordBytes: number;
@@ -400,7 +406,7 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     hasher: parsed.hasher ?? scryptHasher(),
     counterStore: parsed.counterStore ?? memoryCounterStore(),
     throttle,
-    maxSessionsPerUser: parsed.maxSessionsPerUser,
+    maxSessionsPerUser: parsed.maxSessionsPerUser ?? 20,
     blockedAccountResponse: parsed.blockedAccountResponse ?? ROUTER_DEFAULTS.blockedAccountResponse,
     loginApiVersion: parsed.loginApiVersion ?? ROUTER_DEFAULTS.loginApiVersion,
     maxPasswordBytes: parsed.maxPasswordBytes ?? ROUTER_DEFAULTS.maxPasswordBytes,

@@ -50,7 +50,8 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
 }
 
 function b64(buffer: Buffer): string {
-  return buffer.toString("base64").replace(/=+$/, "");
+  // At most two "=" of padding: a bounded pattern cannot restart quadratically.
+  return buffer.toString("base64").replace(/={1,2}$/, "");
 }
 
 /**

@@ -3,7 +3,7 @@ import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 /** Session ids are 32 random bytes, base64url without padding: 43 characters, as Drupal's `drupal_random_key()`. */
 export const SESSION_ID_BYTES = 32;
 
-const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const SESSION_ID_PATTERN = /^[\w-]{43}$/;
 
 /**
  * A new session id: 256 bits from the CSPRNG, base64url (43 characters).

@@ -2,6 +2,7 @@ import type { StoredSession, UserRecord } from "../types.js";
 import { drupalSessionName } from "../drupal/session-name.js";
 import type { AuthEvent } from "./events.js";
 import type { ResolvedSessionOptions } from "./options.js";
+import { pendingLogouts, type PendingLogouts } from "./pending-logouts.js";
 import { hashSessionId, safeEqual } from "./session-id.js";
 import { guardStore } from "./store-guard.js";
 
@@ -24,11 +25,13 @@ export class SessionManager {
   readonly sessions: ResolvedSessionOptions["sessionStore"];
   readonly users: ResolvedSessionOptions["userStore"];
   readonly #names = new Map<string, string>();
+  readonly #pending: PendingLogouts;
 
   constructor(options: ResolvedSessionOptions) {
     this.options = options;
     this.sessions = guardStore(options.sessionStore, "sessionStore", options.storeTimeout, options.onEvent);
     this.users = guardStore(options.userStore, "userStore", options.storeTimeout, options.onEvent);
+    this.#pending = pendingLogouts(options.sessionStore, this.sessions, options.absoluteTimeout);
   }
 
   /** The session cookie's name for a request: the configured one, or Drupal's derivation (cached per host). */
@@ -53,7 +56,7 @@ export class SessionManager {
   async resolve(sessid: string | undefined, now: number): Promise<SessionState> {
     if (sessid === undefined || sessid === "") return { kind: "none" };
     const session = await this.sessions.get(sessid);
-    if (session === null) return { kind: "stale" };
+    if (session === null || this.#pending.covers(session)) return { kind: "stale" };
     const { record } = session;
     const expired = now >= record.createdAt + this.options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.options.idleTimeout ? "idle" : undefined;
     if (expired !== undefined) {
@@ -71,6 +74,27 @@ export class SessionManager {
       await this.sessions.touch(session.handle, now, this.expiresAt(record.createdAt, now));
     }
     return { kind: "live", sessid, session, user };
+  }
+
+  /**
+   * Ends a session at logout, failing closed: if the store cannot record it (full, or
+   * down), the user's sessions are ended everywhere instead (`destroyByUser`, which the
+   * sealed-cookie store records in one counter); if that fails too, the logout is held in
+   * this process, which refuses the session from then on and offers the logout to the
+   * store until it takes it. The session never keeps working after the client was told
+   * it ended; each failed attempt is a `store.failure` event.
+   */
+  async logout(session: StoredSession): Promise<void> {
+    try {
+      return await this.sessions.destroy(session.handle);
+    } catch {
+      // The store refused this session's own mark: end them all.
+    }
+    try {
+      await this.sessions.destroyByUser(session.record.uid);
+    } catch {
+      this.#pending.add(session);
+    }
   }
 
   /**

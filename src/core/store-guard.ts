@@ -1,11 +1,13 @@
-import { SessionAuthError } from "../errors.js";
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { AuthEventListener } from "./events.js";
 
 /**
  * Wraps every method of a store so that a call which fails or outlasts `timeoutMs`
  * rejects with `ERR_STORE_UNAVAILABLE` (a 503), instead of hanging the request or
  * surfacing a driver's error text. Nothing is cached: the next call tries the store
- * again, so the app recovers by itself when the store is back.
+ * again, so the app recovers by itself when the store is back. A store that refuses
+ * because it is at its capacity (`ERR_STORE_FULL`) keeps that code, with a `store.full`
+ * event instead of `store.failure`.
  *
  * A call that outlasts `timeoutMs` is rejected within an eighth of `timeoutMs` after it:
  * one shared watchdog checks the calls in flight, rather than a timer armed and cleared
@@ -106,15 +108,13 @@ class Watchdog {
   }
 }
 
-/** Seconds a client is told to wait after a store failure. */
-const STORE_RETRY_AFTER = 5;
-
 function failure(operation: string, error: unknown, onEvent: AuthEventListener | undefined): SessionAuthError {
+  // A store at its capacity is working as designed: its refusal keeps its own code.
+  const full = isSessionAuthError(error) && error.code === "ERR_STORE_FULL";
   try {
-    onEvent?.({ type: "store.failure", operation, error });
+    onEvent?.(full ? { type: "store.full", operation } : { type: "store.failure", operation, error });
   } catch {
     // A listener's bug must not turn a 503 into something else.
   }
-  // A store usually comes back within seconds (a failover, a restart): say when to retry.
-  return new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error, retryAfter: STORE_RETRY_AFTER });
+  return full ? error : new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error });
 }

@@ -1,4 +1,5 @@
 import { SessionAuthError } from "../errors.js";
+import { trimSlashes } from "./path.js";
 
 /** The resources this package itself serves: a miss below them is a missing controller, not a missing resource. */
 const OWN_RESOURCES = ["user", "system"];
@@ -12,7 +13,7 @@ const MAX_NAME = 64;
  * knows, `Could not find resource <name>.` otherwise. The format suffix is not part of the name.
  */
 export function notFoundError(path: string, knownResources: ReadonlySet<string>): SessionAuthError {
-  const trimmed = path.replace(/^\/+|\/+$/g, "");
+  const trimmed = trimSlashes(path);
   const first = trimmed.split("/", 1)[0] ?? "";
   const name = safeDecode(trimmed.includes("/") ? first : first.replace(/\.[^./]+$/, ""));
   if (OWN_RESOURCES.includes(name) || knownResources.has(name)) return new SessionAuthError("ERR_NO_CONTROLLER");

@@ -157,7 +157,11 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
       description: errors.map(({ message }) => message).join(" | "),
       content: { "application/json": { schema: ref("ErrorBody"), examples } },
     };
-    if (status === 503) response.headers = { "Retry-After": stringHeader("Seconds to wait before trying again.") };
+    const waits = [...new Set(errors.map(({ code }) => wireError(new SessionAuthError(code)).retryAfter).filter((wait) => wait !== undefined))];
+    const queued = errors.some(({ code }) => code === "ERR_LOGIN_BUSY") ? " For a full login queue, the seconds until it should have drained." : "";
+    if (waits.length > 0 || queued !== "") {
+      response.headers = { "Retry-After": stringHeader(`${waits.length > 0 ? `Seconds to wait: ${waits.map((wait) => `\`${wait}\``).join(" or ")}.` : ""}${queued}`.trim()) };
+    }
     out[String(status)] = response;
   }
   return out;
@@ -211,7 +215,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },
     },
   });
-  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN", "ERR_CROSS_SITE_LOGIN", "ERR_LOGIN_BUSY"];
+  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN", "ERR_STORE_FULL", "ERR_CROSS_SITE_LOGIN", "ERR_LOGIN_BUSY"];
   if (blocked) loginCodes.push("ERR_ACCOUNT_BLOCKED");
   if (throttled) loginCodes.push("ERR_USER_THROTTLED", "ERR_IP_THROTTLED");
 
@@ -281,7 +285,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     codes.push("ERR_STORE_UNAVAILABLE");
     const own: Record<string, OpenApiObject> = {};
     for (const [status, description] of Object.entries(route.responses ?? {})) own[status] = { description, content: json(ref("ErrorBody")) };
-    const parameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name: name!, in: "path", required: true, schema: { type: "string" } }));
+    const parameters = [...route.path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => ({ name: name!, in: "path", required: true, schema: { type: "string" } }));
     const roles = route.roles?.length ? ` Requires one of the roles: ${route.roles.join(", ")}.` : "";
     const operation: OpenApiObject = {
       tags: ["Protected"],

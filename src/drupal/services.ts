@@ -117,7 +117,7 @@ export class ServicesEndpoint {
   logout(request: ServicesRequest): Promise<WireResponse> {
     return this.#call(request, { csrf: true }, async (_args, { state, name, cookie, extra }) => {
       if (state.kind !== "live") throw new SessionAuthError("ERR_NOT_LOGGED_IN");
-      await this.#manager.sessions.destroy(state.session.handle);
+      await this.#manager.logout(state.session);
       this.#manager.emit({ type: "logout", uid: state.user.uid, session: hashSessionId(state.sessid), ip: request.ip });
       return jsonReply([true], { ...extra, "Set-Cookie": expiredSessionCookie(name, cookie), "Clear-Site-Data": '"cookies"' });
     });

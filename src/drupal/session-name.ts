@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { trimTrailingSlashes } from "./path.js";
 
 /**
  * What Drupal derives the session cookie's name from (reference §4.1).
@@ -34,7 +35,7 @@ export function drupalSessionName(source: SessionNameSource): string {
   if (source.cookieDomain !== undefined) {
     input = source.cookieDomain;
   } else {
-    input = source.baseUrl !== undefined ? source.baseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "") : source.host.toLowerCase();
+    input = source.baseUrl !== undefined ? trimTrailingSlashes(source.baseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")) : source.host.toLowerCase();
     // Core 7.85 and later put a dot before a www. host so the cookie covers its subdomains.
     if (input.startsWith("www.")) input = `.${input}`;
   }

@@ -1,5 +1,5 @@
 import type { SessionAuthError, SessionAuthErrorCode } from "../errors.js";
-import { checkPlain, placeholder } from "./html.js";
+import { checkPlain, placeholder, stripTags } from "./html.js";
 
 /** How one error code goes on the wire: the status, Drupal's message, and whether the body carries it. */
 interface ErrorWire {
@@ -7,6 +7,10 @@ interface ErrorWire {
   readonly message: (detail: string) => string;
   /** Routing and format errors have an empty body in Services (thrown before its `try`). */
   readonly emptyBody?: boolean;
+  /** Seconds for a `Retry-After` header, on a refusal that passes by itself. */
+  readonly retryAfter?: number;
+  /** A reason phrase of Drupal's own, where the reply does not come from Services. */
+  readonly reason?: string;
 }
 
 /**
@@ -30,13 +34,18 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   ERR_FORBIDDEN: { status: 403, message: (name) => `Access denied for user ${checkPlain(name)}` },
   ERR_NO_CONTROLLER: { status: 404, message: () => "Could not find the controller.", emptyBody: true },
   ERR_NO_RESOURCE: { status: 404, message: (name) => `Could not find resource ${name}.`, emptyBody: true },
+  // Outside the endpoint, Drupal's drupal_not_found(): its status line, and no HTML page.
+  ERR_PAGE_NOT_FOUND: { status: 404, message: () => "Page not found", emptyBody: true, reason: "Not Found" },
   // A path that cannot be decoded fails before any Services code runs, so no message body either.
   ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
-  ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable." },
+  ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable.", retryAfter: 5 },
+  // Not Drupal's: a store at its capacity refuses a new session rather than end someone else's.
+  ERR_STORE_FULL: { status: 503, message: () => "Too many open sessions: try again later.", retryAfter: 60 },
   // Not Drupal's: a login posted from another site's page (login CSRF). Worded as Services'
   // own access errors are, and giving nothing away about the account.
   ERR_CROSS_SITE_LOGIN: { status: 403, message: () => "Access denied: cross-site login refused." },
-  // Not Drupal's: more logins waiting for a password check than can be checked in time.
+  // Not Drupal's: more logins waiting for a password check than can be checked in time. The
+  // wait depends on the queue, so the error carries its own Retry-After.
   ERR_LOGIN_BUSY: { status: 503, message: () => "Too many logins at once: try again shortly." },
 };
 
@@ -50,13 +59,41 @@ const CODE_TEXT: Readonly<Record<number, string>> = {
   406: "Not Acceptable",
 };
 
-/** A status line's reason phrase as Services builds it: `"<code text> : <message>"`, tags stripped, CR/LF removed. */
+/**
+ * The most characters of a client-supplied value (a MIME type, a name) that an error
+ * message repeats. Drupal names are at most 60 characters, so real replies are unchanged;
+ * a 16 KB header is not echoed back whole.
+ */
+export const MAX_ECHOED = 128;
+
+/** The most characters of a message that go into a status line, which some clients cap at a few KB with the headers. */
+const MAX_REASON_MESSAGE = 256;
+
+/**
+ * A status line's reason phrase as Services builds it, `"<code text> : <message>"`: CR and LF
+ * removed, tags stripped as PHP's `strip_tags()` does, the message cut to 256 characters,
+ * and any character a status line cannot carry (controls, beyond Latin-1) replaced by `?`.
+ * Linear in the message's length, whatever it holds: safe for text from a request.
+ *
+ * @example
+ * ```ts
+ * reasonPhrase(401, "Wrong username or password."); // "Unauthorized : Wrong username or password."
+ * res.statusMessage = reasonPhrase(404, `Could not find player ${req.params.id}.`); // no CR/LF can get through
+ * ```
+ */
 export function reasonPhrase(status: number, message: string): string {
   const text = CODE_TEXT[status] ?? "";
-  const plain = message.replace(/[\r\n]/g, "").replace(/<[^>]*>/g, "");
+  const plain = clip(stripTags(message.replace(/[\r\n]/g, "")), MAX_REASON_MESSAGE);
   // Node refuses control and non-Latin-1 characters in a status line; replace, don't throw.
   const safe = plain.replace(/[^\t\x20-\x7e\x80-\xff]/g, "?");
   return text === "" ? `: ${safe}` : `${text} : ${safe}`;
+}
+
+/** The first `max` UTF-16 units of a text, never ending on half a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
 /** An error as it goes on the wire: status, reason phrase, and the JSON body (or none). */
@@ -64,11 +101,14 @@ export interface WireError {
   readonly status: number;
   readonly reason: string;
   readonly body: readonly [string] | null;
+  /** Seconds for a `Retry-After` header, if the refusal passes by itself. */
+  readonly retryAfter: number | undefined;
 }
 
 /** Maps a {@link SessionAuthError} to its Drupal status line and body. */
 export function wireError(error: SessionAuthError): WireError {
   const wire = ERROR_WIRE[error.code];
-  const message = wire.message(error.detail ?? "");
-  return { status: wire.status, reason: reasonPhrase(wire.status, message), body: wire.emptyBody === true ? null : [message] };
+  const message = wire.message(clip(error.detail ?? "", MAX_ECHOED));
+  const reason = wire.reason ?? reasonPhrase(wire.status, message);
+  return { status: wire.status, reason, body: wire.emptyBody === true ? null : [message], retryAfter: wire.retryAfter };
 }

@@ -37,6 +37,8 @@ export function errorReply(error: unknown, extra?: Readonly<Record<string, strin
     return { status: 500, reason: "Internal Server Error : An error occurred.", headers: jsonHeaders(extra), body: null };
   }
   const wire = wireError(error);
-  const headers = error.retryAfter === undefined ? jsonHeaders(extra) : jsonHeaders({ "Retry-After": String(error.retryAfter), ...extra });
+  // The table's wait for the code, unless the error knows better (a queue's own estimate).
+  const retryAfter = error.retryAfter ?? wire.retryAfter;
+  const headers = retryAfter === undefined ? jsonHeaders(extra) : jsonHeaders({ "Retry-After": String(retryAfter), ...extra });
   return { status: wire.status, reason: wire.reason, headers, body: wire.body === null ? null : encodeJson(wire.body) };
 }

@@ -127,7 +127,7 @@ export const databaseOptionFields = {
   dialect: z.enum(["mysql", "postgres"]).optional(),
   prefix: z
     .string()
-    .regex(/^([A-Za-z0-9_]+\.)?[A-Za-z0-9_]*$/, "only letters, digits, _ and one schema dot")
+    .regex(/^(\w+\.)?\w*$/, "only letters, digits, _ and one schema dot")
     .optional(),
 };
 

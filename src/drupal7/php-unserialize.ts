@@ -71,8 +71,9 @@ function readValue(reader: Reader, depth: number): PhpJson {
     case "d:": {
       const text = reader.until(";");
       const value = Number(text);
-      // PHP writes INF and NAN, which JSON cannot carry.
-      if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) || !Number.isFinite(value)) throw new SyntaxError("bad float");
+      // PHP writes INF and NAN, which JSON cannot carry. Each part of the pattern can match a
+      // digit in one way only, so a long run of digits cannot make it backtrack.
+      if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(text) || !Number.isFinite(value)) throw new SyntaxError("bad float");
       return value;
     }
     case "s:": {

@@ -5,7 +5,7 @@ import { fn, parseOptions } from "../core/validate.js";
 import { foreignErrorReply } from "../drupal/foreign-error.js";
 import { notFoundError } from "../drupal/not-found.js";
 import { errorReply } from "../drupal/wire.js";
-import { isSessionAuthError } from "../errors.js";
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import { send } from "./respond.js";
 
 const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).readonly().optional() });
@@ -28,15 +28,19 @@ export interface ServicesNotFoundOptions {
 }
 
 /**
- * The last handler under the endpoint path: a request no route answered gets Services' own
- * 404 (`404 Not found : Could not find resource nothing.`, empty JSON body) instead of
- * Express's HTML page, so clients see the wire format on every path of the endpoint.
+ * The last handler for requests no route answered, in the wire format instead of Express's
+ * HTML page. Mounted at the endpoint path, it gives Services' own 404
+ * (`404 Not found : Could not find resource nothing.`, empty JSON body). Mounted at the
+ * site root, with no path, it answers every other path as Drupal's `drupal_not_found()`
+ * does but without the HTML page: `404 Not Found`, an empty JSON body. Mount both, the
+ * endpoint's first, so that an API server answers JSON on every path.
  *
  * @example
  * ```ts
  * app.use("/services/json", createSessionAuthRouter(auth));
  * app.get("/services/json/players", requireSession(auth), listPlayers);
  * app.use("/services/json", servicesNotFound({ resources: ["players"] }));
+ * app.use(servicesNotFound()); // /nothing, /services/, /services/json.xml, …
  * app.use(servicesErrorHandler());
  * ```
  * @throws TypeError when an option is invalid.
@@ -44,7 +48,9 @@ export interface ServicesNotFoundOptions {
 export function servicesNotFound(options: ServicesNotFoundOptions = {}): RequestHandler {
   const resources = new Set(parseOptions(notFoundSchema, options, "servicesNotFound").resources);
   return function servicesNotFound(req: Request, res: Response) {
-    send(res, errorReply(notFoundError(req.path, resources)));
+    // Express strips the mount path into baseUrl: none means the site root, outside any endpoint.
+    const error = req.baseUrl === "" ? new SessionAuthError("ERR_PAGE_NOT_FOUND") : notFoundError(req.path, resources);
+    send(res, errorReply(error));
   };
 }
 

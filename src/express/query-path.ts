@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import { parseOptions } from "../core/validate.js";
+import { trimSlashes } from "../drupal/path.js";
 
 const optionsSchema = z.strictObject({ paths: z.array(z.string().startsWith("/")).readonly().optional() });
 
@@ -43,7 +44,7 @@ export function drupalQueryPath(options: DrupalQueryPathOptions = {}): RequestHa
     const q = query.get("q");
     if (q === null) return next();
     query.delete("q");
-    const path = q.replace(/^\/+|\/+$/g, "");
+    const path = trimSlashes(q);
     // Re-encode each segment: q arrives decoded, and a raw "?" or "#" must not start a new URL part.
     const encoded = path.split("/").map(encodeURIComponent).join("/");
     const rest = query.toString();

@@ -52,33 +52,29 @@ export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiat
 
 /**
  * Reads a request body up to `limit` bytes. A body an earlier parser (express.json(), …)
- * already consumed is taken as parsed. Over the limit: `ERR_BODY_TOO_LARGE`, and the rest
- * of the upload is drained, not buffered.
+ * already consumed is taken as parsed. Over the limit (declared, or counted as a chunked
+ * upload arrives): `ERR_BODY_TOO_LARGE` at once, with nothing more buffered; the 413 reply
+ * then reads and discards the rest so that the client gets it (`closeAfterReply`).
  */
 export function readBody(req: Request, limit: number): Promise<ServicesRequest["body"]> {
   const consumed = (req as Request & { _body?: boolean })._body === true || req.readableEnded;
   if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
   const contentType = header(req, "content-type");
   const declared = Number(header(req, "content-length"));
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
-  }
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        req.off("data", onData);
-        req.resume();
-        reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData).off("end", onEnd).off("error", reject);
+      // Stop here: the chunks read so far are dropped, and the reply deals with the rest.
+      req.pause();
+      reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
     };
-    req.on("data", onData);
-    req.once("end", () => resolve({ raw: Buffer.concat(chunks, size), contentType }));
+    const onEnd = () => resolve({ raw: Buffer.concat(chunks, size), contentType });
+    req.on("data", onData).once("end", onEnd);
     // An aborted upload: no reply can reach the client, so this only ends the handler.
     req.once("error", reject);
   });

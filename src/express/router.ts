@@ -2,6 +2,7 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import { Authenticator } from "../core/login.js";
 import { resolveRouterOptions, resolveSessionOptions, type SessionAuthRouterOptions, type SessionOptions } from "../core/options.js";
 import { SessionManager } from "../core/session-manager.js";
+import { trimSlashes } from "../drupal/path.js";
 import { reasonPhrase } from "../drupal/status.js";
 import { ServicesEndpoint, sessionTokenReply } from "../drupal/services.js";
 import { errorReply, jsonHeaders } from "../drupal/wire.js";
@@ -26,7 +27,7 @@ const SUFFIX = /^(.+)\.([^./]+)$/;
  * Services does: slashes trimmed, `.json` optional and case-sensitive.
  */
 export function matchAction(path: string): { action: Action; format: string | undefined } | undefined {
-  const trimmed = path.replace(/^\/+|\/+$/g, "");
+  const trimmed = trimSlashes(path);
   const suffix = SUFFIX.exec(trimmed);
   const [base, format] = suffix === null ? [trimmed, undefined] : [suffix[1]!, suffix[2]];
   const action = ACTIONS[base];
@@ -75,10 +76,7 @@ export function createSessionAuthRouter(options: SessionAuthRouterOptions): Rout
       const body = await readBody(req, resolved.bodyLimit);
       send(res, await endpoint[match.action]({ ...describe(req), body, negotiated: match.format === undefined }));
     } catch (error) {
-      const reply = errorReply(error);
-      // A 413 is answered before the upload is read; closing stops the client sending the rest.
-      if (reply.status === 413) res.setHeader("Connection", "close");
-      send(res, reply);
+      send(res, errorReply(error));
     }
   });
   return router;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseOptions } from "../core/validate.js";
 import type { CounterStore } from "../types.js";
+import { markProcessLocal } from "./process-local.js";
 
 const optionsSchema = z.strictObject({
   maxKeys: z.number().int().positive().optional(),
@@ -171,5 +172,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
   };
   // Not enumerable: spreading or logging the store shows only its methods.
   if (whenFull === "evict") Object.defineProperty(store, EVICTS, { value: true });
+  // So that a sealed-cookie store can tell its revocations die with this process.
+  markProcessLocal(store);
   return store;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { nowSeconds } from "../core/clock.js";
 import { createSessionId, hashSessionId, isSessionIdShape } from "../core/session-id.js";
 import { parseOptions } from "../core/validate.js";
+import { SessionAuthError } from "../errors.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../types.js";
 
 const optionsSchema = z.strictObject({
@@ -19,8 +20,12 @@ const optionsSchema = z.strictObject({
  */
 export interface MemorySessionStoreOptions {
   /**
-   * The most sessions kept at once. When full, a new login evicts the oldest session,
-   * so the map cannot grow without bound.
+   * The most sessions kept at once, so the map cannot grow without bound. When full (and
+   * no session has expired), a new session is refused: `create` rejects with a
+   * {@link SessionAuthError} `ERR_STORE_FULL`, which the router answers with a 503 and a
+   * `store.full` event. No one's session is ended to make room: one account logging in
+   * again and again must not log other users out. The router's `maxSessionsPerUser` keeps
+   * any one user to a small share.
    * @default 100000
    */
   maxSessions?: number;
@@ -125,6 +130,29 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     return removed;
   }
 
+  // While full with nothing expired, no scan can free a slot before the soonest expiry:
+  // until then a new session is refused without walking every session again.
+  let fullUntil = 0;
+
+  function makeRoom(): void {
+    if (sessions.size < maxSessions) return;
+    const now = nowSeconds();
+    if (now < fullUntil) throw full();
+    let soonest = Infinity;
+    for (const handle of sessions.keys()) {
+      const { expiresAt } = sessions.get(handle)!;
+      if (expiresAt <= now) remove(handle);
+      else soonest = Math.min(soonest, expiresAt);
+    }
+    if (sessions.size < maxSessions) return;
+    fullUntil = soonest;
+    throw full();
+  }
+
+  function full(): SessionAuthError {
+    return new SessionAuthError("ERR_STORE_FULL", `memorySessionStore holds its maxSessions (${maxSessions})`);
+  }
+
   let sweeping = false;
   const timer = setInterval(() => {
     if (sweeping) return;
@@ -147,7 +175,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
 
   function insert(handle: string, record: SessionRecord): void {
     remove(handle);
-    while (sessions.size >= maxSessions) remove(sessions.keys().next().value as string);
+    makeRoom();
     sessions.set(handle, stored(record, record.lastSeenAt, record.expiresAt, intern(record.ip), intern(record.userAgent)));
     index(record.uid, handle);
   }

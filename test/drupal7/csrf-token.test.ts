@@ -12,7 +12,7 @@ describe("drupal7CsrfToken", () => {
     const token = drupal7CsrfToken({ privateKey: "k".repeat(43), hashSalt: "salt" });
     const a = token("A".repeat(43));
     const b = token("B".repeat(43));
-    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(a).toMatch(/^[\w-]{43}$/);
     expect(a).not.toBe(b);
   });
 
@@ -23,7 +23,7 @@ describe("drupal7CsrfToken", () => {
       .digest("base64")
       .replace(/\+/g, "-")
       .replace(/\//g, "_")
-      .replace(/=+$/, "");
+      .replace(/={1,2}$/, "");
     expect(drupal7CsrfToken({ privateKey: "key", hashSalt: "salt" })("sid")).toBe(php);
   });
 

@@ -36,12 +36,35 @@ describe("examples/sports-api", () => {
       ["/services/json/user/register.json", 404, "Not found : Could not find the controller."],
       ["/services/json/nothing", 404, "Not found : Could not find resource nothing."],
       ["/?q=services/json/nothing", 404, "Not found : Could not find resource nothing."],
+      // Outside the endpoint: Drupal's page-not-found status line, without its HTML page.
+      ["/nothing", 404, "Not Found"],
+      ["/services/", 404, "Not Found"],
+      ["/services/json.xml", 404, "Not Found"],
+      ["/services/session/token/x", 404, "Not Found"],
+      ["/?q=nothing", 404, "Not Found"],
+      ["/openapi.json/x", 404, "Not Found"],
     ] as const;
     for (const [path, status, reason] of cases) {
-      const res = await request(app).post(path);
-      expect([res.status, (res as unknown as { res: { statusMessage: string } }).res.statusMessage], path).toEqual([status, reason]);
-      expect(res.headers["content-type"], path).toBe("application/json");
-      expect(res.text, path).toBe("");
+      for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH"] as const) {
+        const res = await request(app)[method.toLowerCase() as "get"](path);
+        expect([res.status, (res as unknown as { res: { statusMessage: string } }).res.statusMessage], `${method} ${path}`).toEqual([status, reason]);
+        expect(res.headers["content-type"], path).toBe("application/json");
+        expect(res.text, path).toBe("");
+      }
+    }
+  });
+
+  it("keeps a hostile id out of the status line: no header injection, no 500", async () => {
+    const loginRes = await request(app).post("/services/json/user/login.json").type("form").send("username=demo&password=demo-password");
+    const { sessid, session_name } = loginRes.body as { sessid: string; session_name: string };
+    for (const id of ["%0d%0aX-Evil:%201", "%00%7f%c3%a9", `${"%3C".repeat(5000)}x`, "x".repeat(8000)]) {
+      const res = await request(app).get(`/services/json/players/${id}`).set("Cookie", `${session_name}=${sessid}`);
+      expect(res.status, id.slice(0, 20)).toBe(404);
+      expect(res.headers["x-evil"]).toBeUndefined();
+      const reason = (res as unknown as { res: { statusMessage: string } }).res.statusMessage;
+      expect(reason).toMatch(/^Not found : Could not find players /);
+      expect(reason.length).toBeLessThanOrEqual("Not found : ".length + 256);
+      expect((res.body as string[])[0]).toBe(`Could not find players ${decodeURIComponent(id)}.`);
     }
   });
 

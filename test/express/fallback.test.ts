@@ -37,6 +37,15 @@ describe("servicesNotFound", () => {
     expect(statusText(res).length).toBeLessThan(120);
   });
 
+  it("mounted at the site root, answers every other path with Drupal's page-not-found status line and no HTML", async () => {
+    for (const path of ["/nothing", "/services/", "/services/json.xml", "/services/session/token/x", "/?q=nothing"]) {
+      const res = await agent.post(path);
+      expect([res.status, statusText(res)], path).toEqual([404, "Not Found"]);
+      expect(res.headers["content-type"], path).toBe("application/json");
+      expect(res.text, path).toBe("");
+    }
+  });
+
   it("refuses options it does not know at start-up", () => {
     expect(() => servicesNotFound({ resource: ["players"] } as never)).toThrow(TypeError);
   });

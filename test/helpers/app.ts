@@ -64,6 +64,7 @@ export function createTestApp(
   app.get("/services/json/admin", requireSession({ ...options, roles: ["administrator"] }), (_req, res) => res.json({ admin: true }));
   routes?.(app, options);
   app.use("/services/json", servicesNotFound({ resources: ["players", "open", "admin"] }));
+  app.use(servicesNotFound());
   app.use(servicesErrorHandler({ onEvent: (event) => events.push(event) }));
   return { app, agent: request(app), options, sessionStore, userStore, counterStore, events };
 }

@@ -36,6 +36,13 @@ export interface SessionStoreContractOptions {
   capabilities?: SessionStoreCapabilities;
   /** Runs after each test with the store it used (close timers, drop keys). */
   dispose?: (store: SessionStore) => void | Promise<void>;
+  /**
+   * For a store with a capacity of its own: the same store holding at most `capacity`
+   * sessions. The suite then checks the capacity rule: a full store refuses a new session
+   * with `ERR_STORE_FULL` and never ends a live one to make room. Leave it out for a store
+   * whose backend sets the limit (Redis: `maxmemory` with `noeviction`) or that has none.
+   */
+  withCapacity?: (capacity: number) => SessionStore | Promise<SessionStore>;
 }
 
 const START = Date.UTC(2026, 0, 1) / 1000;
@@ -71,7 +78,7 @@ export function describeSessionStore(
   makeStore: () => SessionStore | Promise<SessionStore>,
   options: SessionStoreContractOptions = {},
 ): void {
-  const { clock = "fake", dispose } = options;
+  const { clock = "fake", dispose, withCapacity } = options;
   const can = { touchExtends: true, listByUser: true, countsDestroyed: true, ...options.capabilities };
 
   describe(`${name} (SessionStore contract)`, () => {
@@ -101,7 +108,7 @@ export function describeSessionStore(
     it("issues ids of 43 or more base64url characters, all different", async () => {
       const uid = freshUid();
       const ids = await Promise.all(Array.from({ length: 20 }, () => store.create(recordFor(uid))));
-      for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+      for (const id of ids) expect(id).toMatch(/^[\w-]{43,}$/);
       expect(new Set(ids).size).toBe(ids.length);
     });
 
@@ -282,6 +289,30 @@ export function describeSessionStore(
       // Whatever survived the race, the next destroyByUser ends it.
       await store.destroyByUser(uid);
       for (const id of created) await expect(store.get(id)).resolves.toBeNull();
+    });
+
+    it.skipIf(withCapacity === undefined)("a full store refuses a new session with ERR_STORE_FULL and ends none to make room", async () => {
+      const full = await withCapacity!(3);
+      try {
+        const ids = await Promise.all([1, 2, 3].map(() => full.create(recordFor(freshUid()))));
+        // Another user's login, and the same user's, are both refused: nobody is evicted.
+        const refused = await Promise.allSettled([full.create(recordFor(freshUid())), full.create(recordFor((await full.get(ids[0]!))!.record.uid))]);
+        for (const outcome of refused) {
+          expect(outcome.status).toBe("rejected");
+          expect((outcome as PromiseRejectedResult).reason).toMatchObject({ name: "SessionAuthError", code: "ERR_STORE_FULL" });
+        }
+        for (const id of ids) await expect(full.get(id)).resolves.not.toBeNull();
+        // A session that ends frees its place at once, and so does one that expires.
+        await full.destroy((await full.get(ids[0]!))!.handle);
+        const next = await full.create(recordFor(freshUid(), { expiresAt: nowSeconds() + 1 }));
+        await expect(full.create(recordFor(freshUid()))).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
+        if (clock === "fake") vi.setSystemTime((nowSeconds() + 1) * 1000);
+        else await new Promise((resolve) => setTimeout(resolve, 1100));
+        await expect(full.get(next)).resolves.toBeNull();
+        await expect(full.create(recordFor(freshUid()))).resolves.toEqual(expect.any(String));
+      } finally {
+        await dispose?.(full);
+      }
     });
 
     it("50 concurrent creates are all readable and all listed", async () => {

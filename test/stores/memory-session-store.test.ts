@@ -6,6 +6,7 @@ import { describeSessionStore } from "./contract.js";
 
 describeSessionStore("memorySessionStore", () => memorySessionStore(), {
   dispose: (store) => (store as MemorySessionStore).close(),
+  withCapacity: (maxSessions) => memorySessionStore({ maxSessions }),
 });
 
 function recordFor(uid: string, createdAt: number, expiresAt = createdAt + 3600): SessionRecord {
@@ -25,15 +26,29 @@ describe("memorySessionStore", () => {
     vi.useRealTimers();
   });
 
-  it("evicts the oldest session when maxSessions is reached", async () => {
+  it("refuses a new session when maxSessions is reached, and ends none to make room", async () => {
     const store = make({ maxSessions: 3 });
     const now = nowSeconds();
     const ids = [];
-    for (let i = 0; i < 4; i++) ids.push(await store.create(recordFor("1", now + i)));
+    for (let i = 0; i < 3; i++) ids.push(await store.create(recordFor(String(i + 1), now + i)));
+    await expect(store.create(recordFor("9", now))).rejects.toMatchObject({ name: "SessionAuthError", code: "ERR_STORE_FULL" });
     expect(store.size).toBe(3);
-    await expect(store.get(ids[0]!)).resolves.toBeNull();
-    for (const id of ids.slice(1)) await expect(store.get(id)).resolves.not.toBeNull();
-    expect((await store.listByUser("1")).length).toBe(3);
+    for (const id of ids) await expect(store.get(id)).resolves.not.toBeNull();
+  });
+
+  it("while full, scans for expired sessions at most once until the soonest one expires", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const store = make({ maxSessions: 1000 });
+    const now = nowSeconds();
+    for (let i = 0; i < 1000; i++) await store.create(recordFor(String(i), now, now + 60));
+    const keys = vi.spyOn(Map.prototype, "keys");
+    for (let i = 0; i < 50; i++) await expect(store.create(recordFor("x", now))).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
+    // One scan for the first refusal; the other 49 are refused without walking 1,000 sessions.
+    expect(keys.mock.calls.length).toBeLessThanOrEqual(1);
+    keys.mockRestore();
+    vi.setSystemTime((now + 60) * 1000);
+    await expect(store.create(recordFor("x", now + 60))).resolves.toEqual(expect.any(String));
+    expect(store.size).toBe(1);
   });
 
   it("sweep removes expired sessions only", async () => {

@@ -3,7 +3,7 @@ import { nowSeconds } from "../../src/core/clock.js";
 import { memoryCounterStore } from "../../src/stores/memory-counter-store.js";
 import { redisCounterStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
-import type { SessionRecord } from "../../src/types.js";
+import type { CounterStore, SessionRecord } from "../../src/types.js";
 import { describeSessionStore, type SessionStoreCapabilities } from "./contract.js";
 import { redisUrl, useSharedRedis } from "./redis-helpers.js";
 
@@ -19,6 +19,26 @@ describe.skipIf(!redisUrl)("sealedCookieStore with Redis revocations", () => {
   describeSessionStore("sealedCookieStore + redisCounterStore", () => sealedCookieStore({ password, revocations: redisCounterStore({ client, prefix }) }), {
     capabilities,
     clock: "real",
+  });
+
+  it("keeps sessions and logouts across a restart: the revocations outlive the process", async () => {
+    const before = sealedCookieStore({ password, revocations: redisCounterStore({ client, prefix }) });
+    const loggedOut = await before.create(recordFor("41"));
+    const live = await before.create(recordFor("41"));
+    await before.destroy((await before.get(loggedOut))!.handle);
+    const after = sealedCookieStore({ password, revocations: redisCounterStore({ client, prefix }) });
+    await expect(after.get(loggedOut)).resolves.toBeNull();
+    await expect(after.get(live)).resolves.not.toBeNull();
+  });
+
+  it("bounds one user's marks in Redis too", async () => {
+    const store = sealedCookieStore({ password, revocations: redisCounterStore({ client, prefix }), maxMarksPerUser: 2, prefix: "budget:" });
+    const mine = await Promise.all([1, 2, 3, 4].map(() => store.create(recordFor("42"))));
+    for (const sessid of mine.slice(0, 3)) await store.destroy((await store.get(sessid))!.handle);
+    for (const sessid of mine) await expect(store.get(sessid)).resolves.toBeNull();
+    const marks = [];
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}budget:h:*`, COUNT: 500 })) marks.push(...keys);
+    expect(marks).toHaveLength(2);
   });
 });
 
@@ -59,9 +79,10 @@ describe("sealedCookieStore", () => {
     await store.destroy((await store.get(sessid))!.handle);
     await expect(store.get(sessid)).resolves.toBeNull();
     const flood = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => revocations.increment(`flood:ip:${i}`, 60)));
-    expect(flood.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(9);
+    // The logout took two keys: its mark, and its user's count of marks.
+    expect(flood.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(8);
     await expect(store.get(sessid)).resolves.toBeNull();
-    // A logout that finds the store full fails loudly (the router answers 503), it is not dropped.
+    // A logout that finds the store full fails loudly, it is not dropped (the router then ends the session another way).
     const other = await store.create(recordFor("6"));
     await expect(store.destroy((await store.get(other))!.handle)).rejects.toThrow(/full/);
   });
@@ -87,20 +108,31 @@ describe("sealedCookieStore", () => {
   });
 
   it("fits a cookie: 0.7 to 1.7 KB, far under 4096 bytes even at the largest record the router writes", async () => {
-    const store = sealedCookieStore({ password, revocations: revocationStore() });
     const chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-    const small = await store.create(recordFor("1", { userAgent: "okhttp/4.12.0", ip: "203.0.113.7" }));
-    const typical = await store.create(recordFor("14", { userAgent: chrome, ip: "203.0.113.7" }));
-    const long = await store.create(recordFor("1234567", { userAgent: "M".repeat(256), ip: "2001:db8:85a3::8a2e:370:7334" }));
-    // The router keeps 256 characters of User-Agent; quotes double in JSON, and the
-    // longest textual IP is 45 characters.
-    const largest = await store.create(recordFor("4294967295", { userAgent: '"'.repeat(256), ip: "0000:0000:0000:0000:0000:ffff:255.255.255.255" }));
+    const records = [
+      recordFor("1", { userAgent: "okhttp/4.12.0", ip: "203.0.113.7" }),
+      recordFor("14", { userAgent: chrome, ip: "203.0.113.7" }),
+      recordFor("1234567", { userAgent: "M".repeat(256), ip: "2001:db8:85a3::8a2e:370:7334" }),
+      // The router keeps 256 characters of User-Agent; quotes double in JSON, and the
+      // longest textual IP is 45 characters.
+      recordFor("4294967295", { userAgent: '"'.repeat(256), ip: "0000:0000:0000:0000:0000:ffff:255.255.255.255" }),
+    ];
+    const lengths = async (revocations: CounterStore) => {
+      const store = sealedCookieStore({ password, revocations });
+      return Promise.all(records.map(async (record) => (await store.create(record)).length));
+    };
+    // A store shared between processes (Redis), and one in this process's memory, whose
+    // ids also carry its 12-character generation.
+    const memory = revocationStore();
+    const shared = await lengths({ increment: (k, t) => memory.increment(k, t), get: (k) => memory.get(k), delete: (k) => memory.delete(k) } as CounterStore);
+    const inMemory = await lengths(memory);
     console.info(
-      `sealedCookieStore sessid length: ${small.length} (short UA, IPv4), ${typical.length} (${chrome.length}-char Chrome UA, IPv4), ` +
-        `${long.length} (256-char UA, IPv6), ${largest.length} (256 escaped UA characters, 45-char IP, 10-digit uid)`,
+      `sealedCookieStore sessid length: ${shared[0]} (short UA, IPv4), ${shared[1]} (${chrome.length}-char Chrome UA, IPv4), ` +
+        `${shared[2]} (256-char UA, IPv6), ${shared[3]} (256 escaped UA characters, 45-char IP, 10-digit uid); ${inMemory.join(", ")} over memory revocations`,
     );
-    expect([small.length, typical.length, long.length, largest.length]).toEqual([667, 838, 1150, 1634]);
-    expect(`SSESS${"0".repeat(32)}=${largest}; Path=/; HttpOnly; SameSite=Lax; Secure`.length).toBeLessThan(4096);
+    expect(shared).toEqual([667, 838, 1150, 1634]);
+    expect(inMemory).toEqual([695, 866, 1179, 1662]);
+    expect(`SSESS${"0".repeat(32)}=${"x".repeat(inMemory[3]!)}; Path=/; HttpOnly; SameSite=Lax; Secure`.length).toBeLessThan(4096);
   });
 
   it("checks expiry and revocation on every read, cached or not", async () => {
@@ -171,5 +203,53 @@ describe("sealedCookieStore", () => {
     const store = sealedCookieStore({ password, revocations: revocationStore() });
     await expect(store.get("A".repeat(5000))).resolves.toBeNull();
     await expect(store.get(`Fe26.2*1*${"a".repeat(60)}`)).resolves.toBeNull();
+  });
+
+  it("records at most maxMarksPerUser logouts per user: past that, a logout ends all that user's sessions", async () => {
+    const revocations = revocationStore();
+    const increments = vi.spyOn(revocations, "increment");
+    const store = sealedCookieStore({ password, revocations, maxMarksPerUser: 3 });
+    const others = await store.create(recordFor("8"));
+    const mine = await Promise.all(Array.from({ length: 6 }, () => store.create(recordFor("7"))));
+    for (const sessid of mine.slice(0, 3)) await store.destroy((await store.get(sessid))!.handle);
+    for (const sessid of mine.slice(0, 3)) await expect(store.get(sessid)).resolves.toBeNull();
+    for (const sessid of mine.slice(3)) await expect(store.get(sessid)).resolves.not.toBeNull();
+    // The fourth logout: user 7 is logged out everywhere, user 8 is not.
+    await store.destroy((await store.get(mine[3]!))!.handle);
+    for (const sessid of mine) await expect(store.get(sessid)).resolves.toBeNull();
+    await expect(store.get(others)).resolves.not.toBeNull();
+    const keys = new Set(increments.mock.calls.map(([key]) => key));
+    // Three marks, the count of marks, and the user's revocation count.
+    expect(keys.size).toBe(5);
+    // A login after it is live.
+    vi.setSystemTime(Date.now() + 1000);
+    await expect(store.get(await store.create(recordFor("7")))).resolves.not.toBeNull();
+  });
+
+  it("one account's login and logout cycles cannot fill the revocation store that other users' logouts need", async () => {
+    const revocations = memoryCounterStore({ maxKeys: 100, whenFull: "reject" });
+    const store = sealedCookieStore({ password, revocations });
+    const victim = await store.create(recordFor("2"));
+    for (let i = 0; i < 500; i++) {
+      const sessid = await store.create(recordFor("666"));
+      await store.destroy((await store.get(sessid))!.handle);
+      await expect(store.get(sessid)).resolves.toBeNull();
+    }
+    // Before the budget, the 500 marks filled the store and this logout was refused.
+    await store.destroy((await store.get(victim))!.handle);
+    await expect(store.get(victim)).resolves.toBeNull();
+  });
+
+  it("over memory revocations, a restart ends every session instead of reviving logged-out ones", async () => {
+    const before = sealedCookieStore({ password, revocations: revocationStore() });
+    const loggedOut = await before.create(recordFor("31"));
+    const live = await before.create(recordFor("31"));
+    await before.destroy((await before.get(loggedOut))!.handle);
+    await expect(before.get(live)).resolves.not.toBeNull();
+    // A restart: a new process has a new memory store, empty of the logout above.
+    const after = sealedCookieStore({ password, revocations: revocationStore() });
+    await expect(after.get(loggedOut)).resolves.toBeNull();
+    await expect(after.get(live)).resolves.toBeNull();
+    await expect(after.get(await after.create(recordFor("31")))).resolves.not.toBeNull();
   });
 });

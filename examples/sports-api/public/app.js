@@ -31,7 +31,7 @@ async function call(method, path, { body, csrf = false } = {}) {
 
 /** The message of a Services error body (`["Wrong username or password."]`). */
 function serverMessage(data) {
-  return Array.isArray(data) && typeof data[0] === "string" ? data[0].replace(/<[^>]*>/g, "") : "";
+  return Array.isArray(data) && typeof data[0] === "string" ? data[0].replace(/<[^<>]*>/g, "") : "";
 }
 
 function say(kind, text) {

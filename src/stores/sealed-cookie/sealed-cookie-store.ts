@@ -4,8 +4,9 @@ import { nowSeconds } from "../../core/clock.js";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
 import { evictsUnexpiredKeys } from "../memory-counter-store.js";
+import { processLocalGeneration } from "../process-local.js";
 import { LruMap } from "./lru.js";
-import { createHandle, fromWire, handleDeadline, toWire, type SealedPayload } from "./payload.js";
+import { createSealedId, fromWire, parseHandle, sealedHandle, toWire, type SealedPayload } from "./payload.js";
 
 /**
  * Options of {@link sealedCookieStore}.
@@ -27,6 +28,11 @@ export interface SealedCookieStoreOptions {
    * Where revocations live: a per-user count per period for `destroyByUser`, and a mark
    * per ended session for `destroy`. Share it between instances (the Redis counter
    * store) or a logout on one instance is not seen by the others.
+   *
+   * A `memoryCounterStore` lives in this process only, and a restart would forget every
+   * logout. So over one, each id is sealed with that store's random generation, and an id
+   * from another generation is refused: a restart ends every sealed session (users log in
+   * again) rather than bring logged-out ones back.
    *
    * It must never drop a key before its TTL: a lost mark makes a logged-out session live
    * again. So a `memoryCounterStore` with its default `whenFull: "evict"` is refused;
@@ -55,6 +61,15 @@ export interface SealedCookieStoreOptions {
    * @default "sealed:"
    */
   prefix?: string;
+  /**
+   * The most single-session logouts recorded for one user per period of `maxAgeSeconds`,
+   * each a mark in `revocations`. Past it, a logout ends all that user's sessions instead
+   * (one counter, however many logouts): one account's login and logout cycles cannot fill
+   * the revocation store, which other users' logouts need. At most twice this many marks
+   * per user are alive at once, each expiring with its session.
+   * @default 32
+   */
+  maxMarksPerUser?: number;
 }
 
 const secret = z.string().min(32, "must be at least 32 characters");
@@ -63,7 +78,7 @@ const optionsSchema = z.strictObject({
   password: z.union([
     secret,
     z
-      .record(z.string().regex(/^(0|[1-9][0-9]*)$/, "password ids must be whole numbers without leading zeros"), secret)
+      .record(z.string().regex(/^(0|[1-9]\d*)$/, "password ids must be whole numbers without leading zeros"), secret)
       .refine((passwords) => Object.keys(passwords).length > 0, "give at least one password"),
   ]),
   revocations: z
@@ -79,12 +94,13 @@ const optionsSchema = z.strictObject({
   maxAgeSeconds: z.number().int().positive().optional(),
   cacheSize: z.number().int().nonnegative().optional(),
   prefix: z.string().optional(),
+  maxMarksPerUser: z.number().int().positive().optional(),
 });
 
 // Browsers keep cookies up to 4096 bytes, name and attributes included; nothing longer
 // can have come from this store, so it is refused before any decryption.
 const MAX_SESSID_LENGTH = 4096;
-const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
+const SESSID_PATTERN = /^[\w-]{43,}$/;
 
 /**
  * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
@@ -101,9 +117,10 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  * - `destroyByUser` works (every session sealed before it is void) but resolves `0`,
  *   as it cannot count them.
  * - `adopt` is absent: a Drupal session id cannot be turned into a sealed one.
+ * - Over a `memoryCounterStore`, a restart ends every session (see `revocations`).
  *
  * Round trips to the revocation store: `get` 1 (two or three counters read in
- * parallel; none to decrypt), `create` 1, `destroy` and `destroyByUser` 1, `touch` 0.
+ * parallel; none to decrypt), `create` 1, `destroy` 2, `destroyByUser` 1, `touch` 0.
  *
  * @example
  * ```ts
@@ -120,7 +137,8 @@ const SESSID_PATTERN = /^[A-Za-z0-9_-]{43,}$/;
  */
 export function sealedCookieStore(options: SealedCookieStoreOptions): SessionStore {
   const parsed = parseOptions(optionsSchema, options, "sealedCookieStore");
-  const { revocations, maxAgeSeconds = 2_000_000, cacheSize = 5000, prefix = "sealed:" } = parsed;
+  const { revocations, maxAgeSeconds = 2_000_000, cacheSize = 5000, prefix = "sealed:", maxMarksPerUser = 32 } = parsed;
+  const generation = processLocalGeneration(revocations);
   // iron-session takes a string or a map of numbered passwords, and seals with the highest.
   const password = typeof parsed.password === "string" ? parsed.password : { ...parsed.password };
   const cache = new LruMap<string, SealedPayload>(cacheSize);
@@ -132,7 +150,8 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
   // a live seal.
   const periodOf = (at: number) => Math.floor(at / maxAgeSeconds);
   const userKey = (uid: string, period: number) => `${prefix}u:${uid}:${period}`;
-  const handleKey = (handle: string) => `${prefix}h:${handle}`;
+  const marksKey = (uid: string, period: number) => `${prefix}n:${uid}:${period}`;
+  const handleKey = (id: string) => `${prefix}h:${id}`;
 
   async function unseal(sessid: string): Promise<SealedPayload | null> {
     const cached = cache.get(sessid);
@@ -150,38 +169,46 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
     return payload;
   }
 
-  async function isRevoked({ handle, sealedAt, epoch, record }: SealedPayload, now: number): Promise<boolean> {
+  async function isRevoked({ id, sealedAt, epoch, record }: SealedPayload, now: number): Promise<boolean> {
     const sealedPeriod = periodOf(sealedAt);
-    const checks = [revocations.get(handleKey(handle)), revocations.get(userKey(record.uid, sealedPeriod))];
+    const checks = [revocations.get(handleKey(id)), revocations.get(userKey(record.uid, sealedPeriod))];
     if (periodOf(now) > sealedPeriod) checks.push(revocations.get(userKey(record.uid, sealedPeriod + 1)));
     const [ended = 0, sealedCount = 0, laterCount = 0] = await Promise.all(checks);
     return ended > 0 || sealedCount > epoch || laterCount > 0;
   }
 
   async function destroy(handle: string): Promise<void> {
-    const deadline = handleDeadline(handle);
-    if (deadline === null) return;
-    const remaining = deadline - nowSeconds();
-    if (remaining > 0) await revocations.increment(handleKey(handle), remaining);
+    const parsed = parseHandle(handle);
+    if (parsed === null) return;
+    const now = nowSeconds();
+    const remaining = parsed.deadline - now;
+    if (remaining <= 0) return;
+    const period = periodOf(now);
+    // Counted per user and period: past the budget, one counter ends every session of
+    // the user, so no account's logouts can take more than their share of the store.
+    const marks = await revocations.increment(marksKey(parsed.uid, period), maxAgeSeconds);
+    if (marks > maxMarksPerUser) await revocations.increment(userKey(parsed.uid, period), 2 * maxAgeSeconds);
+    else await revocations.increment(handleKey(parsed.id), remaining);
   }
 
   return {
     async create(record) {
       const sealedAt = nowSeconds();
       const epoch = await revocations.get(userKey(record.uid, periodOf(sealedAt)));
-      const handle = createHandle(Math.min(record.expiresAt, sealedAt + maxAgeSeconds));
-      const seal = await sealData(toWire({ handle, sealedAt, epoch, record }), { password, ttl: maxAgeSeconds });
+      const id = createSealedId(Math.min(record.expiresAt, sealedAt + maxAgeSeconds));
+      const seal = await sealData(toWire({ id, sealedAt, epoch, generation, record }), { password, ttl: maxAgeSeconds });
       return Buffer.from(seal, "utf8").toString("base64url");
     },
     async get(sessid) {
       if (sessid.length > MAX_SESSID_LENGTH || !SESSID_PATTERN.test(sessid)) return null;
       const payload = await unseal(sessid);
-      if (payload === null) return null;
+      // Sealed over another generation of a process-local revocation store: its logouts are gone.
+      if (payload === null || payload.generation !== generation) return null;
       const now = nowSeconds();
-      const deadline = handleDeadline(payload.handle) ?? 0;
+      const deadline = Number(payload.id.slice(payload.id.indexOf(".") + 1));
       if (payload.record.expiresAt <= now || deadline <= now) return null;
       if (await isRevoked(payload, now)) return null;
-      return { handle: payload.handle, record: payload.record };
+      return { handle: sealedHandle(payload.id, payload.record.uid), record: payload.record };
     },
     async touch(handle, _lastSeenAt, expiresAt) {
       // A stateless token cannot be moved forward; it can only be ended.

@@ -1,0 +1,133 @@
+/**
+ * A logout never leaves its session working: when the store cannot record it (full, or
+ * failing), the user's sessions are ended everywhere instead, or, failing that too, the
+ * logout is held in the process, which refuses the session and offers the logout to the
+ * store until it takes it. Never "503, and still logged in".
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { memoryCounterStore, memorySessionStore, type SessionStore } from "services-session-auth";
+import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+import { PendingLogouts } from "../../src/core/pending-logouts.js";
+import { createTestApp, login, setCookies } from "../helpers/app.js";
+
+const password = "pending-logouts-test-password-32-characters";
+
+/** A store whose writes (`destroy`, `destroyByUser`) fail while `failing` holds them; reads always work. */
+function failingWrites(store: SessionStore, failing: Set<string>) {
+  return new Proxy(store, {
+    get(target, key: string) {
+      const value = (target as unknown as Record<string, unknown>)[key];
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => (failing.has(key) ? Promise.reject(new Error(`${key} refused`)) : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+}
+
+async function logout(agent: ReturnType<typeof createTestApp>["agent"], session: { cookie: string; token: string }) {
+  return agent.post("/services/json/user/logout").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send();
+}
+
+describe("a logout the store cannot record", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("sealed cookies over a full memory revocation store: the logout succeeds, and the session is refused from then on", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const revocations = memoryCounterStore({ maxKeys: 50, whenFull: "reject" });
+    const sessionStore = sealedCookieStore({ password, revocations });
+    const { app, agent, events } = createTestApp({ sessionStore });
+    const victim = await login(app);
+    const bystander = await login(app, "admin", "admin-password");
+    // Filled by other users' marks: a new key is refused, no old one is ever dropped.
+    for (let i = 0; i < 50; i++) await revocations.increment(`other:${i}`, 600);
+
+    const res = await logout(agent, victim);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe("[true]");
+    expect(setCookies(res).join()).toMatch(/=deleted;/);
+    expect((await agent.get("/services/json/players").set("Cookie", victim.cookie)).status).toBe(401);
+    expect((await agent.get("/services/json/players").set("Cookie", bystander.cookie)).status).toBe(200);
+    expect(events.filter((event) => event.type === "store.failure").map((event) => event.type === "store.failure" && event.operation)).toEqual([
+      "sessionStore.destroy",
+      "sessionStore.destroyByUser",
+    ]);
+
+    // Another instance over the same revocations does not see it yet; once the store has
+    // room, the held logout is written, and it does.
+    const other = createTestApp({ sessionStore: sealedCookieStore({ password, revocations }) });
+    for (let i = 0; i < 10; i++) await revocations.delete(`other:${i}`);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect((await other.agent.get("/services/json/players").set("Cookie", victim.cookie)).status).toBe(401);
+    expect((await other.agent.get("/services/json/players").set("Cookie", bystander.cookie)).status).toBe(200);
+  });
+
+  it("a store whose writes fail: refused here and by every guard on the same store, then ended in the store once it recovers", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const base = memorySessionStore();
+    const failing = new Set(["destroy", "destroyByUser"]);
+    const sessionStore = failingWrites(base, failing);
+    const { app, agent } = createTestApp({ sessionStore });
+    const session = await login(app);
+    expect((await logout(agent, session)).text).toBe("[true]");
+    expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
+    // Another router and guard built on the same store honour it too.
+    const sibling = createTestApp({ sessionStore });
+    expect((await sibling.agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
+    // The record is still in the store until the store takes the logout.
+    await expect(base.get(session.sessid)).resolves.not.toBeNull();
+    await vi.advanceTimersByTimeAsync(5000);
+    await expect(base.get(session.sessid)).resolves.not.toBeNull();
+    failing.clear();
+    await vi.advanceTimersByTimeAsync(5000);
+    await expect(base.get(session.sessid)).resolves.toBeNull();
+    // A login after it is live.
+    const again = await login(app);
+    expect((await agent.get("/services/json/players").set("Cookie", again.cookie)).status).toBe(200);
+    base.close();
+  });
+
+  it("when only the session's own mark is refused, ends the user's sessions everywhere at once", async () => {
+    const base = memorySessionStore();
+    const sessionStore = failingWrites(base, new Set(["destroy"]));
+    const { app, agent } = createTestApp({ sessionStore });
+    const first = await login(app);
+    const second = await login(app);
+    const other = await login(app, "admin", "admin-password");
+    expect((await logout(agent, first)).text).toBe("[true]");
+    for (const sessid of [first.sessid, second.sessid]) await expect(base.get(sessid)).resolves.toBeNull();
+    await expect(base.get(other.sessid)).resolves.not.toBeNull();
+    base.close();
+  });
+
+  it("holds one entry per user, and past 10,000 users refuses every older session rather than forget a logout", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"] });
+    vi.setSystemTime(Date.UTC(2026, 0, 1));
+    const now = Math.floor(Date.now() / 1000);
+    const destroyByUser = vi.fn(() => Promise.reject(new Error("down")));
+    const pending = new PendingLogouts({ destroyByUser } as unknown as SessionStore, 3600);
+    const session = (uid: string, createdAt: number) => ({ handle: `h${uid}`, record: { uid, createdAt, lastSeenAt: createdAt, expiresAt: createdAt + 3600, ip: "", userAgent: "" } });
+    for (let i = 0; i < 5; i++) pending.add(session("7", now - 10 + i));
+    expect(pending.size).toBe(1);
+    expect(pending.covers(session("7", now - 6))).toBe(true);
+    expect(pending.covers(session("7", now))).toBe(false);
+    expect(pending.covers(session("8", now - 100))).toBe(false);
+    for (let uid = 1000; pending.size < 10_000; uid++) pending.add(session(String(uid), now - 100));
+    pending.add(session("overflow", now - 50));
+    expect(pending.size).toBe(10_000);
+    // Every session created until now is refused; later ones are not.
+    expect(pending.covers(session("8", now - 100))).toBe(true);
+    expect(pending.covers(session("8", now))).toBe(true);
+    vi.setSystemTime(Date.now() + 2000);
+    expect(pending.covers(session("8", now + 2))).toBe(false);
+    // While the store fails, one call per retry, not 10,000.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(destroyByUser).toHaveBeenCalledTimes(1);
+    // Nothing covered can outlive absoluteTimeout: then all is dropped and the retries stop.
+    vi.setSystemTime(Date.now() + 3600_000);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(pending.size).toBe(0);
+    expect(pending.covers(session("8", now - 100))).toBe(false);
+    expect(destroyByUser).toHaveBeenCalledTimes(1);
+  });
+});
