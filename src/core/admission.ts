@@ -1,9 +1,9 @@
-import { performance } from "node:perf_hooks";
 import { SessionAuthError } from "../errors.js";
 import type { HashingOptions } from "./options.js";
 
 interface Waiter {
   readonly start: () => void;
+  readonly refuse: () => void;
   readonly timer: ReturnType<typeof setTimeout>;
 }
 
@@ -11,6 +11,12 @@ interface Waiter {
 const SMOOTHING = 0.2;
 /** The assumed cost of one check, in seconds, until one has been measured. */
 const INITIAL_COST = 1;
+/**
+ * Milliseconds after which a check that has not settled gives its slot back and its login is
+ * answered 503: a hasher that hangs (a bug, a custom one waiting on a dead service) must not
+ * hold every slot for good. Far beyond any real check.
+ */
+const CHECK_TIMEOUT_MS = 60_000;
 
 /**
  * Admission control for password checks (`scrypt` and friends on libuv's thread pool): at
@@ -19,10 +25,12 @@ const INITIAL_COST = 1;
  * Waiting tasks are served fairly by client: one from each client address in turn (the
  * client with the fewest checks running, then the one served longest ago), so a burst from
  * one address queues behind itself and another address's login waits for the next free
- * slot, about one check. A task whose wait would pass `maxWait` is refused at once (`ERR_LOGIN_BUSY`, with
- * `retryAfter`), as is one that finds `maxQueue` tasks waiting; one that is still waiting at
- * `maxWait` is refused then. The wait is estimated from the measured cost of recent checks,
- * with every other client's queue counted up to this client's own depth.
+ * slot, about one check. A task whose wait would pass `maxWait` is refused at once
+ * (`ERR_LOGIN_BUSY`, with `retryAfter`); the wait is estimated from the measured cost of
+ * recent checks and the clients whose turn comes before this one. A task that finds
+ * `maxQueue` tasks waiting takes the place of the newest task of the longest queue, or is
+ * refused if its own queue would be the longest. A task still waiting at `maxWait` is refused
+ * then, and a check that has not settled after a minute gives its slot back.
  */
 export class HashAdmission {
   readonly #options: Readonly<Required<HashingOptions>>;
@@ -55,9 +63,14 @@ export class HashAdmission {
     if (this.#running >= this.#options.concurrency || this.#waiting > 0) await this.#wait(client);
     else this.#start(client);
     const started = performance.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await task();
+      const hung = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(this.#busy()), CHECK_TIMEOUT_MS).unref();
+      });
+      return await Promise.race([task(), hung]);
     } finally {
+      clearTimeout(timer);
       this.#observe((performance.now() - started) / 1000);
       this.#running -= 1;
       const left = (this.#active.get(client) ?? 1) - 1;
@@ -79,12 +92,20 @@ export class HashAdmission {
   #wait(client: string): Promise<void> {
     const { concurrency, maxWait, maxQueue } = this.#options;
     const own = this.#queues.get(client)?.length ?? 0;
-    // Served one per client in turn: before this task come this client's own waiting
-    // tasks, and of every other client's at most one per round up to this one's.
-    const others = this.#queues.size - (own > 0 ? 1 : 0);
-    const ahead = own + Math.min(this.#waiting - own, others * (own + 1));
+    // Before this task come this client's own waiting tasks, and of every other client's at
+    // most one per round: one more round for a client whose turn comes first.
+    const rank = this.#rank(client);
+    let first = 0;
+    let later = 0;
+    let seen = false;
+    for (const other of this.#queues.keys()) {
+      if (other === client) seen = true;
+      else if (this.#before(this.#rank(other), rank, !seen)) first += 1;
+      else later += 1;
+    }
+    const ahead = own + Math.min(this.#waiting - own, first * (own + 1) + later * own);
     const wait = (ahead / concurrency + 1) * this.#cost;
-    if (this.#waiting >= maxQueue || wait > maxWait) return Promise.reject(this.#busy());
+    if (wait > maxWait || (this.#waiting >= maxQueue && !this.#shed(own))) return Promise.reject(this.#busy());
     return new Promise<void>((resolve, reject) => {
       const queue = this.#queues.get(client) ?? [];
       const waiter: Waiter = {
@@ -92,6 +113,7 @@ export class HashAdmission {
           clearTimeout(waiter.timer);
           resolve();
         },
+        refuse: () => reject(this.#busy()),
         // Unref'd: a login still waiting must not keep a stopping process alive.
         timer: setTimeout(() => {
           this.#remove(client, waiter);
@@ -102,6 +124,36 @@ export class HashAdmission {
       if (queue.length === 1) this.#queues.set(client, queue);
       this.#waiting += 1;
     });
+  }
+
+  /** A client's turn order: fewer tasks running first, then the one whose last task started earliest (never, first). */
+  #rank(client: string): readonly [number, number] {
+    return [this.#active.get(client) ?? 0, this.#lastStart.get(client) ?? 0];
+  }
+
+  /** Whether rank `a` goes before rank `b`; on a tie, `earlier` (a comes first in the rotation) decides. */
+  #before(a: readonly [number, number], b: readonly [number, number], earlier: boolean): boolean {
+    return a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : earlier;
+  }
+
+  /**
+   * Makes room in a full queue for a client with `own` tasks waiting: the newest task of the
+   * longest queue is turned away instead, if that queue is longer than this client's would
+   * be. So one client's burst cannot fill the queue against everyone else.
+   */
+  #shed(own: number): boolean {
+    let longest: string | undefined;
+    let length = own + 1;
+    for (const [client, queue] of this.#queues) {
+      if (queue.length > length) [longest, length] = [client, queue.length];
+    }
+    if (longest === undefined) return false;
+    const queue = this.#queues.get(longest)!;
+    const waiter = queue[queue.length - 1]!;
+    this.#remove(longest, waiter);
+    clearTimeout(waiter.timer);
+    waiter.refuse();
+    return true;
   }
 
   /**
@@ -115,8 +167,8 @@ export class HashAdmission {
     let chosen = "";
     let best: readonly [number, number] = [Infinity, Infinity];
     for (const client of this.#queues.keys()) {
-      const rank = [this.#active.get(client) ?? 0, this.#lastStart.get(client) ?? 0] as const;
-      if (rank[0] < best[0] || (rank[0] === best[0] && rank[1] < best[1])) [chosen, best] = [client, rank];
+      const rank = this.#rank(client);
+      if (this.#before(rank, best, false)) [chosen, best] = [client, rank];
       if (rank[0] === 0 && rank[1] === 0) break;
     }
     const queue = this.#queues.get(chosen)!;

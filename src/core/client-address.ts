@@ -25,29 +25,33 @@ export function plainAddress(address: string): string {
 }
 
 /**
- * The group an address is counted under by the login throttle: an IPv4 address (plain or
- * IPv4-mapped) is itself; an IPv6 address is its first `v6PrefixBits` bits, written
- * `2001:db8:1:2::/64`, because one subscriber is routinely handed a whole /64 and could
- * otherwise draw a fresh address for every guess. Anything that is not an IP address (a
- * Unix socket, an empty string) is returned as it is, cut to 64 characters.
+ * The group an address is counted under by the login throttle and the hashing queue: an
+ * IPv4 address is itself, and so is an IPv6 address that carries one (IPv4-mapped
+ * `::ffff:0:0/96`, SIIT `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`, and the old IPv4-compatible
+ * `::a.b.c.d`), because behind a translator each IPv4 client is its own. Any other IPv6
+ * address is its first `v6PrefixBits` bits, written `2001:db8:1:2::/64`, because one
+ * subscriber is routinely handed a whole /64 and could otherwise draw a fresh address for
+ * every guess (`::1` and `::` stay as they are). Anything that is not an IP address (a Unix
+ * socket, a misconfigured proxy's header) is one group, `unknown`.
  *
  * @param v6PrefixBits - 1 to 128; 128 counts every IPv6 address on its own.
  * @example
  * ```ts
  * addressGroup("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64); // "2001:db8:1:2::/64"
  * addressGroup("::ffff:203.0.113.7", 64);               // "203.0.113.7"
+ * addressGroup("64:ff9b::203.0.113.7", 64);             // "203.0.113.7"
  * ```
  */
 export function addressGroup(address: string, v6PrefixBits: number): string {
   const plain = plainAddress(address);
-  const kind = isIP(plain.split("%", 1)[0]!);
-  if (kind === 4) return plain;
-  if (kind !== 6) return plain.slice(0, 64);
-  const groups = expandIPv6(plain.split("%", 1)[0]!);
-  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
-    // The uncompressed spelling of an IPv4-mapped address.
-    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
-  }
+  const bare = plain.split("%", 1)[0]!;
+  const kind = isIP(bare);
+  if (kind === 4) return bare;
+  if (kind !== 6) return "unknown";
+  const groups = expandIPv6(bare);
+  const embedded = embeddedIPv4(groups);
+  if (embedded !== undefined) return embedded;
+  if (groups.slice(0, 7).every((group) => group === 0) && groups[7]! <= 1) return compressIPv6(groups);
   let bits = v6PrefixBits;
   const masked = groups.map((group) => {
     const keep = Math.max(0, Math.min(16, bits));
@@ -56,6 +60,18 @@ export function addressGroup(address: string, v6PrefixBits: number): string {
   });
   if (v6PrefixBits >= 128) return compressIPv6(masked);
   return `${compressIPv6(masked)}/${v6PrefixBits}`;
+}
+
+/** The IPv4 address an IPv6 address carries in its last 32 bits, for the prefixes that mean one. */
+function embeddedIPv4(groups: readonly number[]): string | undefined {
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const carries =
+    (zeros(0, 5) && groups[5] === 0xffff) || // ::ffff:a.b.c.d, mapped
+    (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) || // ::ffff:0:a.b.c.d, SIIT
+    (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) || // 64:ff9b::a.b.c.d, NAT64
+    (zeros(0, 6) && groups[6] !== 0); // ::a.b.c.d, IPv4-compatible (::1 and :: are not)
+  if (!carries) return undefined;
+  return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
 }
 
 /** The eight 16-bit groups of an address `isIP` accepted as IPv6 (no zone). */

@@ -8,7 +8,7 @@ import type { ResolvedRouterOptions } from "./options.js";
 import type { SessionManager } from "./session-manager.js";
 import { hashSessionId } from "./session-id.js";
 import { guardStore } from "./store-guard.js";
-import { LoginThrottle, type LoginSubject, type Reservation } from "./throttle.js";
+import { LoginThrottle, type Reservation } from "./throttle.js";
 
 /** A login attempt, after the body was parsed and before anything was checked. */
 export interface LoginAttempt {
@@ -25,8 +25,16 @@ export interface LoginResult {
   readonly user: UserRecord;
 }
 
-/** The most cost classes of hash kept as samples (see {@link Authenticator}); a hostile table cannot make every failure check more. */
+/** The most cost classes of hash kept as samples (see {@link Authenticator}). */
 const MAX_COST_CLASSES = 8;
+/**
+ * The most work the samples together may cost, in checks of the current hasher's own class:
+ * one costly or odd stored hash must not make every failed login expensive. A class that
+ * would pass the budget is not sampled, and its accounts' failures cost less than others'.
+ */
+const SAMPLE_BUDGET = 3;
+/** Milliseconds of sample work always allowed, however cheap the current hasher: a cheap class costs nothing worth refusing. */
+const SAMPLE_FLOOR_MS = 50;
 
 /** What a password check found: whether it matched, and the new hash when the stored one is to be upgraded. */
 interface Checked {
@@ -43,12 +51,17 @@ interface Checked {
  * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
  *
  * Equal cost: every failed login that reaches a check does the same work whatever the
- * account: one verification against a hash of each cost class seen (the hasher's
+ * account: one verification against a hash of each cost class met (the hasher's
  * `costClass`; the current hasher's own class from the start, through a hash of a random
  * password), the account's own hash standing in for its class. So an unknown name, an account
- * still on a Drupal hash and one already on scrypt cost the same, and no sequence of earlier
- * attempts changes that; only the first attempt that meets a new class costs more than those
- * before it.
+ * still on a Drupal hash and one already on scrypt cost the same. Classes are learnt per
+ * process as accounts are checked: the first failure to meet a new class costs more than the
+ * ones before it (telling an attacker, once per process, that a format is in use). A class is
+ * sampled only while all samples together cost at most {@link SAMPLE_BUDGET} checks of the
+ * current class (or {@link SAMPLE_FLOOR_MS}, if more), so one costly or odd stored hash
+ * cannot make every failure expensive; the
+ * accounts of a class left out cost less to fail than others, and up to
+ * {@link MAX_COST_CLASSES} classes are kept.
  */
 export class Authenticator {
   readonly #manager: SessionManager;
@@ -57,9 +70,11 @@ export class Authenticator {
   readonly #throttle: LoginThrottle | undefined;
   readonly #admission: HashAdmission;
   readonly #hashName: (name: string) => string;
-  /** Cost class → a hash of that class, checked on every failed login that did not check its own. */
-  readonly #samples = new Map<string, string>();
+  /** Cost class → a hash of that class and what checking it costs (ms), checked on every failed login that did not check its own. */
+  readonly #samples = new Map<string, { readonly hash: string; readonly ms: number }>();
   #dummyHash: Promise<string> | undefined;
+  /** What checking the current hasher's own class costs (ms), measured on the first check of it. */
+  #currentMs: number | undefined;
 
   constructor(manager: SessionManager, options: ResolvedRouterOptions) {
     this.#manager = manager;
@@ -74,12 +89,18 @@ export class Authenticator {
     this.#dummy().catch(() => undefined);
   }
 
-  /** The current hasher's sample: a hash of a random password, made once. */
+  /**
+   * The current hasher's sample: a hash of a random password, made once. Making it is timed:
+   * hashing and checking cost the same work, and every other class's sample is held to a
+   * budget in that unit.
+   */
   #dummy(): Promise<string> {
+    const started = performance.now();
     this.#dummyHash ??= this.#hasher
       .hash(randomBytes(32).toString("base64url"))
       .then((hash) => {
-        this.#remember(hash, this.#costClass(hash));
+        this.#currentMs = performance.now() - started;
+        this.#samples.set(this.#costClass(hash), { hash, ms: this.#currentMs });
         return hash;
       })
       .catch((error: unknown) => {
@@ -93,8 +114,23 @@ export class Authenticator {
     return this.#hasher.costClass?.(hash) ?? "";
   }
 
-  #remember(hash: string, costClass: string): void {
-    if (!this.#samples.has(costClass) && this.#samples.size < MAX_COST_CLASSES) this.#samples.set(costClass, hash);
+  /**
+   * Keeps `hash` as the sample of its class, if there is none yet and every sample together
+   * stays within {@link SAMPLE_BUDGET} of the current hasher's cost.
+   */
+  #remember(hash: string, costClass: string, ms: number): void {
+    if (this.#samples.has(costClass) || this.#samples.size >= MAX_COST_CLASSES || this.#currentMs === undefined) return;
+    let total = ms;
+    for (const sample of this.#samples.values()) total += sample.ms;
+    if (total <= Math.max(SAMPLE_BUDGET * this.#currentMs, SAMPLE_FLOOR_MS)) this.#samples.set(costClass, { hash, ms });
+  }
+
+  /** Checks `password` against `hash`, timed, and keeps the hash as its class's sample. */
+  async #verify(hash: string, costClass: string, password: string): Promise<boolean> {
+    const started = performance.now();
+    const verified = await this.#hasher.verify(hash, password);
+    this.#remember(hash, costClass, performance.now() - started);
+    return verified;
   }
 
   /**
@@ -113,29 +149,34 @@ export class Authenticator {
     // An over-long name names no account (nothing that long can be stored); an over-long
     // password is looked up, so that it counts against the account like any wrong one.
     const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#manager.users.findByName(name);
-    // Audit events and counters name an account by uid, and anything else by a keyed hash:
-    // a password typed into the name field must not land in a log or a store.
-    const subject: LoginSubject = user === null ? { nameHash: this.#hashName(name.slice(0, this.#options.maxNameLength)) } : { uid: user.uid };
+    // Counters name a login by a keyed hash of a name (the account's own, when the name found
+    // one, so that every spelling the user store resolves shares one count); audit events
+    // name an account by uid. A password typed into the name field lands in neither.
+    const nameHash = this.#hashName((user?.name ?? name).slice(0, this.#options.maxNameLength));
+    const who = user === null ? { nameHash } : { uid: user.uid };
 
     // Services refuses a blocked account before flood control and without hashing. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
-      this.#manager.emit({ type: "login.failure", reason: "blocked", ...subject, ip });
+      this.#manager.emit({ type: "login.failure", reason: "blocked", ...who, ip });
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
-    const reservation = await this.#throttle?.reserve(address, subject);
+    const reservation = await this.#throttle?.reserve(address, { nameHash });
     if (reservation !== undefined && reservation.flood !== null) {
-      this.#manager.emit({ type: "login.throttled", scope: reservation.flood, ...subject, ip });
+      this.#manager.emit({ type: "login.throttled", scope: reservation.flood, ...who, ip });
       throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
     }
 
-    // Over the limits, no hashing at all: a huge password cannot buy CPU time. It is still a
-    // failure that counts, as Drupal counts a password over its 512-byte limit.
-    const checked = oversized ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, name, password));
+    // Refused on the input alone, with no hashing: an over-long password cannot buy CPU time,
+    // and user_authenticate() fails at once for an empty name, "0" or a blank password. Each
+    // depends on the input only, never on the account, and still counts as a failure, as in
+    // Drupal.
+    const refused = oversized || name === "" || name === "0" || password.trim() === "";
+    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password));
     if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
-      this.#manager.emit({ type: "login.failure", reason, ...subject, ip });
+      this.#manager.emit({ type: "login.failure", reason, ...who, ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
 
@@ -167,27 +208,34 @@ export class Authenticator {
     return { name, password, oversized };
   }
 
-  /** The password check, with the equal-cost work of a failure and the hash upgrade of a success. */
-  async #check(user: UserRecord | null, name: string, password: string): Promise<Checked> {
-    // user_authenticate() fails at once for an empty name, "0", or a blank password; that
-    // depends on the input only, never on whether the account exists.
-    if (name === "" || name === "0" || password.trim() === "") return { verified: false };
+  /**
+   * The password check, with the equal-cost work of a failure and the hash upgrade of a
+   * success. A right password for a blocked account is refused after all, so it does a
+   * failure's work too.
+   */
+  async #check(user: UserRecord | null, password: string): Promise<Checked> {
     // A hasher that cannot hash a random password still checks the ones it has: without the
     // sample, failures are equal in cost only among the classes seen.
     await this.#dummy().catch(() => undefined);
-    const own = user?.passwordHash;
     let ownClass: string | undefined;
-    if (own !== undefined) {
-      ownClass = this.#costClass(own);
-      const verified = await this.#hasher.verify(own, password);
-      this.#remember(own, ownClass);
-      // A blocked account is refused anyway: no upgrade, so a right password costs no more than a wrong one.
-      if (verified) return { verified, upgrade: user!.active ? await this.#upgrade(user!, password) : undefined };
+    if (user !== null) {
+      ownClass = this.#costClass(user.passwordHash);
+      const verified = await this.#verify(user.passwordHash, ownClass, password);
+      if (verified && user.active) return { verified, upgrade: await this.#upgrade(user, password) };
+      if (verified) {
+        await this.#samplesExcept(ownClass, password);
+        return { verified };
+      }
     }
-    for (const [costClass, sample] of this.#samples) {
-      if (costClass !== ownClass) await this.#hasher.verify(sample, password);
-    }
+    await this.#samplesExcept(ownClass, password);
     return { verified: false };
+  }
+
+  /** One check against each sample but the one of the class already checked. */
+  async #samplesExcept(checkedClass: string | undefined, password: string): Promise<void> {
+    for (const [costClass, sample] of this.#samples) {
+      if (costClass !== checkedClass) await this.#hasher.verify(sample.hash, password);
+    }
   }
 
   /**
@@ -233,7 +281,7 @@ export class Authenticator {
       userAgent: attempt.userAgent.slice(0, 256),
     };
     const sessid = await manager.sessions.create(record);
-    manager.emit({ type: "login.success", uid: user.uid, session: hashSessionId(sessid), ip: attempt.ip });
+    manager.emit({ type: "login.success", uid: user.uid, session: hashSessionId(sessid), ip: plainAddress(attempt.ip) });
     return { sessid, user };
   }
 }

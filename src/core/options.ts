@@ -144,6 +144,7 @@ export interface HashingOptions {
   /**
    * Seconds a login may wait for a check before it is answered `503`. Keep it below your
    * clients' request timeout (OkHttp's default read timeout is 10 s), so they read the 503.
+   * At most 120.
    * @default 5
    */
   maxWait?: number;
@@ -218,7 +219,11 @@ export interface SessionAuthRouterOptions extends SessionOptions {
    * nor listed here, or that a browser marks `Sec-Fetch-Site: cross-site`, is refused with a
    * 403 (login CSRF). Clients that send no `Origin` (native apps, curl) are not affected.
    * Hybrid apps (Cordova/DrupalGap WebViews, Ionic, Capacitor) are cross-origin by nature:
-   * list the origins your CORS set-up already allows.
+   * list the origins your CORS set-up already allows. `null` is the origin of `file:` pages and
+   * sandboxed frames, which any site can produce, so a login from a trusted `null` must also
+   * carry an `X-CSRF-Token` header or a JSON body, which a form cannot send (jDrupal and
+   * DrupalGap send the header on every request). Write international host names in punycode
+   * (`xn--…`), as browsers send them.
    * @default none
    */
   trustedOrigins?: readonly string[];
@@ -277,7 +282,7 @@ const routerSchema = z
   .strictObject({
     ...sessionShape,
     hasher: implementing<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
-    counterStore: implementing<CounterStore>("CounterStore", ["increment", "get", "delete"]).optional(),
+    counterStore: implementing<CounterStore>("CounterStore", ["increment", "decrement", "get", "delete"]).optional(),
     throttle: z
       .union([
         z.literal(false),
@@ -297,14 +302,15 @@ const routerSchema = z
     maxNameLength: z.number().int().positive().optional(),
     bodyLimit: z.number().int().positive().optional(),
     trustedOrigins: z
-      .array(z.string().refine((value) => normalizeOrigin(value) !== undefined, "must be an origin such as https://app.example.com, capacitor://localhost or null"))
+      .array(z.string().refine((value) => normalizeOrigin(value) !== undefined, "must be an origin such as https://app.example.com, capacitor://localhost or null (no path; international host names in punycode)"))
       .readonly()
       .optional(),
     ipv6Prefix: z.number().int().min(1).max(128).optional(),
     hashing: z
       .strictObject({
         concurrency: z.number().int().positive().optional(),
-        maxWait: z.number().positive().optional(),
+        // A login waiting longer than two minutes has long been given up by its client.
+        maxWait: z.number().positive().max(120).optional(),
         maxQueue: z.number().int().positive().optional(),
       })
       .optional(),

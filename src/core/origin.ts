@@ -50,6 +50,11 @@ export interface LoginSource {
   readonly fetchSite: string | undefined;
   /** The site's own origin, normalised (`baseUrl`'s, else the request's scheme and `Host`). */
   readonly ownOrigin: string | undefined;
+  /**
+   * Whether the request is one an HTML form cannot send: it carries an `X-CSRF-Token` header
+   * (jDrupal and DrupalGap send one on every request) or a JSON body.
+   */
+  readonly scripted: boolean;
 }
 
 /**
@@ -57,16 +62,20 @@ export interface LoginSource {
  * trusted, or the browser marks it `Sec-Fetch-Site: cross-site` and its `Origin` is not
  * trusted. A request with neither header (a native client) is never refused.
  *
+ * `null` is special: it is the origin of sandboxed frames and `file:` pages, so any site can
+ * send it (a sandboxed iframe posting a form to the top window). A trusted `null` is accepted
+ * only on a request a form cannot send ({@link LoginSource.scripted}).
+ *
  * @param trusted - Origins normalised with {@link normalizeOrigin}.
  * @example
  * ```ts
- * isCrossSiteLogin({ origin: "https://evil.example", fetchSite: "cross-site", ownOrigin: "https://api.example.com" }, new Set()); // true
- * isCrossSiteLogin({ origin: undefined, fetchSite: undefined, ownOrigin: "https://api.example.com" }, new Set()); // false
+ * isCrossSiteLogin({ origin: "https://evil.example", fetchSite: "cross-site", ownOrigin: "https://api.example.com", scripted: false }, new Set()); // true
+ * isCrossSiteLogin({ origin: undefined, fetchSite: undefined, ownOrigin: "https://api.example.com", scripted: false }, new Set()); // false
  * ```
  */
 export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>): boolean {
   const origin = source.origin === undefined ? undefined : (normalizeOrigin(source.origin) ?? "invalid");
-  if (origin !== undefined && trusted.has(origin)) return false;
+  if (origin !== undefined && trusted.has(origin)) return origin === "null" && !source.scripted;
   if (source.fetchSite?.trim().toLowerCase() === "cross-site") return true;
   return origin !== undefined && origin !== source.ownOrigin;
 }

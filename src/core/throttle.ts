@@ -16,15 +16,20 @@ export function floodOf(ipCount: number, accountCount: number, limits: Required<
 }
 
 /**
- * Whom an attempt counts against: the account by uid, or, for a name with no account, the
- * keyed hash of the name, so that names with and without accounts are limited alike.
+ * Whom an attempt counts against: a keyed hash of a login name. For a name that matched an
+ * account it is the hash of the account's stored name, so that every spelling the user store
+ * resolves to that account shares one count; for any other name, the hash of the name as
+ * given. Both are normalised the same way (see normaliseLoginName), so the counts cannot tell
+ * a name with an account from one without.
  */
-export type LoginSubject = { readonly uid: string } | { readonly nameHash: string };
+export interface LoginSubject {
+  readonly nameHash: string;
+}
 
 /** An attempt counted before its password is checked. */
 export interface Reservation {
   readonly flood: Flood;
-  /** The attempt is not to count after all (it was never checked): give both counts back. */
+  /** The attempt is not to count after all (it was never checked): give its counts back. */
   release(): Promise<void>;
   /** The password was right: the account's failures are forgotten, and the attempt is not an IP failure. */
   succeed(): Promise<void>;
@@ -40,8 +45,12 @@ export interface Reservation {
  * an attempt is counted first, by the store's atomic increment, and the decision is made on
  * the count that increment answered. So N attempts arriving together see the counts 1 to N,
  * on one instance or on many sharing a store, and no more than the limit reach the password
- * check. Unlike Drupal, too, a name with no account is counted like one with an account,
- * so the answers cannot tell them apart.
+ * check. The address is counted first; as in Drupal, an attempt from an address over its
+ * limit touches no account count (so a blocked address cannot create account keys). Unlike
+ * Drupal, a name with no account is counted like one with an account, so the answers cannot
+ * tell them apart. An attempt still in progress counts against its address's limit until it
+ * fails (kept) or succeeds (given back): more than `ipLimit` logins at once from one address
+ * are refused as a flood, even if none has failed yet.
  */
 export class LoginThrottle {
   readonly #counters: CounterStore;
@@ -52,30 +61,24 @@ export class LoginThrottle {
     this.#limits = limits;
   }
 
-  /**
-   * The keys an attempt counts under. Both kinds of account key share the `user` namespace,
-   * so that a store that must evict treats them alike (see memoryCounterStore).
-   */
-  keys(address: string, subject: LoginSubject): { readonly ip: string; readonly account: string } {
-    const id = "uid" in subject ? subject.uid : `~${subject.nameHash}`;
-    return { ip: `ip:${address}`, account: this.#limits.perAccountOnly ? `user:${id}` : `user:${id}-${address}` };
-  }
-
   /** Counts an attempt from `address` (a client address group) against `subject`, and says which flood it met. */
   async reserve(address: string, subject: LoginSubject): Promise<Reservation> {
-    const { ip, account } = this.keys(address, subject);
     const counters = this.#counters;
-    const [ipCount, accountCount] = await Promise.allSettled([
-      counters.increment(ip, this.#limits.ipWindow),
-      counters.increment(account, this.#limits.userWindow),
-    ]);
-    if (ipCount.status === "rejected" || accountCount.status === "rejected") {
-      // No half-counted attempt: give back whichever count was taken, then fail.
-      await Promise.allSettled([ipCount.status === "fulfilled" ? counters.decrement(ip) : undefined, accountCount.status === "fulfilled" ? counters.decrement(account) : undefined]);
-      throw ipCount.status === "rejected" ? ipCount.reason : (accountCount as PromiseRejectedResult).reason;
+    const ip = `ip:${address}`;
+    // Both kinds of account share the `user` namespace, so a store that must evict treats them alike.
+    const account = this.#limits.perAccountOnly ? `user:${subject.nameHash}` : `user:${subject.nameHash}-${address}`;
+    const ipCount = await counters.increment(ip, this.#limits.ipWindow);
+    if (ipCount > this.#limits.ipLimit) return { flood: "ip", release: () => counters.decrement(ip), succeed: () => counters.decrement(ip) };
+    let accountCount: number;
+    try {
+      accountCount = await counters.increment(account, this.#limits.userWindow);
+    } catch (error) {
+      // No half-counted attempt: give the address's count back, then fail.
+      await counters.decrement(ip).catch(() => undefined);
+      throw error;
     }
     return {
-      flood: floodOf(ipCount.value, accountCount.value, this.#limits),
+      flood: floodOf(ipCount, accountCount, this.#limits),
       release: async () => {
         await Promise.all([counters.decrement(ip), counters.decrement(account)]);
       },

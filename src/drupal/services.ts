@@ -137,7 +137,8 @@ export class ServicesEndpoint {
    */
   #refuseCrossSite(request: ServicesRequest): void {
     const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
-    const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin };
+    const scripted = request.csrfHeader !== undefined || ("raw" in request.body && requestMime(request.body.contentType).toLowerCase() === "application/json");
+    const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
     if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
     const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
     this.#manager.emit({
@@ -145,7 +146,10 @@ export class ServicesEndpoint {
       origin,
       fetchSite: request.fetchSite?.slice(0, 32) ?? null,
       ip: plainAddress(request.ip),
-      message: `login refused: ${origin === null ? "the browser marked it cross-site" : `origin ${origin} is not this site's`}; if that origin is your own app, add it to trustedOrigins`,
+      message:
+        origin === null
+          ? "login refused: the browser marked it cross-site"
+          : `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins (a trusted "null" also needs an X-CSRF-Token header or a JSON body); behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`,
     });
     throw new SessionAuthError("ERR_CROSS_SITE_LOGIN");
   }

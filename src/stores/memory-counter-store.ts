@@ -18,17 +18,19 @@ const optionsSchema = z.strictObject({
  */
 export interface MemoryCounterStoreOptions {
   /**
-   * The most unexpired keys kept at once.
+   * The most unexpired keys kept at once in each key namespace (the text before a key's
+   * first `:`, such as the login throttle's `ip` and `user`): the store holds at most this
+   * many times the number of namespaces its callers use.
    * @default 100000
    */
   maxKeys?: number;
   /**
-   * What `increment` does with a new key once `maxKeys` unexpired keys are held.
+   * What `increment` does with a new key once its namespace holds `maxKeys` unexpired keys.
    *
-   * - `"evict"`: drop keys to make room, fairly between key namespaces and lowest counts
-   *   first (see {@link memoryCounterStore}). Right for the login throttle, whose keys an
-   *   attacker can vary (client addresses, names): memory stays bounded and logins keep
-   *   working, at the cost of forgetting some low failure counts under a flood.
+   * - `"evict"`: drop keys of that namespace only, lowest counts first (see
+   *   {@link memoryCounterStore}). Right for the login throttle, whose keys an attacker can
+   *   vary (client addresses, names): memory stays bounded and logins keep working, at the
+   *   cost of forgetting some low failure counts under a flood.
    * - `"reject"`: keep every key and reject the increment (the request gets a 503).
    *   Required for revocations (`sealedCookieStore`): a forgotten mark would bring a
    *   logged-out session back, so a full store must refuse new logouts, never undo old ones.
@@ -40,7 +42,6 @@ export interface MemoryCounterStoreOptions {
 interface Counter {
   count: number;
   expiresAtMs: number;
-  readonly namespace: string;
 }
 
 /** A key's namespace: the text before its first `:` (`ip:203.0.113.7` is in `ip`). */
@@ -69,12 +70,14 @@ export function evictsUnexpiredKeys(store: CounterStore): boolean {
  * bounded in size. For one process only; use the Redis counter store to share counts
  * between instances.
  *
- * When full and evicting, the store keeps every key namespace (the text before a key's
- * first `:`, such as the login throttle's `ip` and `user`) at least its fair share of
- * `maxKeys`: a new key evicts from its own namespace once that holds its share, else from
- * the largest one. Within a namespace the lowest counts go first (ties: the soonest to
- * expire), so a flood of fresh keys (one-off client addresses, made-up names) pushes out
- * its own kind, and a locked account's count outlasts the keys that flood it.
+ * Each key namespace (the text before a key's first `:`, such as the login throttle's `ip`
+ * and `user`; callers choose it, never clients) is bounded on its own and, when full, makes
+ * room only among its own keys: a flood of fresh client addresses never evicts an account's
+ * count. Within a namespace the lowest counts go first (ties: the soonest to expire), so a
+ * flood of new keys evicts its own kind before a locked account's count; pushing that out
+ * takes keys each counted as often, which the login throttle only allows from addresses
+ * still under their own limit. A store that must never lose a count uses Redis (with
+ * `maxmemory-policy noeviction`) or `whenFull: "reject"`.
  *
  * @example
  * ```ts
@@ -85,68 +88,43 @@ export function evictsUnexpiredKeys(store: CounterStore): boolean {
  */
 export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const { maxKeys = 100_000, whenFull = "evict" } = parseOptions(optionsSchema, options, "memoryCounterStore");
-  const counters = new Map<string, Counter>();
-  const namespaceSizes = new Map<string, number>();
-  // While a rejecting store is full, no scan can free a slot before its soonest key
+  const namespaces = new Map<string, Map<string, Counter>>();
+  // While a rejecting namespace is full, no scan can free a slot before its soonest key
   // expires: until then a new key is refused without walking every key again.
-  let fullUntilMs = 0;
-
-  function add(key: string, counter: Counter): void {
-    counters.set(key, counter);
-    namespaceSizes.set(counter.namespace, (namespaceSizes.get(counter.namespace) ?? 0) + 1);
-  }
-
-  function remove(key: string): void {
-    const counter = counters.get(key);
-    if (counter === undefined) return;
-    counters.delete(key);
-    const left = (namespaceSizes.get(counter.namespace) ?? 1) - 1;
-    if (left === 0) namespaceSizes.delete(counter.namespace);
-    else namespaceSizes.set(counter.namespace, left);
-  }
+  const fullUntilMs = new Map<string, number>();
 
   function live(key: string, now: number): Counter | undefined {
-    const counter = counters.get(key);
+    const counters = namespaces.get(namespaceOf(key));
+    const counter = counters?.get(key);
     if (counter !== undefined && counter.expiresAtMs <= now) {
-      remove(key);
+      counters!.delete(key);
       return undefined;
     }
     return counter;
   }
 
-  function makeRoom(namespace: string, now: number): void {
-    if (whenFull === "reject" && now < fullUntilMs) throw full();
+  /** Makes room for one more key among `counters`, the full namespace `namespace`. */
+  function makeRoom(namespace: string, counters: Map<string, Counter>, now: number): void {
+    if (whenFull === "reject" && now < (fullUntilMs.get(namespace) ?? 0)) throw full(namespace);
     let soonestMs = Infinity;
     for (const [key, counter] of counters) {
-      if (counter.expiresAtMs <= now) remove(key);
+      if (counter.expiresAtMs <= now) counters.delete(key);
       else soonestMs = Math.min(soonestMs, counter.expiresAtMs);
     }
     if (counters.size < maxKeys) return;
     if (whenFull === "reject") {
-      fullUntilMs = soonestMs;
-      throw full();
+      fullUntilMs.set(namespace, soonestMs);
+      throw full(namespace);
     }
-    // A namespace holding its fair share makes room in itself; one below it takes from
-    // the largest, so no kind of key can crowd another below maxKeys / namespaces.
-    const share = maxKeys / (namespaceSizes.has(namespace) ? namespaceSizes.size : namespaceSizes.size + 1);
-    let victim = namespace;
-    if ((namespaceSizes.get(namespace) ?? 0) < share) {
-      let largest = -1;
-      for (const [name, size] of namespaceSizes) {
-        if (size > largest) [victim, largest] = [name, size];
-      }
-    }
-    // Drop a tenth of it at once, lowest counts first, so a flood costs one scan per
-    // tenth of the namespace rather than one per key.
-    const candidates: [string, Counter][] = [];
-    for (const entry of counters) if (entry[1].namespace === victim) candidates.push(entry);
-    candidates.sort(([, a], [, b]) => a.count - b.count || a.expiresAtMs - b.expiresAtMs);
+    // Drop a tenth at once, lowest counts first, so a flood costs one scan per tenth of the
+    // namespace rather than one per key.
+    const candidates = [...counters].sort(([, a], [, b]) => a.count - b.count || a.expiresAtMs - b.expiresAtMs);
     const drop = Math.max(1, Math.floor(candidates.length / 10));
-    for (let i = 0; i < drop; i++) remove(candidates[i]![0]);
+    for (let i = 0; i < drop; i++) counters.delete(candidates[i]![0]);
   }
 
-  function full(): Error {
-    return new Error(`memoryCounterStore is full: ${maxKeys} unexpired keys`);
+  function full(namespace: string): Error {
+    return new Error(`memoryCounterStore is full: ${maxKeys} unexpired keys in namespace "${namespace}"`);
   }
 
   const store: CounterStore = {
@@ -155,8 +133,10 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       const counter = live(key, now);
       if (counter !== undefined) return ++counter.count;
       const namespace = namespaceOf(key);
-      if (counters.size >= maxKeys) makeRoom(namespace, now);
-      add(key, { count: 1, expiresAtMs: now + ttlSeconds * 1000, namespace });
+      let counters = namespaces.get(namespace);
+      if (counters === undefined) namespaces.set(namespace, (counters = new Map()));
+      if (counters.size >= maxKeys) makeRoom(namespace, counters, now);
+      counters.set(key, { count: 1, expiresAtMs: now + ttlSeconds * 1000 });
       return 1;
     },
     async decrement(key) {
@@ -167,7 +147,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       return live(key, Date.now())?.count ?? 0;
     },
     async delete(key) {
-      remove(key);
+      namespaces.get(namespaceOf(key))?.delete(key);
     },
   };
   // Not enumerable: spreading or logging the store shows only its methods.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { isSessionAuthError, type PasswordHasher } from "services-session-auth";
 import { HashAdmission } from "../../src/core/admission.js";
 import { listen, postJson, type Reply } from "../helpers/clients.js";
@@ -108,6 +108,64 @@ describe("HashAdmission", () => {
     expect(g.started).toEqual(["1", "b", "2", "3"]);
   });
 
+  it("in a full queue, turns away the newest task of the longest queue rather than a newcomer", async () => {
+    const admission = new HashAdmission({ concurrency: 1, maxWait: 60, maxQueue: 3 });
+    const g = gates();
+    const burst = ["a0", "a1", "a2", "a3"].map((label) => admission.run("a", g.task(label)));
+    await flush();
+    const newcomer = admission.run("b", g.task("b0"));
+    await expect(burst[3]).rejects.toMatchObject({ code: "ERR_LOGIN_BUSY" });
+    // One more from the longest queue is refused: its own queue would be the longest.
+    await expect(admission.run("a", g.task("a4"))).rejects.toMatchObject({ code: "ERR_LOGIN_BUSY" });
+    for (const label of ["a0", "b0", "a1", "a2"]) {
+      await flush();
+      g.finish(label);
+    }
+    await expect(newcomer).resolves.toBe("b0");
+    await Promise.all(burst.slice(0, 3));
+  });
+
+  it("counts in its wait estimate only the clients whose turn comes first", async () => {
+    // Each check takes a second of (fake) time. The queue is set up under a long maxWait,
+    // then held to 2.5 s (the options are read as they stand).
+    vi.useFakeTimers({ toFake: ["performance"] });
+    onTestFinished(() => void vi.useRealTimers());
+    const options = { concurrency: 1, maxWait: 60, maxQueue: 100 };
+    const admission = new HashAdmission(options);
+    const g = gates();
+    const runs = [admission.run("a", g.task("a0")), admission.run("a", g.task("a1")), admission.run("b", g.task("b0")), admission.run("b", g.task("b1"))];
+    await flush();
+    vi.advanceTimersByTime(1000);
+    g.finish("a0");
+    await flush();
+    options.maxWait = 2.5;
+    // "b0" runs; "a1" and "b1" wait, but both clients have had a turn: a newcomer's comes
+    // next, about one check away, not three.
+    const newcomer = admission.run("d", g.task("d0"));
+    for (const label of ["b0", "d0", "a1", "b1"]) {
+      await flush();
+      g.finish(label);
+    }
+    await expect(newcomer).resolves.toBe("d0");
+    await Promise.all(runs);
+    expect(g.started).toEqual(["a0", "b0", "d0", "a1", "b1"]);
+  });
+
+  it("gives back the slot of a check that never settles, and answers its login 503", async () => {
+    vi.useFakeTimers();
+    try {
+      const admission = new HashAdmission({ concurrency: 1, maxWait: 120, maxQueue: 100 });
+      const hung = admission.run("a", () => new Promise<never>(() => undefined));
+      const next = admission.run("b", async () => "b");
+      const outcome = expect(hung).rejects.toMatchObject({ code: "ERR_LOGIN_BUSY" });
+      await vi.advanceTimersByTimeAsync(60_000);
+      await outcome;
+      await expect(next).resolves.toBe("b");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("refuses a task still waiting at maxWait, and never runs it", async () => {
     const admission = new HashAdmission({ concurrency: 1, maxWait: 0.05, maxQueue: 100 });
     const g = gates();
@@ -147,6 +205,25 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe("admission control behind the router", () => {
+  it("answers a login refused on its input alone without queueing it for a check", async () => {
+    const { hasher, checks } = gatedHasher();
+    const test = createTestApp({ hasher, hashing: { concurrency: 1, maxQueue: 1, maxWait: 60 } });
+    const server = await listen(test.app);
+    try {
+      const held = postJson(server.port, "/services/json/user/login", { username: "demo", password: "wrong" }, { from: "127.0.0.30" });
+      await until(() => checks.length === 1);
+      // The only slot is held: an empty name, "0" or a blank password is still answered at once.
+      for (const body of [{ username: "", password: "x" }, { username: "0", password: "x" }, { username: "demo", password: "   " }]) {
+        const reply = await postJson(server.port, "/services/json/user/login", body, { from: "127.0.0.31" });
+        expect([reply.status, reply.body]).toEqual([401, '["Wrong username or password."]']);
+      }
+      checks[0]!.finish();
+      expect((await held).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("lets another address's login past a burst from one address after at most one check", async () => {
     const { hasher, checks } = gatedHasher();
     const test = createTestApp({ hasher, hashing: { concurrency: 1, maxWait: 60 } });
@@ -182,7 +259,7 @@ describe("admission control behind the router", () => {
 
   it("answers 503 with Retry-After at once when the queue is full, without counting the attempt or touching the session", async () => {
     const { hasher, checks } = gatedHasher();
-    const test = createTestApp({ hasher, hashing: { concurrency: 1, maxQueue: 2, maxWait: 60 } });
+    const test = createTestApp({ hasher, hashing: { concurrency: 1, maxQueue: 2, maxWait: 60 }, throttle: { userLimit: 1 } });
     const server = await listen(test.app);
     try {
       const waiting = Array.from({ length: 3 }, (_, i) => postJson(server.port, "/services/json/user/login", { username: "demo", password: `wrong-${i}` }, { from: `127.0.0.${10 + i}` }));
@@ -196,11 +273,13 @@ describe("admission control behind the router", () => {
       expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       expect(refused.headers["set-cookie"]).toBeUndefined();
       await expect(test.counterStore.get("ip:127.0.0.20")).resolves.toBe(before);
-      await expect(test.counterStore.get("user:14-127.0.0.20")).resolves.toBe(0);
       expect(test.events.filter((e) => e.type === "login.busy")).toEqual([{ type: "login.busy", ip: "127.0.0.20", retryAfter: expect.any(Number) }]);
       const drain = setInterval(() => checks.forEach((check) => check.finish()), 2);
       try {
         expect((await Promise.all(waiting)).map((reply) => reply.status)).toEqual([401, 401, 401]);
+        // Nor against the account: with a limit of one failure, the right password still gets in.
+        const again = postJson(server.port, "/services/json/user/login", { username: "demo", password: "demo-password" }, { from: "127.0.0.20" });
+        expect((await again).status).toBe(200);
       } finally {
         clearInterval(drain);
       }

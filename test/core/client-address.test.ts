@@ -26,13 +26,22 @@ describe("addressGroup", () => {
     expect(addressGroup("2001:db8:1:2:3::1", 56)).toBe("2001:db8:1::/56");
     expect(addressGroup("2001:db8:1:2ff::1", 56)).toBe("2001:db8:1:200::/56");
   });
+  it("counts an IPv4 client behind a translator (NAT64, SIIT, IPv4-compatible) as itself", () => {
+    expect(addressGroup("64:ff9b::192.0.2.1", 64)).toBe("192.0.2.1");
+    expect(addressGroup("64:ff9b::198.51.100.7", 64)).toBe("198.51.100.7");
+    expect(addressGroup("64:ff9b::c000:201", 64)).toBe("192.0.2.1");
+    expect(addressGroup("::ffff:0:192.0.2.1", 64)).toBe("192.0.2.1");
+    expect(addressGroup("::192.0.2.1", 64)).toBe("192.0.2.1");
+    expect(addressGroup("::1", 64)).toBe("::1");
+    expect(addressGroup("::", 64)).toBe("::");
+  });
+
   it("keeps the whole address at 128 bits, and drops a zone", () => {
     expect(addressGroup("2001:db8::1", 128)).toBe("2001:db8::1");
     expect(addressGroup("fe80::1%eth0", 64)).toBe("fe80::/64");
-    expect(addressGroup("64:ff9b::1.2.3.4", 128)).toBe("64:ff9b::102:304");
+    expect(addressGroup("2001:db8::1.2.3.4", 128)).toBe("2001:db8::102:304");
   });
-  it("returns what is not an address as it is, bounded", () => {
-    expect(addressGroup("", 64)).toBe("");
-    expect(addressGroup("x".repeat(1000), 64)).toHaveLength(64);
+  it("puts everything that is not an address in one group", () => {
+    for (const value of ["", "garbage-1", "garbage-2", "x".repeat(1000), "999.1.1.1"]) expect(addressGroup(value, 64)).toBe("unknown");
   });
 });

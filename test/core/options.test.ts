@@ -14,6 +14,10 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, idleTimeout: 0 })).toThrow(TypeError);
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, baseUrl: "not a url" })).toThrow(/baseUrl/);
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, sessionName: "bad name;" })).toThrow(/sessionName/);
+    // A counter store written before decrement existed would fail every correct login: refused now.
+    const oldShape = { increment: async () => 1, get: async () => 0, delete: async () => undefined };
+    expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, counterStore: oldShape as never })).toThrow(/counterStore: must be a CounterStore \(with increment, decrement, get, delete\)/);
+    expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hashing: { maxWait: 1e7 } })).toThrow(/hashing\.maxWait/);
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, unknownOption: 1 } as never)).toThrow(/unknownOption/);
     expect(() => createSessionAuthRouter(null as never)).toThrow(TypeError);
   });

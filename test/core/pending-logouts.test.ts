@@ -40,7 +40,8 @@ describe("a logout the store cannot record", () => {
     const victim = await login(app);
     const bystander = await login(app, "admin", "admin-password");
     // Filled by other users' marks: a new key is refused, no old one is ever dropped.
-    for (let i = 0; i < 50; i++) await revocations.increment(`other:${i}`, 600);
+    // (Keys of the marks' own namespace: each namespace is bounded on its own.)
+    for (let i = 0; i < 50; i++) await revocations.increment(`sealed:other:${i}`, 600);
 
     const res = await logout(agent, victim);
     expect(res.status).toBe(200);
@@ -56,7 +57,7 @@ describe("a logout the store cannot record", () => {
     // Another instance over the same revocations does not see it yet; once the store has
     // room, the held logout is written, and it does.
     const other = createTestApp({ sessionStore: sealedCookieStore({ password, revocations }) });
-    for (let i = 0; i < 10; i++) await revocations.delete(`other:${i}`);
+    for (let i = 0; i < 10; i++) await revocations.delete(`sealed:other:${i}`);
     await vi.advanceTimersByTimeAsync(5000);
     expect((await other.agent.get("/services/json/players").set("Cookie", victim.cookie)).status).toBe(401);
     expect((await other.agent.get("/services/json/players").set("Cookie", bystander.cookie)).status).toBe(200);

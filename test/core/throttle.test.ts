@@ -120,6 +120,37 @@ describe("login throttling", () => {
   });
 });
 
+/** A counter store that records the keys it is asked to increment. */
+function recordingCounters(inner: CounterStore = memoryCounterStore()): { store: CounterStore; incremented: string[] } {
+  const incremented: string[] = [];
+  return {
+    incremented,
+    store: { ...inner, increment: (key, ttl) => (incremented.push(key), inner.increment(key, ttl)) },
+  };
+}
+
+describe("login throttling: an address over its limit", () => {
+  it("counts only the address, as Drupal, which never looks the account up: no account key is made", async () => {
+    const { store, incremented } = recordingCounters();
+    const { agent } = createTestApp({ counterStore: store, throttle: { ipLimit: 2 } });
+    for (let i = 0; i < 2; i += 1) await agent.post(LOGIN).send({ username: `n${i}`, password: "x" });
+    incremented.length = 0;
+    for (let i = 0; i < 20; i += 1) expect((await agent.post(LOGIN).send({ username: `fresh-${i}`, password: "x".repeat(2000) })).status).toBe(406);
+    expect(incremented.every((key) => key.startsWith("ip:"))).toBe(true);
+  });
+
+  it("cannot reset a lockout from a flooded address, however many names it tries", async () => {
+    const counterStore = memoryCounterStore({ maxKeys: 40 });
+    const { agent } = createTestApp({ counterStore }, undefined, (app) => app.set("trust proxy", true));
+    for (let i = 0; i < 6; i += 1) await agent.post(LOGIN).set("X-Forwarded-For", "198.51.100.1").send({ username: "demo", password: "wrong" });
+    // Counts of 7 on 60 names would outrank the lockout, were they all counted.
+    for (let n = 0; n < 60; n += 1) {
+      for (let i = 0; i < 7; i += 1) await agent.post(LOGIN).set("X-Forwarded-For", "203.0.113.66").send({ username: `junk-${n}`, password: "x".repeat(2000) });
+    }
+    expect((await agent.post(LOGIN).set("X-Forwarded-For", "198.51.100.1").send({ username: "demo", password: "demo-password" })).status).toBe(406);
+  });
+});
+
 describe("login throttling: no enumeration", () => {
   it("counts and refuses a name with no account exactly as an account: same limit, status line, body and headers", async () => {
     const test = createTestApp();
@@ -132,9 +163,10 @@ describe("login throttling: no enumeration", () => {
       }
       expect(sixth.demo!.status).toBe(406);
       expect(visible(sixth.nobody!)).toEqual(visible(sixth.demo!));
-      // Spellings a case- and accent-insensitive user table would match share the count, as for an account.
-      for (const variant of ["NOBODY", "nobody ", "nöbody"]) {
-        expect(visible(await postJson(server.port, LOGIN, { username: variant, password: "any" }))).toEqual(visible(sixth.demo!));
+      // Spellings a case- and accent-insensitive user table would match share the count, for an
+      // account as for a name with none, whether or not this user store resolves them.
+      for (const variant of ["NOBODY", "nobody ", "nöbody", "DEMO", "demo ", "dëmo"]) {
+        expect([variant, visible(await postJson(server.port, LOGIN, { username: variant, password: "any" }))]).toEqual([variant, visible(sixth.demo!)]);
       }
       // The counters never hold the name itself.
       const throttled = test.events.filter((e) => e.type === "login.throttled");
@@ -233,6 +265,27 @@ describe("login throttling under concurrency", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe.skipIf(!redisUrl)("login throttling on Redis: an address over its limit makes no keys (REDIS_URL)", () => {
+  const client = createClient({ url: redisUrl });
+  beforeAll(async () => {
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.quit();
+  });
+
+  it("keeps the key count bounded whatever names a flooded address tries", async () => {
+    const prefix = uniquePrefix("flooded");
+    const { agent } = createTestApp({ counterStore: redisCounterStore({ client, prefix }), throttle: { ipLimit: 1 } });
+    for (let i = 0; i < 100; i += 1) await agent.post(LOGIN).send({ username: `fresh-${i}`, password: "x".repeat(2000) });
+    const keys: string[] = [];
+    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) keys.push(...batch);
+    // The address's key and the one account key of the attempt within the limit.
+    expect(keys).toHaveLength(2);
+    if (keys.length > 0) await client.del(keys);
   });
 });
 

@@ -105,6 +105,11 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
   });
 
   it("refuses a login form another site posts, and the victim stays logged in as before", async () => {
+    // The victim is logged in as demo (also when this test runs alone).
+    await page.goto(`${origin}/`);
+    await page.locator("#login-form:visible, #players tbody tr:visible").first().waitFor();
+    if (await page.isVisible("#login-form")) await logIn("demo", "demo-password");
+    await page.waitForSelector("#players tbody tr");
     const attackerPage = await page.context().newPage();
     const refused = attackerPage.waitForResponse((response) => response.url().endsWith("/services/json/user/login.json"));
     await attackerPage.goto(`${attackerOrigin}/`);

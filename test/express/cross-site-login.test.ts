@@ -49,13 +49,35 @@ describe("cross-site login", () => {
   });
 
   it("lets hybrid apps in once their origins are listed in trustedOrigins", async () => {
-    const trustedOrigins = ["capacitor://localhost", "ionic://localhost", "http://localhost", "null", "https://app.example.com/"];
+    const trustedOrigins = ["capacitor://localhost", "ionic://localhost", "http://localhost", "https://app.example.com/"];
     const { agent } = createTestApp({ trustedOrigins });
-    for (const origin of ["capacitor://localhost", "ionic://localhost", "http://localhost", "null", "https://app.example.com"]) {
-      const res = await agent.post(LOGIN).set("Origin", origin).set("Sec-Fetch-Site", "cross-site").send(DEMO);
+    for (const origin of ["capacitor://localhost", "ionic://localhost", "http://localhost", "https://app.example.com"]) {
+      const res = await agent.post(LOGIN).type("form").set("Origin", origin).set("Sec-Fetch-Site", "cross-site").send(DEMO);
       expect([origin, res.status]).toEqual([origin, 200]);
     }
     expect((await agent.post(LOGIN).set("Origin", "http://localhost:8100").send(DEMO)).status).toBe(403);
+  });
+
+  it("accepts a trusted null origin only on a request a form cannot send", async () => {
+    // Any site can post from a sandboxed frame, whose origin is null.
+    const { agent } = createTestApp({ trustedOrigins: ["null"] });
+    const form = await agent.post(LOGIN).type("form").set("Origin", "null").set("Sec-Fetch-Site", "cross-site").send(DEMO);
+    expect(form.status).toBe(403);
+    // A WebView app's script: jDrupal sends X-CSRF-Token on every request; others send JSON.
+    const withHeader = await agent.post(LOGIN).type("form").set("Origin", "null").set("X-CSRF-Token", "anything").send(DEMO);
+    expect(withHeader.status).toBe(200);
+    const json = await agent.post(LOGIN).set("Origin", "null").set("Sec-Fetch-Site", "cross-site").send(DEMO);
+    expect(json.status).toBe(200);
+  });
+
+  it("names the fix in the event: trustedOrigins, or baseUrl behind a TLS-terminating proxy", async () => {
+    // Behind a proxy that ends TLS, without trust proxy, the request looks like plain HTTP.
+    const { agent, events } = createTestApp({ baseUrl: undefined, sessionName: "SESSfixed" });
+    const res = await agent.post(LOGIN).set("Host", "api.example.com").set("Origin", "https://api.example.com").send(DEMO);
+    expect(res.status).toBe(403);
+    const event = events.find((e) => e.type === "login.cross-site") as { message: string };
+    expect(event.message).toContain("http://api.example.com");
+    expect(event.message).toMatch(/trustedOrigins.*baseUrl/);
   });
 
   it("checks only login: connect, logout and the token calls of a cross-site page change no session of ours", async () => {

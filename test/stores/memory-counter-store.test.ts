@@ -16,7 +16,7 @@ describe("memoryCounterStore", () => {
     await expect(store.get("ip:0")).resolves.toBe(0);
   });
 
-  it("makes room in a flooding namespace, never taking another below its fair share", async () => {
+  it("makes room only in the flooding namespace, never evicting another's keys", async () => {
     const store = memoryCounterStore({ maxKeys: 10 });
     for (const user of ["a", "b", "c", "d", "e"]) await store.increment(`user:${user}`, 60);
     for (let i = 0; i < 200; i++) await store.increment(`ip:${i}`, 60);
@@ -24,11 +24,12 @@ describe("memoryCounterStore", () => {
     await expect(store.get("ip:199")).resolves.toBe(1);
   });
 
-  it("takes from the largest namespace for one below its share", async () => {
+  it("bounds each namespace on its own: a full one does not crowd out another", async () => {
     const store = memoryCounterStore({ maxKeys: 10 });
     for (let i = 0; i < 10; i++) await store.increment(`ip:${i}`, 60);
-    for (const user of ["a", "b", "c", "d", "e"]) await store.increment(`user:${user}`, 60);
-    for (const user of ["a", "b", "c", "d", "e"]) await expect(store.get(`user:${user}`)).resolves.toBe(1);
+    for (let i = 0; i < 10; i++) await store.increment(`user:${i}`, 60);
+    for (let i = 0; i < 10; i++) await expect(store.get(`user:${i}`)).resolves.toBe(1);
+    for (let i = 0; i < 10; i++) await expect(store.get(`ip:${i}`)).resolves.toBe(1);
   });
 
   it("within a namespace, drops the lowest counts first", async () => {
@@ -42,16 +43,17 @@ describe("memoryCounterStore", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       const store = memoryCounterStore({ maxKeys: 10, whenFull: "reject" });
-      await store.increment("revoked", 60);
+      // One namespace: each is bounded on its own.
+      await store.increment("ip:revoked", 60);
       for (let i = 0; i < 9; i++) await store.increment(`ip:${i}`, 1);
       await expect(store.increment("ip:new", 60)).rejects.toThrow(/full/);
       await expect(store.increment("ip:other", 60)).rejects.toThrow(/full/);
-      await expect(store.get("revoked")).resolves.toBe(1);
+      await expect(store.get("ip:revoked")).resolves.toBe(1);
       // A key already held still counts, and an expired key makes room.
-      await expect(store.increment("revoked", 60)).resolves.toBe(2);
+      await expect(store.increment("ip:revoked", 60)).resolves.toBe(2);
       vi.setSystemTime(Date.now() + 1000);
       await expect(store.increment("ip:new", 60)).resolves.toBe(1);
-      await expect(store.get("revoked")).resolves.toBe(2);
+      await expect(store.get("ip:revoked")).resolves.toBe(2);
       // A key deleted while the store is full frees its slot at once.
       for (let i = 0; i < 8; i++) await store.increment(`ip:again:${i}`, 60);
       await expect(store.increment("ip:more", 60)).rejects.toThrow(/full/);
