@@ -35,7 +35,9 @@ export type SessionAuthErrorCode =
   | "ERR_NO_CONTROLLER"
   | "ERR_NO_RESOURCE"
   | "ERR_MALFORMED_REQUEST"
-  | "ERR_STORE_UNAVAILABLE";
+  | "ERR_STORE_UNAVAILABLE"
+  | "ERR_NOT_ACCEPTABLE"
+  | "ERR_MALFORMED_ACCEPT";
 
 /**
  * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import type { CounterStore, PasswordHasher, SessionStore, UserRecord, UserStore } from "../types.js";
+import type { SameSiteValue } from "./cookie.js";
 import type { AuthEventListener } from "./events.js";
 import { hmacCsrfToken } from "./csrf-token.js";
 import { scryptHasher } from "./password.js";
@@ -52,8 +53,12 @@ export interface SessionOptions {
    */
   sessionName?: string;
   /**
-   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute.
-   * @default none: no `Domain` attribute (a host-only cookie)
+   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain`
+   * attribute by Drupal's rule: only a value with more than two dot-separated parts that is
+   * not an IP address (`.example.com` yes; `example.com`, as in Drupal, names the cookie but
+   * sends no `Domain`).
+   * @default none: `Domain=.<host>` from the request's `Host` (port dropped, `www.` kept), as
+   * Drupal 7 sets it, except for `localhost`, single-label hosts and IP addresses (host-only)
    */
   cookieDomain?: string;
   /**
@@ -61,6 +66,21 @@ export interface SessionOptions {
    * @default none: the request's `Host` names the cookie, as Drupal does
    */
   baseUrl?: string;
+  /**
+   * Whether the cookie is `Secure`: `"auto"` when the request came over HTTPS (Express's
+   * `req.secure`, so set `trust proxy` behind a TLS-terminating proxy), `"always"` on every
+   * reply, as settings.php `ini_set('session.cookie_secure', TRUE)`. A derived name starts
+   * with `SSESS` whenever the cookie is `Secure`, as in Drupal.
+   * @default "auto"
+   */
+  cookieSecure?: "auto" | "always";
+  /**
+   * The cookie's `SameSite` attribute. Drupal 7 sends none, and older WebViews and hybrid
+   * apps rely on that; `"none"` needs `cookieSecure: "always"` (browsers refuse
+   * `SameSite=None` without `Secure`).
+   * @default none: no `SameSite` attribute, as Drupal 7
+   */
+  sameSite?: "lax" | "strict" | "none";
   /**
    * Seconds a session may sit unused before it ends (server-side).
    * @default 200000 (Drupal's session.gc_maxlifetime)
@@ -169,7 +189,31 @@ export interface SessionAuthRouterOptions extends SessionOptions {
   maxNameLength?: number;
   /** @default 65536: larger request bodies get a 413 */
   bodyLimit?: number;
+  /**
+   * The request body types the endpoint parses (Services' enabled parsers); any other
+   * Content-Type is `406 Unsupported request content type`. A request with no Content-Type
+   * counts as form-urlencoded, as in Services.
+   * @default all three: `application/json`, `application/x-www-form-urlencoded` and
+   * `multipart/form-data` (the parsers jDrupal and DrupalGap endpoints enable)
+   */
+  parsers?: readonly RequestParser[];
+  /**
+   * The endpoint's machine name, answered at the endpoint root (`GET /services/json`):
+   * `Services Endpoint "<name>" has been setup successfully.`, which clients use as a health check.
+   * @default "services"
+   */
+  endpointName?: string;
+  /**
+   * Send `Clear-Site-Data: "cookies"` with a logout. A browser then drops **every** cookie of
+   * the site, including those of a Drupal site still running beside this one and of a load
+   * balancer: turn it on only when this app owns the whole origin.
+   * @default false
+   */
+  clearSiteData?: boolean;
 }
+
+/** A request body type `user/login` and the other calls can parse (see {@link SessionAuthRouterOptions.parsers}). */
+export type RequestParser = "application/json" | "application/x-www-form-urlencoded" | "multipart/form-data";
 
 /**
  * Options of {@link requireSession}.
@@ -196,8 +240,10 @@ const sessionShape = {
   secret: z.string().min(32, "must be at least 32 characters").optional(),
   csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
   sessionName: z.string().regex(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, "must be a cookie name").optional(),
-  cookieDomain: z.string().min(1).optional(),
+  cookieDomain: z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain such as .example.com").optional(),
   baseUrl: z.url().optional(),
+  cookieSecure: z.enum(["auto", "always"]).optional(),
+  sameSite: z.enum(["lax", "strict", "none"]).optional(),
   idleTimeout: seconds.optional(),
   absoluteTimeout: seconds.optional(),
   touchInterval: z.number().int().nonnegative().optional(),
@@ -209,6 +255,9 @@ const sessionShape = {
 const requireSecret = (value: { secret?: string | undefined; csrfToken?: unknown; csrf?: boolean | undefined }) =>
   value.secret !== undefined || value.csrfToken !== undefined || value.csrf === false;
 const secretMessage = { message: "is required (at least 32 characters, the same on every instance) unless csrfToken is given", path: ["secret"] };
+// Browsers drop a SameSite=None cookie that is not Secure: refuse the pair at start-up, not in a user's browser.
+const secureSameSiteNone = (value: { sameSite?: string | undefined; cookieSecure?: string | undefined }) => value.sameSite !== "none" || value.cookieSecure === "always";
+const sameSiteMessage = { message: 'sameSite "none" needs cookieSecure: "always" (browsers refuse SameSite=None without Secure)', path: ["sameSite"] };
 
 const routerSchema = z
   .strictObject({
@@ -233,12 +282,17 @@ const routerSchema = z
     maxPasswordBytes: z.number().int().positive().optional(),
     maxNameLength: z.number().int().positive().optional(),
     bodyLimit: z.number().int().positive().optional(),
+    parsers: z.array(z.enum(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])).readonly().optional(),
+    endpointName: z.string().min(1).max(255).optional(),
+    clearSiteData: z.boolean().optional(),
   })
-  .refine(requireSecret, secretMessage);
+  .refine(requireSecret, secretMessage)
+  .refine(secureSameSiteNone, sameSiteMessage);
 
 const requireSchema = z
   .strictObject({ ...sessionShape, csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional() })
-  .refine(requireSecret, secretMessage);
+  .refine(requireSecret, secretMessage)
+  .refine(secureSameSiteNone, sameSiteMessage);
 
 /** The defaults of the router options that shape the wire, shared with the OpenAPI document. */
 export const ROUTER_DEFAULTS = Object.freeze({
@@ -247,6 +301,9 @@ export const ROUTER_DEFAULTS = Object.freeze({
   maxPasswordBytes: 1024,
   maxNameLength: 255,
   bodyLimit: 65_536,
+  parsers: ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"] as readonly RequestParser[],
+  endpointName: "services",
+  clearSiteData: false,
 } as const);
 
 /** {@link SessionOptions} with every default filled in, frozen. */
@@ -257,6 +314,8 @@ export interface ResolvedSessionOptions {
   readonly sessionName: string | undefined;
   readonly cookieDomain: string | undefined;
   readonly baseUrl: string | undefined;
+  readonly cookieSecure: "auto" | "always";
+  readonly sameSite: SameSiteValue | undefined;
   readonly idleTimeout: number;
   readonly absoluteTimeout: number;
   readonly touchInterval: number;
@@ -276,6 +335,9 @@ export interface ResolvedRouterOptions extends ResolvedSessionOptions {
   readonly maxPasswordBytes: number;
   readonly maxNameLength: number;
   readonly bodyLimit: number;
+  readonly parsers: ReadonlySet<RequestParser>;
+  readonly endpointName: string;
+  readonly clearSiteData: boolean;
 }
 
 /** {@link RequireSessionOptions} with every default filled in. */
@@ -283,6 +345,8 @@ export interface ResolvedRequireOptions extends ResolvedSessionOptions {
   readonly csrf: boolean;
   readonly roles: readonly string[];
 }
+
+const SAME_SITE: Readonly<Record<"lax" | "strict" | "none", SameSiteValue>> = { lax: "Lax", strict: "Strict", none: "None" };
 
 function defaultIsAdmin(user: UserRecord): boolean {
   return user.uid === "1" || Object.values(user.roles).includes("administrator");
@@ -297,6 +361,8 @@ function resolveSession(input: z.output<z.ZodObject<typeof sessionShape>>): Reso
     sessionName: input.sessionName,
     cookieDomain: input.cookieDomain,
     baseUrl: input.baseUrl,
+    cookieSecure: input.cookieSecure ?? "auto",
+    sameSite: input.sameSite === undefined ? undefined : SAME_SITE[input.sameSite],
     idleTimeout: input.idleTimeout ?? 200_000,
     absoluteTimeout: input.absoluteTimeout ?? 2_000_000,
     touchInterval: input.touchInterval ?? 180,
@@ -330,6 +396,9 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     maxPasswordBytes: parsed.maxPasswordBytes ?? ROUTER_DEFAULTS.maxPasswordBytes,
     maxNameLength: parsed.maxNameLength ?? ROUTER_DEFAULTS.maxNameLength,
     bodyLimit: parsed.bodyLimit ?? ROUTER_DEFAULTS.bodyLimit,
+    parsers: new Set(parsed.parsers ?? ROUTER_DEFAULTS.parsers),
+    endpointName: parsed.endpointName ?? ROUTER_DEFAULTS.endpointName,
+    clearSiteData: parsed.clearSiteData ?? ROUTER_DEFAULTS.clearSiteData,
   });
 }
 

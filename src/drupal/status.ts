@@ -33,6 +33,10 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   // A path that cannot be decoded fails before any Services code runs, so no message body either.
   ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
   ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable." },
+  // Response-format negotiation fails before Services' try block, so neither has a body (RESTServer::getResponseFormatter).
+  ERR_NOT_ACCEPTABLE: { status: 406, message: () => "Unknown or unsupported response format.", emptyBody: true },
+  // Mimeparse throws a plain Exception (code 0) on a media range without a subtype; handleException makes it a 500.
+  ERR_MALFORMED_ACCEPT: { status: 500, message: () => "An error occurred (0): malformed mime type", emptyBody: true },
 };
 
 /** The reason-phrase texts Services knows (`RESTServer.inc` handleException); other codes go out as the bare number. */
@@ -43,6 +47,8 @@ const CODE_TEXT: Readonly<Record<number, string>> = {
   401: "Unauthorized",
   404: "Not found",
   406: "Not Acceptable",
+  // handleException's wording for an exception that is not a ServicesException.
+  500: "Internal Server Error",
 };
 
 /** A status line's reason phrase as Services builds it: `"<code text> : <message>"`, tags stripped, CR/LF removed. */
