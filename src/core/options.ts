@@ -115,6 +115,16 @@ export interface SessionOptions {
 }
 
 /**
+ * The options that shape the session cookie (a subset of {@link SessionOptions}).
+ *
+ * @example
+ * ```ts
+ * const cookie: CookieOptions = { cookieDomain: ".example.com", cookieSecure: "always", sameSite: "lax", absoluteTimeout: 2_000_000 };
+ * ```
+ */
+export type CookieOptions = Pick<SessionOptions, "sessionName" | "cookieDomain" | "baseUrl" | "cookieSecure" | "sameSite" | "absoluteTimeout">;
+
+/**
  * Drupal's flood-control limits (reference §6), each configurable.
  *
  * @example
@@ -306,18 +316,22 @@ export const ROUTER_DEFAULTS = Object.freeze({
   clearSiteData: false,
 } as const);
 
-/** {@link SessionOptions} with every default filled in, frozen. */
-export interface ResolvedSessionOptions {
-  readonly sessionStore: SessionStore;
-  readonly userStore: UserStore;
-  readonly csrfToken: (sessid: string) => string;
+/** {@link CookieOptions} with every default filled in. */
+export interface ResolvedCookieOptions {
   readonly sessionName: string | undefined;
   readonly cookieDomain: string | undefined;
   readonly baseUrl: string | undefined;
   readonly cookieSecure: "auto" | "always";
   readonly sameSite: SameSiteValue | undefined;
-  readonly idleTimeout: number;
   readonly absoluteTimeout: number;
+}
+
+/** {@link SessionOptions} with every default filled in, frozen. */
+export interface ResolvedSessionOptions extends ResolvedCookieOptions {
+  readonly sessionStore: SessionStore;
+  readonly userStore: UserStore;
+  readonly csrfToken: (sessid: string) => string;
+  readonly idleTimeout: number;
   readonly touchInterval: number;
   readonly storeTimeout: number;
   readonly onEvent: AuthEventListener | undefined;
@@ -352,19 +366,25 @@ function defaultIsAdmin(user: UserRecord): boolean {
   return user.uid === "1" || Object.values(user.roles).includes("administrator");
 }
 
-function resolveSession(input: z.output<z.ZodObject<typeof sessionShape>>): ResolvedSessionOptions {
+function resolveCookie(input: Partial<z.output<z.ZodObject<typeof sessionShape>>>): ResolvedCookieOptions {
   return {
-    sessionStore: input.sessionStore,
-    userStore: input.userStore,
-    // Without secret or csrfToken (csrf: false) no token is ever checked; a random key keeps the function total.
-    csrfToken: input.csrfToken ?? hmacCsrfToken(input.secret ?? randomBytes(32).toString("hex")),
     sessionName: input.sessionName,
     cookieDomain: input.cookieDomain,
     baseUrl: input.baseUrl,
     cookieSecure: input.cookieSecure ?? "auto",
     sameSite: input.sameSite === undefined ? undefined : SAME_SITE[input.sameSite],
-    idleTimeout: input.idleTimeout ?? 200_000,
     absoluteTimeout: input.absoluteTimeout ?? 2_000_000,
+  };
+}
+
+function resolveSession(input: z.output<z.ZodObject<typeof sessionShape>>): ResolvedSessionOptions {
+  return {
+    ...resolveCookie(input),
+    sessionStore: input.sessionStore,
+    userStore: input.userStore,
+    // Without secret or csrfToken (csrf: false) no token is ever checked; a random key keeps the function total.
+    csrfToken: input.csrfToken ?? hmacCsrfToken(input.secret ?? randomBytes(32).toString("hex")),
+    idleTimeout: input.idleTimeout ?? 200_000,
     touchInterval: input.touchInterval ?? 180,
     storeTimeout: input.storeTimeout ?? 2000,
     onEvent: input.onEvent,
@@ -410,6 +430,19 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
 export function resolveSessionOptions(input: SessionOptions, factory: string): ResolvedSessionOptions {
   const parsed = parseOptions(requireSchema, pick(input, Object.keys(sessionShape)), factory);
   return Object.freeze(resolveSession(parsed));
+}
+
+const { sessionName, cookieDomain, baseUrl, cookieSecure, sameSite, absoluteTimeout } = sessionShape;
+const cookieShape = { sessionName, cookieDomain, baseUrl, cookieSecure, sameSite, absoluteTimeout };
+const cookieSchema = z.strictObject(cookieShape).refine(secureSameSiteNone, sameSiteMessage);
+
+/**
+ * Validates and completes the options that shape the session cookie, from an object that may
+ * hold others too (the router's options): they are ignored.
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveCookieOptions(input: object, factory: string): ResolvedCookieOptions {
+  return Object.freeze(resolveCookie(parseOptions(cookieSchema, pick(input, Object.keys(cookieShape)), factory)));
 }
 
 /**

@@ -1,7 +1,5 @@
 import type { StoredSession, UserRecord } from "../types.js";
-import { drupalCookieDomain } from "../drupal/cookie-domain.js";
-import { drupalSessionName } from "../drupal/session-name.js";
-import type { CookieAttributes } from "./cookie.js";
+import { sessionCookieOf, type SessionCookie } from "../drupal/session-cookie.js";
 import type { AuthEvent } from "./events.js";
 import type { ResolvedSessionOptions } from "./options.js";
 import { hashSessionId, safeEqual } from "./session-id.js";
@@ -17,17 +15,6 @@ export type SessionState =
    */
   | { readonly kind: "stale"; readonly sessid: string }
   | { readonly kind: "live"; readonly sessid: string; readonly session: StoredSession; readonly user: UserRecord };
-
-/**
- * The session cookie of one host: its name, its attributes, and the other places a copy of
- * the same name may sit in a client's cookie jar (host-only, or Drupal's derived domain when
- * `cookieDomain` names another), which deletions must also reach.
- */
-export interface SessionCookie {
-  readonly name: string;
-  readonly attributes: CookieAttributes;
-  readonly variants: readonly CookieAttributes[];
-}
 
 const COOKIE_CACHE_LIMIT = 256;
 
@@ -57,21 +44,10 @@ export class SessionManager {
    * (or always), `SameSite` only if configured. Cached per host.
    */
   cookie(host: string, secure: boolean): SessionCookie {
-    const { sessionName, cookieDomain, baseUrl, absoluteTimeout, sameSite } = this.options;
-    const https = secure || this.options.cookieSecure === "always";
-    const key = `${https ? "s" : ""}${host}`;
+    const key = `${secure ? "s" : ""}${host}`;
     let cookie = this.#cookies.get(key);
     if (cookie === undefined) {
-      const domain = drupalCookieDomain(host, cookieDomain);
-      const attributes: CookieAttributes = { secure: https, domain, maxAge: absoluteTimeout, sameSite };
-      // Where else a copy of this name can live: host-only, or the domain Drupal derived from the host.
-      const others = new Set([undefined, drupalCookieDomain(host)]);
-      others.delete(domain);
-      cookie = {
-        name: sessionName ?? drupalSessionName({ cookieDomain, baseUrl, host, secure: https }),
-        attributes,
-        variants: [...others].map((other) => ({ ...attributes, domain: other })),
-      };
+      cookie = sessionCookieOf(this.options, host, secure);
       if (this.#cookies.size >= COOKIE_CACHE_LIMIT) this.#cookies.clear();
       this.#cookies.set(key, cookie);
     }

@@ -1,13 +1,14 @@
 import { nowSeconds } from "../core/clock.js";
 import { expiredSessionCookie, readCookies, sessionCookie } from "../core/cookie.js";
 import type { Authenticator } from "../core/login.js";
-import { MAX_COOKIE_CANDIDATES, SAFE_METHODS, type SessionCookie, type SessionManager, type SessionState } from "../core/session-manager.js";
+import { MAX_COOKIE_CANDIDATES, SAFE_METHODS, type SessionManager, type SessionState } from "../core/session-manager.js";
 import type { ResolvedRouterOptions } from "../core/options.js";
 import { createSessionId, hashSessionId } from "../core/session-id.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import { bodyArgument, isFormBody, parseRequestBody } from "./body.js";
 import { loginArgumentSchemas, readLoginArgument } from "./login-body.js";
 import { negotiateFormat } from "./negotiate.js";
+import type { SessionCookie } from "./session-cookie.js";
 import { anonymousUserObject, connectUserObject, loginUserObject, logoutUserObject } from "./user-object.js";
 import { errorReply, jsonReply, textHeaders, type WireResponse } from "./wire.js";
 
