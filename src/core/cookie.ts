@@ -1,16 +1,9 @@
 /**
- * Finds one cookie's value in a `Cookie` header without parsing the rest. With duplicate
- * names the first wins; a malformed pair is skipped, never an error.
- */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  return readCookies(header, name, 1)[0];
-}
-
-/**
  * The distinct values of one cookie name in a `Cookie` header, in the order sent, at most
- * `limit` of them. A client can hold several cookies of one name (a host-only one and one
- * for `.example.com`), and only one of them may name a live session; the limit keeps a
- * header stuffed with copies from costing a store read per copy.
+ * `limit` of them, without parsing the rest; a malformed pair is skipped, never an error.
+ * A client can hold several cookies of one name (a host-only one and one for
+ * `.example.com`), and only one of them may name a live session; the limit keeps a header
+ * stuffed with copies from costing a store read per copy.
  */
 export function readCookies(header: string | undefined, name: string, limit: number): string[] {
   const values: string[] = [];

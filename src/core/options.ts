@@ -187,9 +187,10 @@ export interface SessionAuthRouterOptions extends SessionOptions {
    */
   blockedAccountResponse?: "drupal" | "generic";
   /**
-   * Which argument names `user/login` reads first: 1.0 is `username`/`password`, 1.1 is
-   * `name`/`pass`. Either shape is accepted; this decides the name a "missing argument"
-   * error reports. A request can pick 1.1 with the header `Services-User-Login-Version: 1.1`.
+   * The API version of `user/login` (the endpoint's `resource_api_version`): 1.0 reads
+   * `username`/`password`, 1.1 reads `name`/`pass`, and each only its own. A request picks
+   * another with a `services_<resource>_<method>_version` header (any resource and method
+   * counts, as in Services), e.g. `Services-User-Login-Version: 1.1`.
    * @default "1.0"
    */
   loginApiVersion?: "1.0" | "1.1";

@@ -100,7 +100,8 @@ describe("sealedCookieStore", () => {
         `${long.length} (256-char UA, IPv6), ${largest.length} (256 escaped UA characters, 45-char IP, 10-digit uid)`,
     );
     expect([small.length, typical.length, long.length, largest.length]).toEqual([667, 838, 1150, 1634]);
-    expect(`SSESS${"0".repeat(32)}=${largest}; Path=/; HttpOnly; SameSite=Lax; Secure`.length).toBeLessThan(4096);
+    const attributes = "; expires=Wed, 16 Dec 2026 20:42:04 GMT; Max-Age=2000000; path=/; domain=.a-long-host-name.example.com; secure; HttpOnly; SameSite=Strict";
+    expect(`SSESS${"0".repeat(32)}=${largest}${attributes}`.length).toBeLessThan(4096);
   });
 
   it("checks expiry and revocation on every read, cached or not", async () => {
