@@ -33,11 +33,17 @@ export function parseMultipart(raw: Buffer, contentType: string): Promise<Record
       resolve({});
       return;
     }
+    const unparsable = () => resolve({});
     parser.on("field", (name, value) => fields.set(name, value));
-    parser.on("file", (_name, stream) => stream.resume());
-    parser.on("error", () => resolve({}));
+    // A truncated file part fails its own stream: an error no listener took would end the process.
+    parser.on("file", (_name, stream) => stream.on("error", unparsable).resume());
+    parser.on("error", unparsable);
     // A Map, then fromEntries: a field named __proto__ becomes a plain key, never the prototype.
     parser.on("finish", () => resolve(Object.fromEntries(fields)));
-    parser.end(raw);
+    try {
+      parser.end(raw);
+    } catch {
+      unparsable();
+    }
   });
 }

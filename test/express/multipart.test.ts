@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseMultipart } from "../../src/drupal/multipart.js";
 import { createTestApp, login, statusText } from "../helpers/app.js";
@@ -89,5 +90,20 @@ describe("multipart/form-data bodies", () => {
       { name: "photo", value: "x".repeat(5000), filename: "me.jpg" },
     ]);
     expect((await agent.post("/services/json/user/login").set("Content-Type", big.type).send(big.body)).status).toBe(413);
+  });
+
+  it("settle on any bytes, truncated parts included, and never leave an error unhandled", async () => {
+    const part = fc.record({ name: fc.string({ maxLength: 10 }), value: fc.string({ maxLength: 20 }), file: fc.boolean(), junk: fc.string({ maxLength: 10 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { maxLength: 5 }), fc.constantFrom("x", "XyZ", ""), fc.boolean(), fc.uint8Array({ maxLength: 50 }), fc.nat(200), async (parts, boundary, close, noise, cut) => {
+        const text = parts.map((p) => `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f"' : ""}${p.junk}\r\n\r\n${p.value}\r\n`).join("");
+        const whole = Buffer.from(`${text}${close ? `--${boundary}--\r\n` : ""}`);
+        const raw = Buffer.concat([whole.subarray(0, cut === 0 ? undefined : cut), Buffer.from(noise)]);
+        // An unhandled stream error would fail this run (and, in a server, end the process).
+        const fields = await parseMultipart(raw, `multipart/form-data; boundary=${boundary}`);
+        expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+      }),
+      { numRuns: 1000, seed: 20261123 },
+    );
   });
 });
