@@ -12,9 +12,12 @@ export function readCookies(header: string | undefined, name: string, limit: num
   while (start < header.length && values.length < limit) {
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
-    const eq = header.indexOf("=", start);
-    if (eq !== -1 && eq < end && header.slice(start, eq).trim() === name) {
-      let value = header.slice(eq + 1, end).trim();
+    // Look for "=" within this pair only: searching the rest of the header from every pair
+    // without one would make a header of many such pairs cost quadratic time.
+    const pair = header.slice(start, end);
+    const eq = pair.indexOf("=");
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) {
+      let value = pair.slice(eq + 1).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
       if (value !== "" && !values.includes(value)) values.push(value);
     }
