@@ -9,15 +9,18 @@ export function readCookies(header: string | undefined, name: string, limit: num
   const values: string[] = [];
   if (header === undefined || header.length === 0) return values;
   let start = 0;
+  // The next "=" at or after `start`: found once and reused by the pairs before it, so a header
+  // of many pairs without one (a;a;a;…) is scanned once, not once per pair.
+  let nextEq = -1;
   while (start < header.length && values.length < limit) {
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
-    // Look for "=" within this pair only: searching the rest of the header from every pair
-    // without one would make a header of many such pairs cost quadratic time.
-    const pair = header.slice(start, end);
-    const eq = pair.indexOf("=");
-    if (eq !== -1 && pair.slice(0, eq).trim() === name) {
-      let value = pair.slice(eq + 1).trim();
+    if (nextEq !== header.length && nextEq < start) {
+      nextEq = header.indexOf("=", start);
+      if (nextEq === -1) nextEq = header.length;
+    }
+    if (nextEq < end && header.slice(start, nextEq).trim() === name) {
+      let value = header.slice(nextEq + 1, end).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
       if (value !== "" && !values.includes(value)) values.push(value);
     }
