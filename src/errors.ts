@@ -39,7 +39,9 @@ export type SessionAuthErrorCode =
   | "ERR_STORE_UNAVAILABLE"
   | "ERR_STORE_FULL"
   | "ERR_CROSS_SITE_LOGIN"
-  | "ERR_LOGIN_BUSY";
+  | "ERR_LOGIN_BUSY"
+  | "ERR_NOT_ACCEPTABLE"
+  | "ERR_MALFORMED_ACCEPT";
 
 /**
  * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the

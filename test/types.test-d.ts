@@ -18,6 +18,7 @@ import {
   type RequireSessionOptions,
   type SessionAuthErrorCode,
   type SessionAuthRouterOptions,
+  sessionCookieFor,
   type SessionOptions,
   type SessionRecord,
   type SessionStore,
@@ -92,6 +93,14 @@ describe("option types", () => {
     expectTypeOf<SessionAuthRouterOptions["blockedAccountResponse"]>().toEqualTypeOf<"drupal" | "generic" | undefined>();
     expectTypeOf<SessionAuthRouterOptions["loginApiVersion"]>().toEqualTypeOf<"1.0" | "1.1" | undefined>();
     expectTypeOf<RequireSessionOptions["roles"]>().toEqualTypeOf<readonly string[] | undefined>();
+    expectTypeOf<SessionOptions["sameSite"]>().toEqualTypeOf<"lax" | "strict" | "none" | undefined>();
+    expectTypeOf<SessionOptions["cookieSecure"]>().toEqualTypeOf<"auto" | "always" | undefined>();
+    expectTypeOf<SessionAuthRouterOptions["parsers"]>().toEqualTypeOf<readonly ("application/json" | "application/x-www-form-urlencoded" | "multipart/form-data")[] | undefined>();
+  });
+
+  it("let sessionCookieFor take the router's options object", () => {
+    expectTypeOf<SessionAuthRouterOptions>().toExtend<Parameters<typeof sessionCookieFor>[1]>();
+    expectTypeOf(sessionCookieFor).returns.toHaveProperty("domain").toEqualTypeOf<string | undefined>();
   });
 
   it("type the audit events and error codes as closed unions", () => {

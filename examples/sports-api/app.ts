@@ -31,6 +31,23 @@ export interface SportsApiConfig {
   readonly hasher?: PasswordHasher;
   readonly extra?: Partial<SessionAuthRouterOptions>;
   readonly log?: (line: string) => void;
+  /**
+   * Express's `trust proxy`, for a TLS-terminating proxy in front: `req.secure` (so the
+   * cookie's `secure` flag and the `SSESS` name) then follows `X-Forwarded-Proto`, and
+   * `req.ip` (what the login throttle counts) `X-Forwarded-For`. @default not set: no proxy trusted
+   */
+  readonly trustProxy?: boolean | number | string;
+}
+
+/**
+ * `TRUST_PROXY` as Express's `trust proxy` takes it: `true`/`false`, a hop count, or the
+ * proxies' addresses and names (`loopback`, `10.0.0.1, 10.0.0.2`). Unset or blank: none.
+ */
+export function trustProxySetting(value: string | undefined): boolean | number | string | undefined {
+  const text = value?.trim() ?? "";
+  if (text === "") return undefined;
+  if (text === "true" || text === "false") return text === "true";
+  return /^\d+$/.test(text) ? Number(text) : text;
 }
 
 /** The demo accounts: `demo` / `demo-password` and `admin` / `admin-password` (administrator). */
@@ -90,6 +107,7 @@ export function createApp(config: SportsApiConfig): Express {
 
   const app = express();
   app.disable("x-powered-by");
+  if (config.trustProxy !== undefined) app.set("trust proxy", config.trustProxy);
   app.use(drupalQueryPath());
   app.use(demoPage());
   app.use("/services/json", createSessionAuthRouter(auth));

@@ -1,4 +1,4 @@
-import { createApp, demoUserStore } from "./app.js";
+import { createApp, demoUserStore, trustProxySetting } from "./app.js";
 import { storesFromEnv } from "./stores.js";
 
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
@@ -12,7 +12,8 @@ const userStore = demoUserStore();
 // The demo passwords are hashed at start-up (scrypt, ~0.6 s each): serve once that is done.
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
-const app = createApp({ secret, userStore, extra: stores.routerOptions });
+// Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
+const app = createApp({ secret, userStore, extra: stores.routerOptions, trustProxy: trustProxySetting(process.env.TRUST_PROXY) });
 const server = app.listen(port, () => {
   console.log(`sports API on http://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
 });

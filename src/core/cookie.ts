@@ -1,52 +1,71 @@
 /**
- * Finds one cookie's value in a `Cookie` header without parsing the rest. With duplicate
- * names the first wins; a malformed pair is skipped, never an error.
+ * The distinct values of one cookie name in a `Cookie` header, in the order sent, at most
+ * `limit` of them, without parsing the rest; a malformed pair is skipped, never an error.
+ * A client can hold several cookies of one name (a host-only one and one for
+ * `.example.com`), and only one of them may name a live session; the limit keeps a header
+ * stuffed with copies from costing a store read per copy.
  */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined || header.length === 0) return undefined;
+export function readCookies(header: string | undefined, name: string, limit: number): string[] {
+  const values: string[] = [];
+  if (header === undefined || header.length === 0) return values;
   let start = 0;
-  // The next "=" is looked up again only once the pairs have passed it: each character is
-  // looked at a bounded number of times however many ";" or "=" a client sends.
-  let eq = -1;
-  while (start < header.length) {
+  // The next "=" at or after `start`: found once and reused by the pairs before it, so a header
+  // of many pairs without one (a;a;a;…) is scanned once, not once per pair.
+  let nextEq = -1;
+  while (start < header.length && values.length < limit) {
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
-    if (eq < start) {
-      eq = header.indexOf("=", start);
-      if (eq === -1) return undefined;
+    if (nextEq !== header.length && nextEq < start) {
+      nextEq = header.indexOf("=", start);
+      if (nextEq === -1) nextEq = header.length;
     }
-    if (eq < end && header.slice(start, eq).trim() === name) {
-      let value = header.slice(eq + 1, end).trim();
+    if (nextEq < end && header.slice(start, nextEq).trim() === name) {
+      let value = header.slice(nextEq + 1, end).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      return value;
+      if (value !== "" && !values.includes(value)) values.push(value);
     }
     start = end + 1;
   }
-  return undefined;
+  return values;
 }
+
+/** The `SameSite` values a session cookie may carry, as written on the wire. */
+export type SameSiteValue = "Lax" | "Strict" | "None";
 
 /** The attributes of the session cookie. */
 export interface CookieAttributes {
-  /** Sent only over HTTPS: on when the request came over HTTPS. */
+  /** Sent only over HTTPS. */
   readonly secure: boolean;
   /** The `Domain` attribute; host-only when absent. */
   readonly domain?: string | undefined;
-  /** Lifetime in seconds (`Max-Age`, and `Expires` for old clients). */
+  /** Lifetime in seconds (`Max-Age`, and `expires` for old clients). */
   readonly maxAge: number;
+  /** The `SameSite` attribute; none when absent, as Drupal 7 sends it. */
+  readonly sameSite?: SameSiteValue | undefined;
 }
 
-/** A `Set-Cookie` value for the session cookie: `Path=/`, `HttpOnly`, `SameSite=Lax`, `Secure` on HTTPS. */
+/**
+ * A `Set-Cookie` value for the session cookie, written as PHP's `session_start()` writes
+ * it for Drupal 7: `name=value; expires=…; Max-Age=…; path=/; domain=…; secure; HttpOnly`,
+ * lower-case attribute names where PHP has them, the date in RFC 1123 form. Cookie-jar
+ * code written against Drupal (and its tests) sees the same header.
+ */
 export function sessionCookie(name: string, value: string, attributes: CookieAttributes, now: number): string {
   const expires = new Date((now + attributes.maxAge) * 1000).toUTCString();
-  return `${name}=${value}; Path=/; Expires=${expires}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
+  return `${name}=${value}; expires=${expires}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
 }
 
-/** A `Set-Cookie` value that deletes the session cookie, as Drupal's `session_destroy()` does. */
+/**
+ * A `Set-Cookie` value that deletes the session cookie, as PHP's `setcookie()` writes the
+ * deletion Drupal's `session_destroy()` sends. It carries the same `domain` (and `secure`)
+ * as the cookie it deletes: a browser only removes a cookie whose domain and path match.
+ */
 export function expiredSessionCookie(name: string, attributes: CookieAttributes): string {
-  return `${name}=deleted; Path=/; Expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0${tail(attributes)}`;
+  return `${name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0${tail(attributes)}`;
 }
 
 function tail(attributes: CookieAttributes): string {
-  const domain = attributes.domain === undefined ? "" : `; Domain=${attributes.domain}`;
-  return `${domain}; HttpOnly; SameSite=Lax${attributes.secure ? "; Secure" : ""}`;
+  const domain = attributes.domain === undefined ? "" : `; domain=${attributes.domain}`;
+  const sameSite = attributes.sameSite === undefined ? "" : `; SameSite=${attributes.sameSite}`;
+  return `; path=/${domain}${attributes.secure ? "; secure" : ""}; HttpOnly${sameSite}`;
 }

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import type { CounterStore, PasswordHasher, SessionStore, UserRecord, UserStore } from "../types.js";
+import type { SameSiteValue } from "./cookie.js";
 import type { AuthEventListener } from "./events.js";
 import { hmacCsrfToken } from "./csrf-token.js";
 import { scryptHasher } from "./password.js";
@@ -54,8 +55,12 @@ export interface SessionOptions {
    */
   sessionName?: string;
   /**
-   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` attribute.
-   * @default none: no `Domain` attribute (a host-only cookie)
+   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain`
+   * attribute by Drupal's rule: only a value with more than two dot-separated parts that is
+   * not an IP address (`.example.com` yes; `example.com`, as in Drupal, names the cookie but
+   * sends no `Domain`).
+   * @default none: `Domain=.<host>` from the request's `Host` (port dropped, `www.` kept), as
+   * Drupal 7 sets it, except for `localhost`, single-label hosts and IP addresses (host-only)
    */
   cookieDomain?: string;
   /**
@@ -63,6 +68,21 @@ export interface SessionOptions {
    * @default none: the request's `Host` names the cookie, as Drupal does
    */
   baseUrl?: string;
+  /**
+   * Whether the cookie is `Secure`: `"auto"` when the request came over HTTPS (Express's
+   * `req.secure`, so set `trust proxy` behind a TLS-terminating proxy), `"always"` on every
+   * reply, as settings.php `ini_set('session.cookie_secure', TRUE)`. A derived name starts
+   * with `SSESS` whenever the cookie is `Secure`, as in Drupal.
+   * @default "auto"
+   */
+  cookieSecure?: "auto" | "always";
+  /**
+   * The cookie's `SameSite` attribute. Drupal 7 sends none, and older WebViews and hybrid
+   * apps rely on that; `"none"` needs `cookieSecure: "always"` (browsers refuse
+   * `SameSite=None` without `Secure`).
+   * @default none: no `SameSite` attribute, as Drupal 7
+   */
+  sameSite?: "lax" | "strict" | "none";
   /**
    * Seconds a session may sit unused before it ends (server-side).
    * @default 200000 (Drupal's session.gc_maxlifetime)
@@ -95,6 +115,16 @@ export interface SessionOptions {
    */
   isAdmin?: (user: UserRecord) => boolean;
 }
+
+/**
+ * The options that shape the session cookie (a subset of {@link SessionOptions}).
+ *
+ * @example
+ * ```ts
+ * const cookie: CookieOptions = { cookieDomain: ".example.com", cookieSecure: "always", sameSite: "lax", absoluteTimeout: 2_000_000 };
+ * ```
+ */
+export type CookieOptions = Pick<SessionOptions, "sessionName" | "cookieDomain" | "baseUrl" | "cookieSecure" | "sameSite" | "absoluteTimeout">;
 
 /**
  * Drupal's flood-control limits (reference §6), each configurable.
@@ -200,9 +230,10 @@ export interface SessionAuthRouterOptions extends SessionOptions {
    */
   blockedAccountResponse?: "drupal" | "generic";
   /**
-   * Which argument names `user/login` reads first: 1.0 is `username`/`password`, 1.1 is
-   * `name`/`pass`. Either shape is accepted; this decides the name a "missing argument"
-   * error reports. A request can pick 1.1 with the header `Services-User-Login-Version: 1.1`.
+   * The API version of `user/login` (the endpoint's `resource_api_version`): 1.0 reads
+   * `username`/`password`, 1.1 reads `name`/`pass`, and each only its own. A request picks
+   * another with a `services_<resource>_<method>_version` header (any resource and method
+   * counts, as in Services), e.g. `Services-User-Login-Version: 1.1`.
    * @default "1.0"
    */
   loginApiVersion?: "1.0" | "1.1";
@@ -237,7 +268,31 @@ export interface SessionAuthRouterOptions extends SessionOptions {
   ipv6Prefix?: number;
   /** Admission control for password checks. @default see {@link HashingOptions} */
   hashing?: HashingOptions;
+  /**
+   * The request body types the endpoint parses (Services' enabled parsers); any other
+   * Content-Type is `406 Unsupported request content type`. A request with no Content-Type
+   * counts as form-urlencoded, as in Services.
+   * @default all three: `application/json`, `application/x-www-form-urlencoded` and
+   * `multipart/form-data` (the parsers jDrupal and DrupalGap endpoints enable)
+   */
+  parsers?: readonly RequestParser[];
+  /**
+   * The endpoint's machine name, answered at the endpoint root (`GET /services/json`):
+   * `Services Endpoint "<name>" has been setup successfully.`, which clients use as a health check.
+   * @default "services"
+   */
+  endpointName?: string;
+  /**
+   * Send `Clear-Site-Data: "cookies"` with a logout. A browser then drops **every** cookie of
+   * the site, including those of a Drupal site still running beside this one and of a load
+   * balancer: turn it on only when this app owns the whole origin.
+   * @default false
+   */
+  clearSiteData?: boolean;
 }
+
+/** A request body type `user/login` and the other calls can parse (see {@link SessionAuthRouterOptions.parsers}). */
+export type RequestParser = "application/json" | "application/x-www-form-urlencoded" | "multipart/form-data";
 
 /**
  * Options of {@link requireSession}.
@@ -264,8 +319,10 @@ const sessionShape = {
   secret: z.string().min(32, "must be at least 32 characters").optional(),
   csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
   sessionName: z.string().regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name").optional(),
-  cookieDomain: z.string().min(1).optional(),
+  cookieDomain: z.string().regex(/^[a-z0-9.-]+$/i, "must be a domain such as .example.com").optional(),
   baseUrl: z.url().optional(),
+  cookieSecure: z.enum(["auto", "always"]).optional(),
+  sameSite: z.enum(["lax", "strict", "none"]).optional(),
   idleTimeout: seconds.optional(),
   absoluteTimeout: seconds.optional(),
   touchInterval: z.number().int().nonnegative().optional(),
@@ -277,6 +334,9 @@ const sessionShape = {
 const requireSecret = (value: { secret?: string | undefined; csrfToken?: unknown; csrf?: boolean | undefined }) =>
   value.secret !== undefined || value.csrfToken !== undefined || value.csrf === false;
 const secretMessage = { message: "is required (at least 32 characters, the same on every instance) unless csrfToken is given", path: ["secret"] };
+// Browsers drop a SameSite=None cookie that is not Secure: refuse the pair at start-up, not in a user's browser.
+const secureSameSiteNone = (value: { sameSite?: string | undefined; cookieSecure?: string | undefined }) => value.sameSite !== "none" || value.cookieSecure === "always";
+const sameSiteMessage = { message: 'sameSite "none" needs cookieSecure: "always" (browsers refuse SameSite=None without Secure)', path: ["sameSite"] };
 
 const routerSchema = z
   .strictObject({
@@ -314,12 +374,17 @@ const routerSchema = z
         maxQueue: z.number().int().positive().optional(),
       })
       .optional(),
+    parsers: z.array(z.enum(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])).readonly().optional(),
+    endpointName: z.string().min(1).max(255).optional(),
+    clearSiteData: z.boolean().optional(),
   })
-  .refine(requireSecret, secretMessage);
+  .refine(requireSecret, secretMessage)
+  .refine(secureSameSiteNone, sameSiteMessage);
 
 const requireSchema = z
   .strictObject({ ...sessionShape, csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional() })
-  .refine(requireSecret, secretMessage);
+  .refine(requireSecret, secretMessage)
+  .refine(secureSameSiteNone, sameSiteMessage);
 
 /** The defaults of the router options that shape the wire, shared with the OpenAPI document. */
 export const ROUTER_DEFAULTS = Object.freeze({
@@ -328,18 +393,27 @@ export const ROUTER_DEFAULTS = Object.freeze({
   maxPasswordBytes: 1024,
   maxNameLength: 255,
   bodyLimit: 65_536,
+  parsers: ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"] as readonly RequestParser[],
+  endpointName: "services",
+  clearSiteData: false,
 } as const);
 
-/** {@link SessionOptions} with every default filled in, frozen. */
-export interface ResolvedSessionOptions {
-  readonly sessionStore: SessionStore;
-  readonly userStore: UserStore;
-  readonly csrfToken: (sessid: string) => string;
+/** {@link CookieOptions} with every default filled in. */
+export interface ResolvedCookieOptions {
   readonly sessionName: string | undefined;
   readonly cookieDomain: string | undefined;
   readonly baseUrl: string | undefined;
-  readonly idleTimeout: number;
+  readonly cookieSecure: "auto" | "always";
+  readonly sameSite: SameSiteValue | undefined;
   readonly absoluteTimeout: number;
+}
+
+/** {@link SessionOptions} with every default filled in, frozen. */
+export interface ResolvedSessionOptions extends ResolvedCookieOptions {
+  readonly sessionStore: SessionStore;
+  readonly userStore: UserStore;
+  readonly csrfToken: (sessid: string) => string;
+  readonly idleTimeout: number;
   readonly touchInterval: number;
   readonly storeTimeout: number;
   readonly onEvent: AuthEventListener | undefined;
@@ -363,6 +437,9 @@ export interface ResolvedRouterOptions extends ResolvedSessionOptions {
   readonly hashing: Readonly<Required<HashingOptions>>;
   /** The key of the keyed hash that stands for a login name in throttle keys and audit events. */
   readonly nameKey: Buffer;
+  readonly parsers: ReadonlySet<RequestParser>;
+  readonly endpointName: string;
+  readonly clearSiteData: boolean;
 }
 
 /** {@link RequireSessionOptions} with every default filled in. */
@@ -371,21 +448,31 @@ export interface ResolvedRequireOptions extends ResolvedSessionOptions {
   readonly roles: readonly string[];
 }
 
+const SAME_SITE: Readonly<Record<"lax" | "strict" | "none", SameSiteValue>> = { lax: "Lax", strict: "Strict", none: "None" };
+
 function defaultIsAdmin(user: UserRecord): boolean {
   return user.uid === "1" || Object.values(user.roles).includes("administrator");
 }
 
+function resolveCookie(input: Partial<z.output<z.ZodObject<typeof sessionShape>>>): ResolvedCookieOptions {
+  return {
+    sessionName: input.sessionName,
+    cookieDomain: input.cookieDomain,
+    baseUrl: input.baseUrl,
+    cookieSecure: input.cookieSecure ?? "auto",
+    sameSite: input.sameSite === undefined ? undefined : SAME_SITE[input.sameSite],
+    absoluteTimeout: input.absoluteTimeout ?? 2_000_000,
+  };
+}
+
 function resolveSession(input: z.output<z.ZodObject<typeof sessionShape>>): ResolvedSessionOptions {
   return {
+    ...resolveCookie(input),
     sessionStore: input.sessionStore,
     userStore: input.userStore,
     // Without secret or csrfToken (csrf: false) no token is ever checked; a random key keeps the function total.
     csrfToken: input.csrfToken ?? hmacCsrfToken(input.secret ?? randomBytes(32).toString("hex")),
-    sessionName: input.sessionName,
-    cookieDomain: input.cookieDomain,
-    baseUrl: input.baseUrl,
     idleTimeout: input.idleTimeout ?? 200_000,
-    absoluteTimeout: input.absoluteTimeout ?? 2_000_000,
     touchInterval: input.touchInterval ?? 180,
     storeTimeout: input.storeTimeout ?? 2000,
     onEvent: input.onEvent,
@@ -427,6 +514,9 @@ export function resolveRouterOptions(input: SessionAuthRouterOptions): ResolvedR
     }),
     // Stable across instances (so logs and shared counters agree), and never the secret itself.
     nameKey: createHmac("sha256", parsed.secret ?? session.csrfToken("services-session-auth:name-key")).update("login names").digest(),
+    parsers: new Set(parsed.parsers ?? ROUTER_DEFAULTS.parsers),
+    endpointName: parsed.endpointName ?? ROUTER_DEFAULTS.endpointName,
+    clearSiteData: parsed.clearSiteData ?? ROUTER_DEFAULTS.clearSiteData,
   });
 }
 
@@ -445,6 +535,19 @@ function defaultHashConcurrency(): number {
 export function resolveSessionOptions(input: SessionOptions, factory: string): ResolvedSessionOptions {
   const parsed = parseOptions(requireSchema, pick(input, Object.keys(sessionShape)), factory);
   return Object.freeze(resolveSession(parsed));
+}
+
+const { sessionName, cookieDomain, baseUrl, cookieSecure, sameSite, absoluteTimeout } = sessionShape;
+const cookieShape = { sessionName, cookieDomain, baseUrl, cookieSecure, sameSite, absoluteTimeout };
+const cookieSchema = z.strictObject(cookieShape).refine(secureSameSiteNone, sameSiteMessage);
+
+/**
+ * Validates and completes the options that shape the session cookie, from an object that may
+ * hold others too (the router's options): they are ignored.
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveCookieOptions(input: object, factory: string): ResolvedCookieOptions {
+  return Object.freeze(resolveCookie(parseOptions(cookieSchema, pick(input, Object.keys(cookieShape)), factory)));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { StoredSession, UserRecord } from "../types.js";
-import { drupalSessionName } from "../drupal/session-name.js";
+import { sessionCookieOf, type SessionCookie } from "../drupal/session-cookie.js";
 import type { AuthEvent } from "./events.js";
 import type { ResolvedSessionOptions } from "./options.js";
 import { pendingLogouts, type PendingLogouts } from "./pending-logouts.js";
@@ -9,11 +9,18 @@ import { guardStore } from "./store-guard.js";
 /** What a request's session cookie turned out to be. */
 export type SessionState =
   | { readonly kind: "none" }
-  /** A cookie was sent but names no live session: unknown, expired, tampered, or its user is gone or blocked. */
-  | { readonly kind: "stale" }
+  /**
+   * A cookie was sent but names no live session: unknown, expired, tampered, or its user is
+   * gone or blocked. `sessid` is the first value sent: Drupal's `session_id()` is the
+   * cookie's value whether or not a session row exists.
+   */
+  | { readonly kind: "stale"; readonly sessid: string }
   | { readonly kind: "live"; readonly sessid: string; readonly session: StoredSession; readonly user: UserRecord };
 
-const NAME_CACHE_LIMIT = 256;
+const COOKIE_CACHE_LIMIT = 256;
+
+/** At most this many session cookies of one name are looked up per request; the rest are ignored. */
+export const MAX_COOKIE_CANDIDATES = 3;
 
 /**
  * The session lifecycle over a store, framework-free: it alone decides expiry (idle and
@@ -24,7 +31,7 @@ export class SessionManager {
   readonly options: ResolvedSessionOptions;
   readonly sessions: ResolvedSessionOptions["sessionStore"];
   readonly users: ResolvedSessionOptions["userStore"];
-  readonly #names = new Map<string, string>();
+  readonly #cookies = new Map<string, SessionCookie>();
   readonly #pending: PendingLogouts;
 
   constructor(options: ResolvedSessionOptions) {
@@ -34,18 +41,34 @@ export class SessionManager {
     this.#pending = pendingLogouts(options.sessionStore, this.sessions, options.absoluteTimeout);
   }
 
-  /** The session cookie's name for a request: the configured one, or Drupal's derivation (cached per host). */
-  cookieName(host: string, secure: boolean): string {
-    const { sessionName, cookieDomain, baseUrl } = this.options;
-    if (sessionName !== undefined) return sessionName;
+  /**
+   * The session cookie for a request to `host` (its `Host` header): the configured name or
+   * Drupal's derivation, `Domain` by Drupal's rule or `cookieDomain`, `Secure` over HTTPS
+   * (or always), `SameSite` only if configured. Cached per host.
+   */
+  cookie(host: string, secure: boolean): SessionCookie {
     const key = `${secure ? "s" : ""}${host}`;
-    let name = this.#names.get(key);
-    if (name === undefined) {
-      name = drupalSessionName({ cookieDomain, baseUrl, host, secure });
-      if (this.#names.size >= NAME_CACHE_LIMIT) this.#names.clear();
-      this.#names.set(key, name);
+    let cookie = this.#cookies.get(key);
+    if (cookie === undefined) {
+      cookie = sessionCookieOf(this.options, host, secure);
+      if (this.#cookies.size >= COOKIE_CACHE_LIMIT) this.#cookies.clear();
+      this.#cookies.set(key, cookie);
     }
-    return name;
+    return cookie;
+  }
+
+  /**
+   * Resolves the session cookies a request sent (`readCookies`) to the first that
+   * names a live session, so a stale Drupal-era copy cannot shadow a live one. None live:
+   * `stale` with the first value. At most {@link MAX_COOKIE_CANDIDATES} are tried.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  async resolveFirst(sessids: readonly string[], now: number): Promise<SessionState> {
+    for (const sessid of sessids.slice(0, MAX_COOKIE_CANDIDATES)) {
+      const state = await this.resolve(sessid, now);
+      if (state.kind === "live") return state;
+    }
+    return sessids.length === 0 ? { kind: "none" } : { kind: "stale", sessid: sessids[0]! };
   }
 
   /**
@@ -56,19 +79,19 @@ export class SessionManager {
   async resolve(sessid: string | undefined, now: number): Promise<SessionState> {
     if (sessid === undefined || sessid === "") return { kind: "none" };
     const session = await this.sessions.get(sessid);
-    if (session === null || this.#pending.covers(session)) return { kind: "stale" };
+    if (session === null || this.#pending.covers(session)) return { kind: "stale", sessid };
     const { record } = session;
     const expired = now >= record.createdAt + this.options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.options.idleTimeout ? "idle" : undefined;
     if (expired !== undefined) {
       await this.sessions.destroy(session.handle);
       this.emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired });
-      return { kind: "stale" };
+      return { kind: "stale", sessid };
     }
     const user = await this.users.findById(record.uid);
     if (user === null || !user.active) {
       await this.sessions.destroy(session.handle);
       this.emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" });
-      return { kind: "stale" };
+      return { kind: "stale", sessid };
     }
     if (now - record.lastSeenAt >= this.options.touchInterval) {
       await this.sessions.touch(session.handle, now, this.expiresAt(record.createdAt, now));

@@ -1,7 +1,10 @@
+import type { RequestParser } from "../core/options.js";
 import { SessionAuthError } from "../errors.js";
+import { parseMultipart } from "./multipart.js";
 
 const FORM = "application/x-www-form-urlencoded";
 const JSON_MIME = "application/json";
+const MULTIPART = "multipart/form-data";
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -15,24 +18,33 @@ export function requestMime(contentType: string | undefined): string {
 }
 
 /**
- * Parses a POST body as Services' parsers do (reference §1.3). JSON: an empty body is
- * `""`, any top-level value is accepted, and a body that is not JSON, not UTF-8, or the
- * literal `null` is `400 Invalid JSON.`. Form-urlencoded: PHP `parse_str`, last value wins.
- * Any other type is `406 Unsupported request content type`.
+ * Parses a POST body as Services' parsers do (reference §1.3), with only the `parsers`
+ * given enabled. JSON: an empty body is `""`, any top-level value is accepted, and a body
+ * that is not JSON, not UTF-8, or the literal `null` is `400 Invalid JSON.`.
+ * Form-urlencoded: PHP `parse_str`, last value wins. Multipart: the form fields (see
+ * `parseMultipart`). Any other type, or one not enabled, is `406 Unsupported request content type`.
  *
  * @throws SessionAuthError `ERR_INVALID_JSON` or `ERR_UNSUPPORTED_CONTENT_TYPE`.
  */
-export function parseRequestBody(raw: Buffer, contentType: string | undefined): unknown {
+export async function parseRequestBody(raw: Buffer, contentType: string | undefined, parsers: ReadonlySet<RequestParser>): Promise<unknown> {
   const mime = requestMime(contentType);
-  switch (mime.toLowerCase()) {
+  const type = mime.toLowerCase();
+  if (!parsers.has(type as RequestParser)) throw new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", mime);
+  switch (type) {
     case JSON_MIME:
       return parseJson(raw);
     case FORM:
       // Form bodies are ASCII by definition (percent-encoded); stray bytes become U+FFFD, never an error.
       return Object.fromEntries(new URLSearchParams(raw.toString("utf8")));
     default:
-      throw new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", mime);
+      return parseMultipart(raw, contentType ?? MULTIPART);
   }
+}
+
+/** Whether a body of this Content-Type is one PHP puts in `$_REQUEST`, where Services also looks for `services_token`. */
+export function isFormBody(contentType: string | undefined): boolean {
+  const type = requestMime(contentType).toLowerCase();
+  return type === FORM || type === MULTIPART;
 }
 
 function parseJson(raw: Buffer): unknown {

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { SessionAuthError } from "../errors.js";
-import { errorReply, jsonHeaders, type WireResponse } from "./wire.js";
+import { errorReply, htmlHeaders, type WireResponse } from "./wire.js";
 
 /** The parts of an HTTP error from Express, its router or body-parser (`http-errors`) that matter here. */
 interface HttpErrorLike {
@@ -25,5 +25,5 @@ export function foreignErrorReply(error: unknown): WireResponse | undefined {
   if (type === "entity.parse.failed") return errorReply(new SessionAuthError("ERR_INVALID_JSON"));
   if (type === "entity.too.large" || code === 413) return errorReply(new SessionAuthError("ERR_BODY_TOO_LARGE"));
   if (code === undefined || !Number.isInteger(code) || code < 400 || code >= 500) return undefined;
-  return { status: code, reason: STATUS_CODES[code], headers: jsonHeaders(), body: null };
+  return { status: code, reason: STATUS_CODES[code], headers: htmlHeaders(), body: null };
 }

@@ -31,7 +31,7 @@ export function loginArgumentSchemas(limits: LoginBodyLimits): Readonly<Record<L
 
 /**
  * The login body as a whole: API 1.0's `username`/`password` or API 1.1's `name`/`pass`
- * (both are read whatever the version). Other keys are ignored.
+ * (the API version decides which pair is read). Other keys are ignored.
  */
 export function loginBodySchema(limits: LoginBodyLimits) {
   const args = loginArgumentSchemas(limits);

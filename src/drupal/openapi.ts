@@ -4,6 +4,7 @@ import { parseOptions } from "../core/validate.js";
 import { SessionAuthError, type SessionAuthErrorCode } from "../errors.js";
 import { loginBodySchema } from "./login-body.js";
 import { connectReply, errorBody, loginReply, logoutReply, tokenReply } from "./reply-schemas.js";
+import { checkPlain } from "./html.js";
 import { drupalSessionName } from "./session-name.js";
 import { wireError } from "./status.js";
 
@@ -72,8 +73,9 @@ export interface GuardedRoute {
 export interface OpenApiOptions {
   /**
    * The options object given to the router (the stores in it are not touched): the login
-   * limits, `loginApiVersion`, `blockedAccountResponse`, `throttle` and the cookie naming
-   * (`sessionName`, `baseUrl`, `cookieDomain`) shape the document as they shape the wire.
+   * limits, `loginApiVersion`, `blockedAccountResponse`, `throttle`, `parsers`,
+   * `endpointName`, `clearSiteData` and the cookie options (`sessionName`, `baseUrl`,
+   * `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as they shape the wire.
    * @default the router's defaults
    */
   readonly auth?: Partial<SessionAuthRouterOptions>;
@@ -94,6 +96,11 @@ const optionsSchema = z.strictObject({
       sessionName: z.string().optional(),
       cookieDomain: z.string().optional(),
       baseUrl: z.url().optional(),
+      cookieSecure: z.enum(["auto", "always"]).optional(),
+      sameSite: z.enum(["lax", "strict", "none"]).optional(),
+      clearSiteData: z.boolean().optional(),
+      endpointName: z.string().optional(),
+      parsers: z.array(z.enum(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])).readonly().optional(),
       throttle: z.unknown().optional(),
       blockedAccountResponse: z.enum(["drupal", "generic"]).optional(),
       loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
@@ -129,8 +136,8 @@ const ref = (name: string): OpenApiObject => ({ $ref: `#/components/schemas/${na
 const json = (schema: OpenApiObject): OpenApiObject => ({ "application/json": { schema } });
 const stringHeader = (description: string): OpenApiObject => ({ description, schema: { type: "string" } });
 
-/** The errors every call that reads a body can answer. */
-const BODY_ERRORS: readonly SessionAuthErrorCode[] = ["ERR_INVALID_JSON", "ERR_UNSUPPORTED_CONTENT_TYPE", "ERR_BODY_TOO_LARGE", "ERR_STORE_UNAVAILABLE"];
+/** The errors every Services action can answer: response-format negotiation, then the body. */
+const BODY_ERRORS: readonly SessionAuthErrorCode[] = ["ERR_NOT_ACCEPTABLE", "ERR_MALFORMED_ACCEPT", "ERR_INVALID_JSON", "ERR_UNSUPPORTED_CONTENT_TYPE", "ERR_BODY_TOO_LARGE", "ERR_STORE_UNAVAILABLE"];
 
 /** A detail for each code that names one, so the examples read as the real messages. */
 const EXAMPLE_DETAIL: Partial<Record<SessionAuthErrorCode, string>> = {
@@ -141,21 +148,28 @@ const EXAMPLE_DETAIL: Partial<Record<SessionAuthErrorCode, string>> = {
   ERR_FORBIDDEN: "demo",
 };
 
+/** An empty body, as Services sends for routing and format errors, with PHP's default type. */
+const EMPTY_HTML: OpenApiObject = { "text/html": { schema: { type: "string", maxLength: 0 } } };
+
 /** The error responses of a list of codes, grouped by status, from the one status table. */
 function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, OpenApiObject> {
-  const byStatus = new Map<number, { code: SessionAuthErrorCode; message: string }[]>();
+  const byStatus = new Map<number, { code: SessionAuthErrorCode; message: string; empty: boolean }[]>();
   for (const code of codes) {
     const wire = wireError(new SessionAuthError(code, EXAMPLE_DETAIL[code]));
     const message = wire.body?.[0] ?? wire.reason;
-    byStatus.set(wire.status, [...(byStatus.get(wire.status) ?? []), { code, message }]);
+    byStatus.set(wire.status, [...(byStatus.get(wire.status) ?? []), { code, message, empty: wire.body === null }]);
   }
   const out: Record<string, OpenApiObject> = {};
   for (const [status, errors] of [...byStatus].sort(([a], [b]) => a - b)) {
     const examples: Record<string, Json> = {};
-    for (const { code, message } of errors) examples[code] = { summary: message, value: [message] };
+    for (const { code, message, empty } of errors) if (!empty) examples[code] = { summary: message, value: [message] };
+    const withBody = Object.keys(examples).length > 0;
     const response: OpenApiObject = {
-      description: errors.map(({ message }) => message).join(" | "),
-      content: { "application/json": { schema: ref("ErrorBody"), examples } },
+      description: errors.map(({ message, empty }) => (empty ? `${message} (empty body)` : message)).join(" | "),
+      content: {
+        ...(withBody ? { "application/json": { schema: ref("ErrorBody"), examples } } : {}),
+        ...(errors.some(({ empty }) => empty) ? EMPTY_HTML : {}),
+      },
     };
     const waits = [...new Set(errors.map(({ code }) => wireError(new SessionAuthError(code)).retryAfter).filter((wait) => wait !== undefined))];
     const queued = errors.some(({ code }) => code === "ERR_LOGIN_BUSY") ? " For a full login queue, the seconds until it should have drained." : "";
@@ -165,6 +179,14 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
     out[String(status)] = response;
   }
   return out;
+}
+
+/** The session cookie's attributes as the router sets them with these options, for the documents' text. */
+function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecure?: string | undefined; sameSite?: string | undefined }): string {
+  const domain = auth.cookieDomain === undefined ? "`domain=.<host>` by Drupal's rule (none for IP addresses, `localhost` and single-label hosts)" : `\`domain\` from \`${auth.cookieDomain}\` by Drupal's rule`;
+  const secure = auth.cookieSecure === "always" ? "`secure` always" : "`secure` on HTTPS";
+  const sameSite = auth.sameSite === undefined ? "no `SameSite` (as Drupal 7)" : `\`SameSite=${auth.sameSite[0]!.toUpperCase()}${auth.sameSite.slice(1)}\``;
+  return `\`path=/\`, ${domain}, ${secure}, \`HttpOnly\`, ${sameSite}`;
 }
 
 /**
@@ -198,18 +220,20 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const cookieName =
     auth.sessionName ??
     (auth.cookieDomain !== undefined || auth.baseUrl !== undefined
-      ? drupalSessionName({ cookieDomain: auth.cookieDomain, baseUrl: auth.baseUrl, host: "", secure: auth.baseUrl?.startsWith("https:") === true })
+      ? drupalSessionName({ cookieDomain: auth.cookieDomain, baseUrl: auth.baseUrl, host: "", secure: auth.cookieSecure === "always" || auth.baseUrl?.startsWith("https:") === true })
       : undefined);
 
   const loggedInWithToken = { sessionCookie: [], csrfToken: [] };
   const anyCaller: Json[] = [{}, loggedInWithToken];
-  const formOrJson = (schema: OpenApiObject): OpenApiObject => ({ "application/json": { schema }, "application/x-www-form-urlencoded": { schema } });
+  const parsers = auth.parsers ?? ROUTER_DEFAULTS.parsers;
+  const bodyTypes = (schema: OpenApiObject): OpenApiObject => Object.fromEntries(parsers.map((type) => [type, { schema }]));
+  const attributes = cookieAttributes(auth);
   const post = (operationId: string, summary: string, description: string, codes: readonly SessionAuthErrorCode[], ok: OpenApiObject, extra: OpenApiObject = {}): OpenApiObject => ({
     post: {
       operationId,
       tags: ["Services session"],
       summary,
-      description: `${description}\n\nAlso answered without the \`.json\` suffix (the format then follows \`Accept\`). Other methods: \`404\`; HEAD and OPTIONS: \`200\` with no body.`,
+      description: `${description}\n\nAlso answered without the \`.json\` suffix: the format then follows \`Accept\` (\`Vary: Accept\`), and an \`Accept\` that admits no JSON is a \`406\`. Other methods (also through \`X-HTTP-Method-Override\` or \`?_method=\`): \`404\`; HEAD and OPTIONS: \`200\` with no body.`,
       security: anyCaller,
       ...extra,
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },
@@ -223,14 +247,14 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     [`${base}/user/login.json`]: post(
       "userLogin",
       "Log in",
-      `Checks the name and password and opens a session: a new session id every time, set as the session cookie. A login posted from another site's page (an \`Origin\` that is not the site's own or trusted, or \`Sec-Fetch-Site: cross-site\`) is refused with a 403; one that would wait too long for its password check gets a 503 with \`Retry-After\`. ${v11 ? "API 1.1: `name`/`pass` (`username`/`password` also read)." : "API 1.0: `username`/`password` (`name`/`pass` also read; send `Services-User-Login-Version: 1.1` to have a missing argument named as in 1.1)."} A body with no Content-Type is read as a form.`,
+      `Checks the name and password and opens a session: a new session id every time, set as the session cookie. A login posted from another site's page (an \`Origin\` that is not the site's own or trusted, or \`Sec-Fetch-Site: cross-site\`) is refused with a 403; one that would wait too long for its password check gets a 503 with \`Retry-After\`. ${v11 ? "API 1.1: `name`/`pass`." : "API 1.0: `username`/`password` (`name`/`pass` with the header `Services-User-Login-Version: 1.1`, as Services reads any `services_<resource>_<method>_version` header)."} A body with no Content-Type is read as a form.`,
       loginCodes,
       {
         description: "Logged in.",
-        headers: { "Set-Cookie": stringHeader("The session cookie: `<session_name>=<sessid>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax` (`Secure` on HTTPS).") },
+        headers: { "Set-Cookie": stringHeader(`The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.`) },
         content: json(ref("LoginReply")),
       },
-      { requestBody: { required: true, content: formOrJson(ref("LoginBody")) } },
+      { requestBody: { required: true, content: bodyTypes(ref("LoginBody")) } },
     ),
     [`${base}/system/connect.json`]: post(
       "systemConnect",
@@ -247,8 +271,8 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       {
         description: "Logged out.",
         headers: {
-          "Set-Cookie": stringHeader("The expired session cookie (`<session_name>=deleted; Max-Age=0`)."),
-          "Clear-Site-Data": stringHeader('`"cookies"`'),
+          "Set-Cookie": stringHeader("The expired session cookie (`<session_name>=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0`), with the domain it was set with, and for a host-only copy."),
+          ...(auth.clearSiteData === true ? { "Clear-Site-Data": stringHeader('`"cookies"`: every cookie of the origin is cleared.') } : {}),
         },
         content: json(ref("LogoutReply")),
       },
@@ -270,11 +294,27 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     description: "The session's CSRF token as bare text (43 characters, no newline); a fresh random token and no cookie for an anonymous caller. Any method is answered; never checked.",
     security: [{}, { sessionCookie: [] }],
     responses: {
-      "200": { description: "The token.", content: { "text/plain": { schema: { type: "string" } } } },
+      "200": { description: "The token (`text/plain;charset=UTF-8`).", content: { "text/plain": { schema: { type: "string", pattern: "^[A-Za-z0-9_-]+$" } } } },
       ...errorResponses(["ERR_STORE_UNAVAILABLE"]),
     },
   });
   paths["/services/session/token"] = { get: sessionToken("get"), post: sessionToken("post") };
+  const endpointName = checkPlain(auth.endpointName ?? ROUTER_DEFAULTS.endpointName);
+  paths[base] = {
+    get: {
+      operationId: "endpointRoot",
+      tags: ["Services session"],
+      summary: "Endpoint check",
+      description: "The endpoint's own path answers any method with Services' plain-text message; clients use it as a health check.",
+      security: [{}],
+      responses: {
+        "200": {
+          description: "The endpoint is up.",
+          content: { "text/html": { schema: { type: "string", const: `Services Endpoint "${endpointName}" has been setup successfully.` } } },
+        },
+      },
+    },
+  };
 
   for (const route of parsed.routes ?? []) {
     const unsafe = route.method !== "get";
@@ -309,7 +349,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       version: parsed.info?.version ?? "1.0.0",
       description:
         parsed.info?.description ??
-        "Session authentication as Drupal 7's Services module answers it. Errors are a JSON array holding Drupal's message, with the message in the status line too (`401 Unauthorized : Wrong username or password.`). Replies carry `Cache-Control: no-store`.",
+        "Session authentication as Drupal 7's Services module answers it. Errors are a JSON array holding Drupal's message, with the message in the status line too (`401 Unauthorized : Wrong username or password.`); routing and format errors have no body and PHP's default `text/html; charset=UTF-8`. Replies carry `Cache-Control: no-store`.",
     },
     ...(parsed.servers === undefined ? {} : { servers: parsed.servers.map((server) => ({ ...server })) }),
     tags: [

@@ -47,6 +47,10 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   // Not Drupal's: more logins waiting for a password check than can be checked in time. The
   // wait depends on the queue, so the error carries its own Retry-After.
   ERR_LOGIN_BUSY: { status: 503, message: () => "Too many logins at once: try again shortly." },
+  // Response-format negotiation fails before Services' try block, so neither has a body (RESTServer::getResponseFormatter).
+  ERR_NOT_ACCEPTABLE: { status: 406, message: () => "Unknown or unsupported response format.", emptyBody: true },
+  // Mimeparse throws a plain Exception (code 0) on a media range without a subtype; handleException makes it a 500.
+  ERR_MALFORMED_ACCEPT: { status: 500, message: () => "An error occurred (0): malformed mime type", emptyBody: true },
 };
 
 /** The reason-phrase texts Services knows (`RESTServer.inc` handleException); other codes go out as the bare number. */
@@ -57,6 +61,8 @@ const CODE_TEXT: Readonly<Record<number, string>> = {
   401: "Unauthorized",
   404: "Not found",
   406: "Not Acceptable",
+  // handleException's wording for an exception that is not a ServicesException.
+  500: "Internal Server Error",
 };
 
 /**

@@ -27,8 +27,9 @@ function column(user: UserRecord, key: string, fallback: unknown): unknown {
 
 /**
  * The `user` object of a login reply (reference §2.1): every column a string as PDO
- * fetches it, except `login`, the number `user_login_finalize()` just set; `roles` keyed
- * by role id; never `pass`; `init` only for administrators (`services_remove_user_data`).
+ * fetches it, except `login`, the number `user_login_finalize()` just set; `changed` from
+ * the record's fields, or `created` as Drupal 7.83+ sets it for a new account; `roles`
+ * keyed by role id; never `pass`; `init` only for administrators (`services_remove_user_data`).
  */
 export function loginUserObject(user: UserRecord, loginAt: number, isAdmin: boolean): Record<string, unknown> {
   // A NULL users.mail stays null, as Drupal sends it; the record's mail is "" then.
@@ -39,7 +40,9 @@ export function loginUserObject(user: UserRecord, loginAt: number, isAdmin: bool
         out.created = String(column(user, key, user.created));
         break;
       case "changed":
-        if (user.fields !== undefined && Object.hasOwn(user.fields, "changed")) out.changed = user.fields.changed;
+        // Core 7.83+ has the column and sets it to `created` when an account is made; a
+        // store that does not know it gives that value.
+        out.changed = column(user, key, String(user.created));
         break;
       case "access":
         out.access = String(user.access);
@@ -105,4 +108,9 @@ function pictureFid(value: unknown): string {
 /** The `user` of an anonymous `system/connect`: Services' swapped-in anonymous user, numbers and all. */
 export function anonymousUserObject(ip: string, now: number): Record<string, unknown> {
   return { uid: 0, hostname: ip, roles: { ...ANONYMOUS_ROLES }, cache: 0, timestamp: now };
+}
+
+/** The body of `user/logout` at API 1.1: `drupal_anonymous_user()`, a fresh object, so no `timestamp`. */
+export function logoutUserObject(ip: string): Record<string, unknown> {
+  return { uid: 0, hostname: ip, roles: { ...ANONYMOUS_ROLES }, cache: 0 };
 }

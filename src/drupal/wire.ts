@@ -12,15 +12,34 @@ export interface WireResponse {
   readonly body: string | null;
 }
 
-/** The headers on every JSON reply. `no-store` replaces Drupal's `no-cache, must-revalidate`: these replies carry session ids and tokens. */
-export function jsonHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
+/** The headers every reply carries. `no-store` replaces Drupal's `no-cache, must-revalidate`: these replies carry session ids and tokens. */
+function commonHeaders(contentType: string, extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
   return {
-    "Content-Type": "application/json",
+    "Content-Type": contentType,
     "Cache-Control": "no-store",
     Expires: "Sun, 19 Nov 1978 05:00:00 GMT",
     "X-Content-Type-Options": "nosniff",
     ...extra,
   };
+}
+
+/** The headers on every JSON reply: `application/json` exactly, as Services' JSON formatter sets it. */
+export function jsonHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
+  return commonHeaders("application/json", extra);
+}
+
+/**
+ * The headers of a reply Services gave no Content-Type (the empty-body 404s, 406s and 500s
+ * of routing and format negotiation, HEAD, OPTIONS, the endpoint root): PHP's default,
+ * `text/html; charset=UTF-8`.
+ */
+export function htmlHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
+  return commonHeaders("text/html; charset=UTF-8", extra);
+}
+
+/** The headers of `services/session/token`: Drupal's `text/plain` as PHP's default charset writes it, without a space. */
+export function textHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
+  return commonHeaders("text/plain;charset=UTF-8", extra);
 }
 
 /** A 200 JSON reply in Drupal's encoding. */
@@ -31,14 +50,16 @@ export function jsonReply(value: unknown, extra?: Readonly<Record<string, string
 /**
  * Any thrown value as a wire reply: a SessionAuthError by the status table, anything else
  * a 500 with no body, as Services answers a non-Services exception. Never a stack trace.
+ * A reply without a body has PHP's default Content-Type, as Drupal's had.
  */
 export function errorReply(error: unknown, extra?: Readonly<Record<string, string | readonly string[]>>): WireResponse {
   if (!isSessionAuthError(error)) {
-    return { status: 500, reason: "Internal Server Error : An error occurred.", headers: jsonHeaders(extra), body: null };
+    return { status: 500, reason: "Internal Server Error : An error occurred.", headers: htmlHeaders(extra), body: null };
   }
   const wire = wireError(error);
   // The table's wait for the code, unless the error knows better (a queue's own estimate).
   const retryAfter = error.retryAfter ?? wire.retryAfter;
-  const headers = retryAfter === undefined ? jsonHeaders(extra) : jsonHeaders({ "Retry-After": String(retryAfter), ...extra });
-  return { status: wire.status, reason: wire.reason, headers, body: wire.body === null ? null : encodeJson(wire.body) };
+  const headers = retryAfter === undefined ? extra : { "Retry-After": String(retryAfter), ...extra };
+  if (wire.body === null) return { status: wire.status, reason: wire.reason, headers: htmlHeaders(headers), body: null };
+  return { status: wire.status, reason: wire.reason, headers: jsonHeaders(headers), body: encodeJson(wire.body) };
 }

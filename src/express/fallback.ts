@@ -30,9 +30,9 @@ export interface ServicesNotFoundOptions {
 /**
  * The last handler for requests no route answered, in the wire format instead of Express's
  * HTML page. Mounted at the endpoint path, it gives Services' own 404
- * (`404 Not found : Could not find resource nothing.`, empty JSON body). Mounted at the
+ * (`404 Not found : Could not find resource nothing.`, empty body). Mounted at the
  * site root, with no path, it answers every other path as Drupal's `drupal_not_found()`
- * does but without the HTML page: `404 Not Found`, an empty JSON body. Mount both, the
+ * does but without the HTML page: `404 Not Found`, an empty body. Mount both, the
  * endpoint's first, so that an API server answers JSON on every path.
  *
  * @example

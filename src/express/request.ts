@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import { plainAddress } from "../core/client-address.js";
 import { bodyArgument, requestMime } from "../drupal/body.js";
 import type { ServicesRequest } from "../drupal/services.js";
 import { SessionAuthError } from "../errors.js";
@@ -28,13 +29,30 @@ export function formBodyParameter(req: Request, name: string): string | undefine
   return typeof value === "string" ? value : undefined;
 }
 
-/** The client's address, as Express reports it (honouring `trust proxy`). */
+/** The client's address, as Express reports it (honouring `trust proxy`), an IPv4 one as Drupal shows it (no `::ffff:`). */
 export function clientIp(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? "";
+  return plainAddress(req.ip ?? req.socket.remoteAddress ?? "");
 }
 
+/**
+ * The value of a `services_<resource>_<method>_version` header, whichever resource and
+ * method it names, as Services reads it (`_services_version_header_options`). PHP folds `-`
+ * and `_` in header names together, so `Services-User-Login-Version` counts as well.
+ */
+export function servicesVersionHeader(req: Request): string | undefined {
+  let version: string | undefined;
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name.length > 17 && name.startsWith("services") && name.endsWith("version") && VERSION_SEPARATORS.has(name[8]!) && VERSION_SEPARATORS.has(name[name.length - 8]!)) {
+      version = Array.isArray(value) ? value[0] : value;
+    }
+  }
+  return version;
+}
+
+const VERSION_SEPARATORS: ReadonlySet<string> = new Set(["_", "-"]);
+
 /** The facts about a request the core needs, except its body. */
-export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiated"> {
+export function describe(req: Request): Omit<ServicesRequest, "body" | "format"> {
   return {
     method: req.method,
     host: header(req, "host") ?? "",
@@ -44,7 +62,8 @@ export function describe(req: Request): Omit<ServicesRequest, "body" | "negotiat
     cookieHeader: header(req, "cookie"),
     csrfHeader: header(req, "x-csrf-token"),
     queryToken: queryParameter(req, "services_token"),
-    loginVersion: header(req, "services-user-login-version"),
+    versionHeader: servicesVersionHeader(req),
+    accept: header(req, "accept"),
     origin: header(req, "origin"),
     fetchSite: header(req, "sec-fetch-site"),
   };

@@ -33,7 +33,7 @@ export function requireSession(options: RequireSessionOptions): RequestHandler {
   const { csrf, roles } = resolved;
 
   return async function requireSession(req: Request, res: Response, next: NextFunction) {
-    let extra = {};
+    let extra: Readonly<Record<string, string | readonly string[]>> = {};
     try {
       // Only what finding the session needs; the address and the token are read when used.
       const context = await sessionContext(manager, { host: header(req, "host") ?? "", secure: req.secure, cookieHeader: header(req, "cookie") });
@@ -56,6 +56,9 @@ export function requireSession(options: RequireSessionOptions): RequestHandler {
     } catch (error) {
       return send(res, errorReply(error, extra));
     }
+    // Several cookies of the session's name: the reply keeps the live one and deletes the others.
+    const setCookie = extra["Set-Cookie"];
+    if (setCookie !== undefined) res.append("Set-Cookie", setCookie as string[]);
     next();
   };
 }

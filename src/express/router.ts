@@ -3,11 +3,11 @@ import { Authenticator } from "../core/login.js";
 import { resolveRouterOptions, resolveSessionOptions, type SessionAuthRouterOptions, type SessionOptions } from "../core/options.js";
 import { SessionManager } from "../core/session-manager.js";
 import { trimSlashes } from "../drupal/path.js";
-import { reasonPhrase } from "../drupal/status.js";
+import { endpointRootReply, headReply, optionsReply, routingMethod } from "../drupal/routing.js";
 import { ServicesEndpoint, sessionTokenReply } from "../drupal/services.js";
-import { errorReply, jsonHeaders } from "../drupal/wire.js";
+import { errorReply } from "../drupal/wire.js";
 import { SessionAuthError } from "../errors.js";
-import { describe, readBody } from "./request.js";
+import { describe, header, queryParameter, readBody } from "./request.js";
 import { send } from "./respond.js";
 
 type Action = "login" | "logout" | "userToken" | "connect";
@@ -37,9 +37,10 @@ export function matchAction(path: string): { action: Action; format: string | un
 /**
  * An Express router with Drupal 7 Services' session calls, to mount at the endpoint path
  * (e.g. `/services/json`): `POST user/login`, `POST system/connect`, `POST user/logout`
- * and `POST user/token`, each with or without `.json`. Other paths fall through to the
- * app's own routes. Mount it before any global body parser: it reads bodies as Services
- * does (JSON, form-urlencoded, none).
+ * and `POST user/token`, each with or without `.json`, and the endpoint path itself
+ * (`Services Endpoint "<name>" has been setup successfully.`). Other paths fall through to
+ * the app's own routes. Mount it before any global body parser: it reads bodies as
+ * Services does (JSON, form-urlencoded, multipart, none), and negotiates `Accept` as it does.
  *
  * @example
  * ```ts
@@ -56,25 +57,24 @@ export function createSessionAuthRouter(options: SessionAuthRouterOptions): Rout
   const router = Router();
 
   router.use(async function servicesSessionAuth(req: Request, res: Response, next: NextFunction) {
+    // The endpoint's own path (unless the router sits at the site root, whose page is the app's).
+    if (req.baseUrl !== "" && req.path.replace(/^\/+/, "") === "") return send(res, endpointRootReply(resolved.endpointName));
     const match = matchAction(req.path);
     if (match === undefined) return next();
     try {
-      if (match.format !== undefined && match.format !== "json") {
-        // Services answers an unknown format with an empty body.
-        return send(res, { status: 406, reason: reasonPhrase(406, "Unknown or unsupported response format."), headers: jsonHeaders(), body: null });
-      }
-      switch (req.method) {
+      // Services resolves the controller (404, HEAD, OPTIONS) before it looks at the format.
+      switch (routingMethod(req.method, header(req, "x-http-method-override"), queryParameter(req, "_method"))) {
         case "POST":
           break;
         case "HEAD":
-          return send(res, { status: 200, reason: reasonPhrase(200, "OK"), headers: jsonHeaders(), body: null });
+          return send(res, headReply());
         case "OPTIONS":
-          return send(res, { status: 200, headers: jsonHeaders(), body: null });
+          return send(res, optionsReply());
         default:
           throw new SessionAuthError("ERR_NO_CONTROLLER");
       }
       const body = await readBody(req, resolved.bodyLimit);
-      send(res, await endpoint[match.action]({ ...describe(req), body, negotiated: match.format === undefined }));
+      send(res, await endpoint[match.action]({ ...describe(req), body, format: match.format }));
     } catch (error) {
       send(res, errorReply(error));
     }

@@ -212,8 +212,8 @@ describe("admission control behind the router", () => {
     try {
       const held = postJson(server.port, "/services/json/user/login", { username: "demo", password: "wrong" }, { from: "127.0.0.30" });
       await until(() => checks.length === 1);
-      // The only slot is held: an empty name, "0" or a blank password is still answered at once.
-      for (const body of [{ username: "", password: "x" }, { username: "0", password: "x" }, { username: "demo", password: "   " }]) {
+      // The only slot is held: the name "0", a blank or an over-long password is still answered at once.
+      for (const body of [{ username: "0", password: "x" }, { username: "demo", password: "   " }, { username: "demo", password: "x".repeat(2000) }]) {
         const reply = await postJson(server.port, "/services/json/user/login", body, { from: "127.0.0.31" });
         expect([reply.status, reply.body]).toEqual([401, '["Wrong username or password."]']);
       }

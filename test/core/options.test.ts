@@ -22,6 +22,17 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter(null as never)).toThrow(TypeError);
   });
 
+  it("refuses cookie and endpoint options that could not be honoured, at start-up", () => {
+    const base = { userStore, sessionStore, secret: SECRET };
+    expect(() => createSessionAuthRouter({ ...base, cookieDomain: ".example.com; secure" })).toThrow(/cookieDomain/);
+    expect(() => createSessionAuthRouter({ ...base, sameSite: "none" })).toThrow(/sameSite "none" needs cookieSecure: "always"/);
+    expect(() => sessionTokenHandler({ ...base, sameSite: "none", cookieSecure: "auto" })).toThrow(/sameSite/);
+    expect(() => createSessionAuthRouter({ ...base, sameSite: "None" as never })).toThrow(/sameSite/);
+    expect(() => createSessionAuthRouter({ ...base, parsers: ["application/xml" as never] })).toThrow(/parsers/);
+    expect(() => createSessionAuthRouter({ ...base, endpointName: "" })).toThrow(/endpointName/);
+    expect(() => createSessionAuthRouter({ ...base, sameSite: "none", cookieSecure: "always", parsers: [], endpointName: "api", clearSiteData: true })).not.toThrow();
+  });
+
   it("accepts csrfToken in place of secret, and leaves the caller's object untouched", () => {
     const options = Object.freeze({ userStore, sessionStore, csrfToken: (sessid: string) => sessid.split("").reverse().join("") });
     expect(() => createSessionAuthRouter(options)).not.toThrow();

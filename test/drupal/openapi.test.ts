@@ -40,6 +40,8 @@ function probes(app: Express, down: Express, name: string) {
   const anyCookie = `${name}=${"x".repeat(43)}`;
   const session = () => login(app);
   const body = (path: string) => ({
+    notAcceptable: async () => request(app).post(path.replace(/\.json$/, "")).set("Accept", "text/html").send(),
+    malformedAccept: async () => request(app).post(path.replace(/\.json$/, "")).set("Accept", "application").send(),
     invalidJson: async () => request(app).post(path).set("Content-Type", "application/json").send("{"),
     unsupported: async () => request(app).post(path).set("Content-Type", "text/csv").send("a,b"),
     tooLarge: async () => request(app).post(path).type("form").send(`a=${"x".repeat(70_000)}`),
@@ -83,6 +85,9 @@ function probes(app: Express, down: Express, name: string) {
       ...body("/services/json/user/token.json"),
       anonymous: async () => request(app).post("/services/json/user/token.json"),
       noCsrfNeeded: csrfMissing("/services/json/user/token.json"),
+    },
+    "get /services/json": {
+      root: async () => request(app).get("/services/json"),
     },
     "get /services/session/token": {
       anonymous: async () => request(app).get("/services/session/token"),
@@ -156,16 +161,13 @@ describe("openApiDocument", () => {
       for (const [label, probe] of Object.entries(cases)) {
         const res = await probe();
         statuses.add(String(res.status));
-        // The body is what the document says it is, for every status it lists.
-        const content = responses[String(res.status)]?.content;
+        // The body is what the document says it is, in a media type it lists for that status.
+        const content = responses[String(res.status)]?.content ?? {};
         const type = String(res.headers["content-type"]);
-        if (content?.["application/json"] !== undefined) {
-          expect(type, `${operation} ${label}`).toMatch(/^application\/json/);
-          const parsed = schemaOf(content["application/json"].schema).safeParse(JSON.parse(res.text));
-          expect(parsed.success, `${operation} ${label}: ${res.text} ${parsed.error?.message ?? ""}`).toBe(true);
-        } else if (content?.["text/plain"] !== undefined) {
-          expect(type, `${operation} ${label}`).toMatch(/^text\/plain/);
-        }
+        const media = Object.keys(content).find((listed) => type.startsWith(listed));
+        expect(media, `${operation} ${label}: ${type} not among ${Object.keys(content).join(", ")}`).toBeDefined();
+        const parsed = schemaOf(content[media!]!.schema).safeParse(media === "application/json" ? JSON.parse(res.text) : res.text);
+        expect(parsed.success, `${operation} ${label}: ${res.text} ${parsed.error?.message ?? ""}`).toBe(true);
       }
       const listed = Object.keys(responses);
       expect([...statuses].sort(), operation).toEqual(listed.sort());
@@ -180,6 +182,16 @@ describe("openApiDocument", () => {
     expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]!.description).toBe("Access denied: cross-site login refused.");
     expect(loginResponses({})["406"]!.description).toContain("temporarily blocked");
     expect(loginResponses({ auth: { throttle: false } })["406"]!.description).not.toContain("temporarily blocked");
+    const logoutHeaders = (auth: Parameters<typeof openApiDocument>[0]) =>
+      ((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { headers: Record<string, unknown> }).headers;
+    expect(Object.keys(logoutHeaders({}))).toEqual(["Set-Cookie"]);
+    expect(Object.keys(logoutHeaders({ auth: { clearSiteData: true } }))).toEqual(["Set-Cookie", "Clear-Site-Data"]);
+    const setCookie = (auth: Parameters<typeof openApiDocument>[0]) =>
+      ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses["200"] as { headers: { "Set-Cookie": { description: string } } }).headers["Set-Cookie"].description;
+    expect(setCookie({})).toContain("no `SameSite`");
+    expect(setCookie({ auth: { sameSite: "strict", cookieSecure: "always", cookieDomain: ".example.com" } })).toMatch(/`domain` from `\.example\.com`.*`secure` always.*`SameSite=Strict`/);
+    const root = (openApiDocument({ auth: { endpointName: "sports" } }) as unknown as Doc).paths["/services/json"]!.get!.responses["200"];
+    expect(JSON.stringify(root)).toContain('Services Endpoint \\"sports\\" has been setup successfully.');
   });
 
   it("describes the login body with the schema the router checks it with", async () => {
@@ -195,9 +207,9 @@ describe("openApiDocument", () => {
       expect(res.status, JSON.stringify(username)).toBe(401);
       expect(res.body).toEqual(["Wrong username or password."]);
     }
-    // A number is a name PHP would read, and null is absent (PHP isset()).
+    // A number is a name PHP would read, and null is absent (PHP isset()); API 1.0 reads no `name`.
     expect((await request(app).post(LOGIN).send({ username: 14, password: "x" })).body).toEqual(["Wrong username or password."]);
-    expect((await request(app).post(LOGIN).send({ username: null, name: "demo", password: "demo-password" })).status).toBe(200);
+    expect((await request(app).post(LOGIN).send({ username: null, name: "demo", password: "demo-password" })).body).toEqual(["Missing required argument username"]);
   });
 
   it("refuses invalid options with a TypeError naming them", () => {

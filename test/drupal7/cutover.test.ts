@@ -5,11 +5,14 @@ import { beforeAll, expect, it } from "vitest";
 import { createSessionAuthRouter, createSessionId, hashSessionId, memorySessionStore, sessionTokenHandler } from "services-session-auth";
 import { nowSeconds } from "../../src/core/clock.js";
 import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "services-session-auth/drupal";
-import { fastHasher } from "../helpers/app.js";
+import { fastHasher, setCookies } from "../helpers/app.js";
+import { CookieJar } from "../helpers/cookie-jar.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
 import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
 
 const BASE_URL = "https://sports.example.com";
+const HOST = "sports.example.com";
+const SESSION_NAME = `SESS${createHash("sha256").update(HOST).digest("hex").slice(0, 32)}`;
 
 /** What the app cached from Drupal: the cookie it was given and the token Drupal derived (reference §4.3), computed here independently. */
 function drupalClient(sessid: string) {
@@ -81,5 +84,63 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
     expect((res.body as { user: { uid: string } }).user.uid).toBe("15");
     const [row] = await db().run<{ pass: string }>(`SELECT pass FROM ${db().table("users")} WHERE uid = ?`, [15]);
     expect(String(row?.pass)).toMatch(/^\$scrypt\$/);
+  });
+
+  /** One request through a client's cookie jar: its Cookie header out, its Set-Cookie headers in. */
+  function through(app: express.Express, jar: CookieJar) {
+    return async (path: string, token?: string, body?: Record<string, string>) => {
+      let req = request(app).post(path).set("Host", HOST);
+      const cookie = jar.header();
+      if (cookie !== undefined) req = req.set("Cookie", cookie);
+      if (token !== undefined) req = req.set("X-CSRF-Token", token);
+      const res = await (body === undefined ? req.send() : req.type("form").send(body));
+      jar.setAll(setCookies(res));
+      return res;
+    };
+  }
+
+  it("logs a client holding a stale Drupal-era domain cookie and a newer host-only one in once, and keeps it logged in; logout removes both", async () => {
+    const { app } = await cutOverApp(db());
+    const jar = new CookieJar(HOST);
+    // Drupal's cookie from before the switch, for .sports.example.com, whose session is gone;
+    // then a host-only one of the same name, as a server that sets no Domain left it.
+    jar.set(`${SESSION_NAME}=${createSessionId()}; expires=Wed, 16 Dec 2099 20:42:04 GMT; Max-Age=2000000; path=/; domain=.${HOST}; HttpOnly`);
+    jar.set(`${SESSION_NAME}=${createSessionId()}; path=/; HttpOnly`);
+    const post = through(app, jar);
+
+    const login = await post("/services/json/user/login", undefined, { username: SEED_USERS.unicode.name, password: SEED_USERS.unicode.password });
+    expect(login.status).toBe(200);
+    const { sessid, token } = login.body as { sessid: string; token: string };
+    // One cookie left, the new one, where Drupal kept its own: the login loop cannot start.
+    expect(jar.list()).toEqual([`${SESSION_NAME}=${sessid} (domain=.${HOST})`]);
+    for (let i = 0; i < 3; i++) {
+      const connect = await post("/services/json/system/connect", token);
+      expect((connect.body as { user: { uid: unknown } }).user.uid).toBe(String(SEED_USERS.unicode.uid));
+    }
+
+    expect((await post("/services/json/user/logout", token)).text).toBe("[true]");
+    expect(jar.list()).toEqual([]);
+  });
+
+  it("lets a live cookie through when a stale Drupal-era one comes first, and moves it to Drupal's place; logout removes both", async () => {
+    const { app } = await cutOverApp(db());
+    const jar = new CookieJar(HOST);
+    jar.set(`${SESSION_NAME}=${createSessionId()}; path=/; domain=.${HOST}; HttpOnly`);
+    // Logged in on the new server while its cookie was host-only: the stale one above is older, so sent first.
+    const login = await request(app).post("/services/json/user/login").set("Host", HOST).type("form").send({ username: SEED_USERS.unicode.name, password: SEED_USERS.unicode.password });
+    const { sessid, token } = login.body as { sessid: string; token: string };
+    jar.set(`${SESSION_NAME}=${sessid}; path=/; HttpOnly`);
+    expect(jar.header()).toMatch(new RegExp(`^${SESSION_NAME}=(?!${sessid}).+; ${SESSION_NAME}=${sessid}$`));
+    const post = through(app, jar);
+
+    const connect = await post("/services/json/system/connect", token);
+    expect((connect.body as { sessid: string; user: { uid: unknown } }).user.uid).toBe(String(SEED_USERS.unicode.uid));
+    expect(jar.list()).toEqual([`${SESSION_NAME}=${sessid} (domain=.${HOST})`]);
+    expect((await post("/services/json/system/connect", token)).body).toMatchObject({ sessid });
+
+    // Logout deletes the cookie in both places, whichever the client still holds.
+    jar.set(`${SESSION_NAME}=${createSessionId()}; path=/; HttpOnly`);
+    expect((await post("/services/json/user/logout", token)).text).toBe("[true]");
+    expect(jar.list()).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { createApp } from "../../examples/sports-api/app.js";
+import { createApp, trustProxySetting } from "../../examples/sports-api/app.js";
 import { fastHasher, SECRET } from "../helpers/app.js";
 
 describe("examples/sports-api", () => {
@@ -48,7 +48,8 @@ describe("examples/sports-api", () => {
       for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH"] as const) {
         const res = await request(app)[method.toLowerCase() as "get"](path);
         expect([res.status, (res as unknown as { res: { statusMessage: string } }).res.statusMessage], `${method} ${path}`).toEqual([status, reason]);
-        expect(res.headers["content-type"], path).toBe("application/json");
+        // No body, so PHP's default type, as Drupal sent these.
+        expect(res.headers["content-type"], path).toBe("text/html; charset=UTF-8");
         expect(res.text, path).toBe("");
       }
     }
@@ -91,5 +92,21 @@ describe("examples/sports-api", () => {
   it("logs audit events as JSON lines without secrets", () => {
     expect(lines.some((line) => line.includes('"event":"login.success"'))).toBe(true);
     expect(lines.join("\n")).not.toContain("demo-password");
+  });
+
+  it("behind a TLS-terminating proxy (TRUST_PROXY), gives HTTPS clients the SSESS cookie, marked secure", async () => {
+    const proxied = createApp({ secret: SECRET, hasher: fastHasher, trustProxy: trustProxySetting("loopback"), log: () => undefined });
+    const res = await request(proxied).post("/services/json/user/login").set("Host", "sports.example.com").set("X-Forwarded-Proto", "https").send({ username: "demo", password: "demo-password" });
+    const [cookie] = res.headers["set-cookie"] as unknown as string[];
+    expect(cookie).toMatch(/^SSESS[0-9a-f]{32}=[\w-]{43}; expires=.+; Max-Age=2000000; path=\/; domain=\.sports\.example\.com; secure; HttpOnly$/);
+    // Without it, the header is a client's claim and is ignored.
+    const direct = createApp({ secret: SECRET, hasher: fastHasher, log: () => undefined });
+    const plain = await request(direct).post("/services/json/user/login").set("Host", "sports.example.com").set("X-Forwarded-Proto", "https").send({ username: "demo", password: "demo-password" });
+    expect((plain.headers["set-cookie"] as unknown as string[])[0]).toMatch(/^SESS[0-9a-f]{32}=.*; domain=\.sports\.example\.com; HttpOnly$/);
+  });
+
+  it("reads TRUST_PROXY as Express's trust proxy takes it", () => {
+    expect([undefined, "", " "].map(trustProxySetting)).toEqual([undefined, undefined, undefined]);
+    expect(["true", "false", "2", "loopback", "10.0.0.1, 10.0.0.2"].map(trustProxySetting)).toEqual([true, false, 2, "loopback", "10.0.0.1, 10.0.0.2"]);
   });
 });

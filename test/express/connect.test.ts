@@ -1,3 +1,4 @@
+import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { createTestApp, login, setCookies, statusText } from "../helpers/app.js";
 
@@ -61,5 +62,23 @@ describe("POST system/connect", () => {
     }
     const stale = await agent.post("/services/json/system/connect").set("Cookie", `${session_name}=${"A".repeat(43)}`).send();
     expect(setCookies(stale)[0]).toMatch(new RegExp(`^${session_name}=deleted;`));
+  });
+
+  it("shows an IPv4 client as Drupal does, without the ::ffff: a dual-stack socket reports", async () => {
+    const { app } = createTestApp();
+    const server = app.listen(0, "::");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const origin = `http://127.0.0.1:${port}`;
+      const anonymous = await request(origin).post("/services/json/system/connect").send();
+      expect((anonymous.body as { user: { hostname: string } }).user.hostname).toBe("127.0.0.1");
+      const loggedIn = await request(origin).post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
+      const { session_name, sessid, token } = loggedIn.body as { session_name: string; sessid: string; token: string };
+      const connect = await request(origin).post("/services/json/system/connect").set("Cookie", `${session_name}=${sessid}`).set("X-CSRF-Token", token).send();
+      expect((connect.body as { user: { hostname: string } }).user.hostname).toBe("127.0.0.1");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

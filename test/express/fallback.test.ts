@@ -7,11 +7,11 @@ import { createTestApp, statusText } from "../helpers/app.js";
 describe("servicesNotFound", () => {
   const { agent } = createTestApp();
 
-  it("answers an unknown resource as Services does, with an empty JSON body", async () => {
+  it("answers an unknown resource as Services does, with an empty body and PHP's default Content-Type", async () => {
     const res = await agent.post("/services/json/nothing.json");
     expect(res.status).toBe(404);
     expect(statusText(res)).toBe("Not found : Could not find resource nothing.");
-    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
     expect(res.text).toBe("");
   });
 
@@ -41,7 +41,8 @@ describe("servicesNotFound", () => {
     for (const path of ["/nothing", "/services/", "/services/json.xml", "/services/session/token/x", "/?q=nothing"]) {
       const res = await agent.post(path);
       expect([res.status, statusText(res)], path).toEqual([404, "Not Found"]);
-      expect(res.headers["content-type"], path).toBe("application/json");
+      // No body, so the type Drupal gives every body-less reply: never an HTML page.
+      expect(res.headers["content-type"], path).toBe("text/html; charset=UTF-8");
       expect(res.text, path).toBe("");
     }
   });
@@ -57,7 +58,7 @@ describe("servicesErrorHandler", () => {
     const res = await agent.get("/services/json/players/%E0%A4%A");
     expect(res.status).toBe(400);
     expect(statusText(res)).toBe(": Malformed request.");
-    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
     expect(res.text).toBe("");
   });
 
@@ -84,7 +85,7 @@ describe("servicesErrorHandler", () => {
     const error = new Error("database password is hunter2");
     const res = await appThatThrows(error, events).get("/boom");
     expect(res.status).toBe(500);
-    expect(res.headers["content-type"]).toBe("application/json");
+    expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
     expect(res.text).toBe("");
     expect(statusText(res)).not.toContain("hunter2");
     expect(events).toEqual([{ type: "internal.error", error }]);
@@ -94,7 +95,7 @@ describe("servicesErrorHandler", () => {
     const events: AuthEvent[] = [];
     const unauthorized = Object.assign(new Error("jwt expired: secret details"), { status: 401 });
     const res = await appThatThrows(unauthorized, events).get("/boom");
-    expect([res.status, statusText(res), res.text, res.headers["content-type"]]).toEqual([401, "Unauthorized", "", "application/json"]);
+    expect([res.status, statusText(res), res.text, res.headers["content-type"]]).toEqual([401, "Unauthorized", "", "text/html; charset=UTF-8"]);
     expect(events).toEqual([]);
     const odd = await appThatThrows(Object.assign(new Error("x"), { statusCode: 600 })).get("/boom");
     expect(odd.status).toBe(500);

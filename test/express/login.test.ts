@@ -19,36 +19,80 @@ describe("POST user/login", () => {
     expect(user).not.toHaveProperty("init");
   });
 
-  it("sends the same id as a Set-Cookie with Path=/, HttpOnly, SameSite=Lax and no Secure over HTTP", async () => {
+  it("sends the same id as a Set-Cookie written as Drupal's PHP writes it: no SameSite, no Domain for an IP host, no Secure over HTTP", async () => {
     const { app } = createTestApp();
+    const before = Math.floor(Date.now() / 1000);
     const { res, sessid, session_name } = await login(app);
-    const [cookie] = setCookies(res);
-    expect(cookie).toMatch(new RegExp(`^${session_name}=${sessid}; `));
-    expect(cookie).toContain("Path=/");
-    expect(cookie).toContain("HttpOnly");
-    expect(cookie).toContain("SameSite=Lax");
-    expect(cookie).toContain("Max-Age=2000000");
-    expect(cookie).not.toContain("Secure");
+    const [cookie, ...rest] = setCookies(res);
+    expect(rest).toEqual([]);
+    const match = new RegExp(`^${session_name}=${sessid}; expires=(.+ GMT); Max-Age=2000000; path=/; HttpOnly$`).exec(cookie!);
+    expect(match, cookie).not.toBeNull();
+    const expires = Date.parse(match![1]!) / 1000;
+    expect(expires).toBeGreaterThanOrEqual(before + 2_000_000);
+    expect(expires).toBeLessThanOrEqual(before + 2_000_000 + 5);
   });
 
-  it("marks the cookie Secure and names it SSESS over HTTPS", async () => {
-    const { app } = createTestApp();
-    app.set("trust proxy", true);
-    const res = await (await import("supertest")).default(app)
-      .post("/services/json/user/login")
-      .set("X-Forwarded-Proto", "https")
-      .send({ username: "demo", password: "demo-password" });
-    expect(res.status).toBe(200);
-    expect((res.body as { session_name: string }).session_name).toMatch(/^SSESS[0-9a-f]{32}$/);
-    expect(setCookies(res)[0]).toContain("; Secure");
-  });
-
-  it("accepts JSON and the API 1.1 names name/pass", async () => {
+  it("sets Domain=.<host> by Drupal's rule: port dropped, www. kept, not for IPs, localhost or single labels", async () => {
     const { agent } = createTestApp();
-    const json = await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
-    expect(json.status).toBe(200);
-    const v11 = await agent.post("/services/json/user/login").send({ name: "demo", pass: "demo-password" });
-    expect(v11.status).toBe(200);
+    const cases: Record<string, string | undefined> = {
+      "api.example.com": ".api.example.com",
+      "www.example.com:8443": ".www.example.com",
+      "Sports.Example.COM": ".sports.example.com",
+      "example.com": ".example.com",
+      localhost: undefined,
+      "localhost:3000": undefined,
+      "10.0.0.7:8080": undefined,
+      "[::1]:3000": undefined,
+      intranet: undefined,
+      // Anything but a plain host name never reaches the Set-Cookie header.
+      "api.example.com; domain=.com": undefined,
+    };
+    for (const [host, domain] of Object.entries(cases)) {
+      const res = await agent.post("/services/json/user/login").set("Host", host).send({ username: "demo", password: "demo-password" });
+      const [cookie] = setCookies(res);
+      if (domain === undefined) expect(cookie, host).not.toContain("domain=");
+      else expect(cookie, host).toMatch(new RegExp(`; path=/; domain=${domain.replaceAll(".", "\\.")}; HttpOnly$`));
+    }
+  });
+
+  it("takes Domain from cookieDomain under the same rule, and adds SameSite only when configured", async () => {
+    const domained = createTestApp({ cookieDomain: ".example.com", sameSite: "strict" });
+    const [cookie] = setCookies(await domained.agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" }));
+    expect(cookie).toMatch(/; path=\/; domain=\.example\.com; HttpOnly; SameSite=Strict$/);
+    // As in Drupal, a $cookie_domain without a second dot names the cookie but sets no Domain.
+    const twoLabels = createTestApp({ cookieDomain: "example.com" });
+    const [hostOnly] = setCookies(await twoLabels.agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" }));
+    expect(hostOnly).not.toContain("domain=");
+    expect(() => createTestApp({ sameSite: "none" })).toThrow(/sameSite "none" needs cookieSecure: "always"/);
+    const none = createTestApp({ sameSite: "none", cookieSecure: "always" });
+    const [secure] = setCookies(await none.agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" }));
+    expect(secure).toMatch(/^SSESS[0-9a-f]{32}=[\w-]{43}; .*; path=\/; secure; HttpOnly; SameSite=None$/);
+  });
+
+  it("marks the cookie secure and names it SSESS over HTTPS, with the same hash as over HTTP", async () => {
+    const { app, agent } = createTestApp();
+    app.set("trust proxy", true);
+    const plain = await login(app);
+    const res = await agent.post("/services/json/user/login").set("X-Forwarded-Proto", "https").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });
+    expect(res.status).toBe(200);
+    const name = (res.body as { session_name: string }).session_name;
+    expect(name).toBe(`S${plain.session_name}`);
+    expect(setCookies(res)[0]).toMatch(new RegExp(`^${name}=[\\w-]{43}; expires=.+; Max-Age=2000000; path=/; domain=\\.api\\.example\\.com; secure; HttpOnly$`));
+  });
+
+  it("reads only its API version's argument names: username/password at 1.0, name/pass at 1.1 or with a version header", async () => {
+    const { agent } = createTestApp();
+    expect((await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).status).toBe(200);
+    const v10 = await agent.post("/services/json/user/login").send({ name: "demo", pass: "demo-password" });
+    expect([v10.status, v10.text]).toEqual([401, '["Missing required argument username"]']);
+    for (const header of ["services_user_login_version", "Services-User-Login-Version", "services_node_index_version"]) {
+      const v11 = await agent.post("/services/json/user/login").set(header, "1.1").send({ name: "demo", pass: "demo-password" });
+      expect(v11.status, header).toBe(200);
+    }
+    const { agent: configured } = createTestApp({ loginApiVersion: "1.1" });
+    expect((await configured.post("/services/json/user/login").send({ name: "demo", pass: "demo-password" })).status).toBe(200);
+    expect((await configured.post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).text).toBe('["Missing required argument name"]');
+    expect((await configured.post("/services/json/user/login").set("Services-User-Login-Version", "1.0").send({ username: "demo", password: "demo-password" })).status).toBe(200);
   });
 
   it("works without the .json suffix and with a trailing slash", async () => {
@@ -69,12 +113,12 @@ describe("POST user/login", () => {
     expect(body.sessid).not.toBe("attacker-chosen-value-000000000000000000000");
   });
 
-  it("answers 401 Wrong username or password. for a wrong password, an unknown user, an empty name or password", async () => {
+  it("answers 401 Wrong username or password. for a wrong password, an unknown user, an empty password", async () => {
     const { agent } = createTestApp();
     for (const body of [
       { username: "demo", password: "nope" },
       { username: "nobody", password: "demo-password" },
-      { username: "", password: "demo-password" },
+      { username: "demo", password: "" },
       { username: "demo", password: "   " },
       { username: "0", password: "x" },
     ]) {
@@ -111,6 +155,18 @@ describe("POST user/login", () => {
     expect(res.status).toBe(403);
     expect(statusText(res)).toBe(": The username blocked has not been activated or is blocked.");
     expect(res.text).toBe('["The username <em class=\\"placeholder\\">blocked</em> has not been activated or is blocked."]');
+  });
+
+  it("answers an empty name as blocked, as Drupal's user_is_blocked('') finds its anonymous row, without counting a failure", async () => {
+    const { agent } = createTestApp({ throttle: { ipLimit: 1 } });
+    for (const password of ["", "demo-password"]) {
+      const res = await agent.post("/services/json/user/login").send({ username: "", password });
+      expect(res.status).toBe(403);
+      expect(statusText(res)).toBe(": The username  has not been activated or is blocked.");
+      expect(res.text).toBe('["The username <em class=\\"placeholder\\"></em> has not been activated or is blocked."]');
+    }
+    // With an IP limit of 1, a counted failure would have blocked this login.
+    expect((await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).status).toBe(200);
   });
 
   it("hides blocked accounts behind the usual 401 with blockedAccountResponse: generic", async () => {

@@ -67,14 +67,38 @@ describe("createSessionAuthRouter request handling", () => {
     expect(res.headers["content-type"]).toBe("application/json");
   });
 
-  it("answers JSON whatever the Accept header says", async () => {
+  it("negotiates Accept as Services' Mimeparse does: JSON when a range admits it, 406 with no body when none does", async () => {
     const { agent } = createTestApp();
-    for (const accept of ["text/html", "application/xml", "*/*", "garbage;;;"]) {
+    for (const accept of ["application/json", "*/*", "*", "application/*", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "text/html, application/json;q=0.1", "application/json;q=0", ""]) {
       const res = await agent.post("/services/json/system/connect").set("Accept", accept).send();
-      expect(res.status).toBe(200);
+      expect(res.status, accept).toBe(200);
       expect(res.headers["content-type"]).toBe("application/json");
       expect(res.headers.vary).toBe("Accept");
     }
+    // Mimeparse compares type and subtype exactly, case included.
+    for (const accept of ["text/html", "application/xml", "Application/JSON", "text/*"]) {
+      const res = await agent.post("/services/json/user/login").set("Accept", accept).send({ username: "demo", password: "demo-password" });
+      expect(res.status, accept).toBe(406);
+      expect(statusText(res)).toBe("Not Acceptable : Unknown or unsupported response format.");
+      expect(res.text).toBe("");
+      expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
+      expect(res.headers.vary).toBe("Accept");
+      // Refused before the login ran: no session, no cookie.
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
+  });
+
+  it("answers a media range without a subtype with Services' 500, and ignores Accept when the URL names the format", async () => {
+    const { agent } = createTestApp();
+    for (const accept of ["application", "application/json, ", "text/0"]) {
+      const res = await agent.post("/services/json/system/connect").set("Accept", accept).send();
+      expect(res.status, accept).toBe(500);
+      expect(statusText(res)).toBe("Internal Server Error : An error occurred (0): malformed mime type");
+      expect(res.text).toBe("");
+    }
+    const suffixed = await agent.post("/services/json/system/connect.json").set("Accept", "text/html").send();
+    expect(suffixed.status).toBe(200);
+    expect(suffixed.headers.vary).toBeUndefined();
   });
 
   it("answers an unknown format suffix with 406 and an empty body", async () => {
@@ -87,16 +111,42 @@ describe("createSessionAuthRouter request handling", () => {
     }
   });
 
-  it("answers other methods on the actions like Services: 404 controller, HEAD and OPTIONS 200", async () => {
+  it("answers other methods on the actions like Services: 404 controller, HEAD and OPTIONS 200, all without a body", async () => {
     const { agent } = createTestApp();
     for (const method of ["get", "put", "delete", "patch"] as const) {
       const res = await agent[method]("/services/json/user/login");
       expect(res.status, method).toBe(404);
       expect(statusText(res)).toBe("Not found : Could not find the controller.");
-      expect(res.headers["content-type"]).toBe("application/json");
+      expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
     }
-    expect((await agent.head("/services/json/system/connect")).status).toBe(200);
-    expect((await agent.options("/services/json/user/logout")).status).toBe(200);
+    const head = await agent.head("/services/json/system/connect");
+    expect([head.status, statusText(head), head.headers["content-type"]]).toEqual([200, ": OK", "text/html; charset=UTF-8"]);
+    const options = await agent.options("/services/json/user/logout");
+    expect([options.status, statusText(options), options.text]).toEqual([200, "OK", ""]);
+  });
+
+  it("routes a POST by X-HTTP-Method-Override, then ?_method=, and no other method", async () => {
+    const { agent } = createTestApp();
+    const overridden = await agent.post("/services/json/system/connect").set("X-HTTP-Method-Override", "GET").send();
+    expect([overridden.status, statusText(overridden)]).toEqual([404, "Not found : Could not find the controller."]);
+    const byQuery = await agent.post("/services/json/user/login?_method=GET").send({ username: "demo", password: "demo-password" });
+    expect(byQuery.status).toBe(404);
+    expect(byQuery.headers["set-cookie"]).toBeUndefined();
+    expect((await agent.post("/services/json/system/connect").set("X-HTTP-Method-Override", "HEAD").send()).status).toBe(200);
+    // Only a POST can be overridden, and an override to POST changes nothing.
+    expect((await agent.get("/services/json/system/connect").set("X-HTTP-Method-Override", "POST")).status).toBe(404);
+    expect((await agent.post("/services/json/system/connect?_method=").set("X-HTTP-Method-Override", "POST").send()).status).toBe(200);
+  });
+
+  it("answers the endpoint root as Services does, with the configured endpoint name", async () => {
+    const { agent } = createTestApp({ endpointName: "sports<api>" });
+    for (const path of ["/services/json", "/services/json/", "/?q=services/json"]) {
+      const res = await agent.get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
+      expect(res.text).toBe('Services Endpoint "sports&lt;api&gt;" has been setup successfully.');
+    }
+    expect((await createTestApp().agent.get("/services/json")).text).toBe('Services Endpoint "services" has been setup successfully.');
   });
 
   it("lets other paths under the endpoint through to the app", async () => {

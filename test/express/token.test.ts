@@ -8,7 +8,7 @@ describe("services/session/token", () => {
     for (const method of ["get", "post"] as const) {
       const res = await agent[method]("/services/session/token").set("Cookie", session.cookie);
       expect(res.status).toBe(200);
-      expect(res.headers["content-type"]).toBe("text/plain; charset=UTF-8");
+      expect(res.headers["content-type"]).toBe("text/plain;charset=UTF-8");
       expect(res.text).toBe(session.token);
       expect(res.text).toMatch(/^[\w-]{43}$/);
     }

@@ -1,0 +1,99 @@
+import { sessionCookie, type CookieAttributes } from "../core/cookie.js";
+import { resolveCookieOptions, type CookieOptions, type ResolvedCookieOptions } from "../core/options.js";
+import { drupalCookieDomain } from "./cookie-domain.js";
+import { drupalSessionName } from "./session-name.js";
+
+/**
+ * The session cookie of one host: its name, its attributes, and the other places a copy of
+ * the same name may sit in a client's cookie jar (host-only, or the domain Drupal derives
+ * from the host when `cookieDomain` names another), which deletions must also reach.
+ */
+export interface SessionCookie {
+  readonly name: string;
+  readonly attributes: CookieAttributes;
+  readonly variants: readonly CookieAttributes[];
+}
+
+/**
+ * The session cookie for a request to `host` (its `Host` header): the configured name or
+ * Drupal's derivation, `Domain` by Drupal's rule or `cookieDomain`, `Secure` over HTTPS
+ * (or always), `SameSite` only if configured.
+ */
+export function sessionCookieOf(options: ResolvedCookieOptions, host: string, secure: boolean): SessionCookie {
+  const { sessionName, cookieDomain, baseUrl, absoluteTimeout, sameSite } = options;
+  const https = secure || options.cookieSecure === "always";
+  const domain = drupalCookieDomain(host, cookieDomain);
+  const attributes: CookieAttributes = { secure: https, domain, maxAge: absoluteTimeout, sameSite };
+  const others = new Set([undefined, drupalCookieDomain(host)]);
+  others.delete(domain);
+  return {
+    name: sessionName ?? drupalSessionName({ cookieDomain, baseUrl, host, secure: https }),
+    attributes,
+    variants: [...others].map((other) => ({ ...attributes, domain: other })),
+  };
+}
+
+/**
+ * The session cookie a client of one public URL gets, as {@link sessionCookieFor} describes it.
+ *
+ * @example
+ * ```ts
+ * const cookie: SessionCookieDescription = sessionCookieFor("https://api.example.com/");
+ * cookie.domain; // ".api.example.com"
+ * ```
+ */
+export interface SessionCookieDescription {
+  /** The cookie's name: `SESS…`, or `SSESS…` when it is `Secure`, unless `sessionName` sets it. */
+  readonly name: string;
+  /** The `Domain` attribute; `undefined` for a host-only cookie. */
+  readonly domain: string | undefined;
+  readonly path: "/";
+  readonly secure: boolean;
+  readonly httpOnly: true;
+  /** The `SameSite` attribute as sent; `undefined` for none (Drupal 7's default). */
+  readonly sameSite: "Lax" | "Strict" | "None" | undefined;
+  /** `Max-Age` in seconds: `absoluteTimeout`. */
+  readonly maxAge: number;
+  /** The `Set-Cookie` header of a login now, with `<sessid>` where the session id goes. */
+  readonly setCookie: string;
+  /**
+   * The other `Domain` values (`undefined`: host-only) where a copy of the same name is also
+   * deleted, on logout and whenever a request shows more than one.
+   */
+  readonly alsoDeletedAt: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * The session cookie a client of `publicUrl` gets from this package, for a migration team
+ * to compare with the `Set-Cookie` its Drupal site sends today: the name, `Domain`, `Secure`,
+ * `SameSite`, lifetime, and the header itself. The URL is the one clients call (its scheme
+ * decides `Secure` and `SSESS`, as it does once `trust proxy` is set right; its host and port
+ * the derived name and `Domain`); `options` are the ones given to the router (`sessionName`,
+ * `cookieDomain`, `baseUrl`, `cookieSecure`, `sameSite`, `absoluteTimeout`; other keys are
+ * ignored). Framework-free: it runs in a script, a test or a REPL.
+ *
+ * @example
+ * ```ts
+ * const cookie = sessionCookieFor("https://api.example.com/", { absoluteTimeout: 2_000_000 });
+ * console.log(cookie.setCookie);
+ * // SSESS6f1c…=<sessid>; expires=…; Max-Age=2000000; path=/; domain=.api.example.com; secure; HttpOnly
+ * ```
+ * @throws TypeError for a URL that is not absolute http(s), or an invalid option.
+ */
+export function sessionCookieFor(publicUrl: string | URL, options: Partial<CookieOptions> = {}): SessionCookieDescription {
+  const url = new URL(publicUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`sessionCookieFor: ${url.protocol} is not http: or https:`);
+  const cookie = sessionCookieOf(resolveCookieOptions(options, "sessionCookieFor"), url.host, url.protocol === "https:");
+  const { attributes } = cookie;
+  return {
+    name: cookie.name,
+    domain: attributes.domain,
+    path: "/",
+    secure: attributes.secure,
+    httpOnly: true,
+    sameSite: attributes.sameSite,
+    maxAge: attributes.maxAge,
+    setCookie: sessionCookie(cookie.name, "<sessid>", attributes, Math.floor(Date.now() / 1000)),
+    alsoDeletedAt: cookie.variants.map((variant) => variant.domain),
+  };
+}
