@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // The core never touches Express: only src/express/ may import it.
-    files: ["src/core/**", "src/stores/**", "src/drupal/**", "src/drupal7/**"],
+    files: ["src/core/**", "src/stores/**", "src/services/**", "src/drupal/**"],
     rules: {
       "no-restricted-imports": ["error", { paths: ["express"], patterns: ["express/*", "**/express/**"] }],
     },

@@ -17,10 +17,10 @@ export { memoryCounterStore } from "./stores/memory-counter-store.js";
 export { scryptHasher } from "./core/password.js";
 export { hmacCsrfToken } from "./core/csrf-token.js";
 export { createSessionId, hashSessionId } from "./core/session-id.js";
-export { drupalSessionName } from "./drupal/session-name.js";
-export { sessionCookieFor } from "./drupal/session-cookie.js";
-export { openApiDocument } from "./drupal/openapi.js";
-export { reasonPhrase } from "./drupal/status.js";
+export { drupalSessionName } from "./services/session-name.js";
+export { sessionCookieFor } from "./services/session-cookie.js";
+export { openApiDocument } from "./services/openapi.js";
+export { reasonPhrase } from "./services/status.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
 export type { AuthUser, RequestAuth } from "./express/augment.js";
@@ -32,8 +32,8 @@ export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/mem
 export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from "./stores/memory-user-store.js";
 export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";
 export type { ScryptHasherOptions } from "./core/password.js";
-export type { SessionNameSource } from "./drupal/session-name.js";
-export type { SessionCookieDescription } from "./drupal/session-cookie.js";
-export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions } from "./drupal/openapi.js";
+export type { SessionNameSource } from "./services/session-name.js";
+export type { SessionCookieDescription } from "./services/session-cookie.js";
+export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions } from "./services/openapi.js";
 export type { SessionAuthErrorCode } from "./errors.js";
 export type { CounterStore, PasswordHasher, SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "./types.js";

@@ -114,7 +114,7 @@ export function createApp(config: SportsApiConfig): Express {
   app.all("/services/session/token", sessionTokenHandler(auth));
 
   // Each guarded route is described in `routes` right where it is registered (the `.json`
-  // aliases are left out of the document); test/drupal/openapi.test.ts drives every described one.
+  // aliases are left out of the document); test/services/openapi.test.ts drives every described one.
   const routes: GuardedRoute[] = [];
   const collections = [["players", players, playerSchema], ["events", events, eventSchema], ["courses", courses, courseSchema]] as const;
   for (const [name, rows, schema] of collections) {

@@ -1,5 +1,5 @@
 import type { StoredSession, UserRecord } from "../types.js";
-import { sessionCookieOf, type SessionCookie } from "../drupal/session-cookie.js";
+import { sessionCookieOf, type SessionCookie } from "../services/session-cookie.js";
 import type { AuthEvent } from "./events.js";
 import type { ResolvedSessionOptions } from "./options.js";
 import { pendingLogouts, type PendingLogouts } from "./pending-logouts.js";

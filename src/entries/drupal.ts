@@ -4,4 +4,4 @@
  *
  * @module
  */
-export * from "../drupal7/index.js";
+export * from "../drupal/index.js";

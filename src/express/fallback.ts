@@ -2,9 +2,9 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { z } from "zod";
 import type { AuthEventListener } from "../core/events.js";
 import { fn, parseOptions } from "../core/validate.js";
-import { foreignErrorReply } from "../drupal/foreign-error.js";
-import { notFoundError } from "../drupal/not-found.js";
-import { errorReply } from "../drupal/wire.js";
+import { foreignErrorReply } from "../services/foreign-error.js";
+import { notFoundError } from "../services/not-found.js";
+import { errorReply } from "../services/wire.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import { send } from "./respond.js";
 

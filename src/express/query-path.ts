@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { z } from "zod";
 import { parseOptions } from "../core/validate.js";
-import { trimSlashes } from "../drupal/path.js";
+import { trimSlashes } from "../services/path.js";
 
 const optionsSchema = z.strictObject({ paths: z.array(z.string().startsWith("/")).readonly().optional() });
 

@@ -1,7 +1,7 @@
 import type { Request } from "express";
 import { plainAddress } from "../core/client-address.js";
-import { bodyArgument, requestMime } from "../drupal/body.js";
-import type { ServicesRequest } from "../drupal/services.js";
+import { bodyArgument, requestMime } from "../services/body.js";
+import type { ServicesRequest } from "../services/endpoint.js";
 import { SessionAuthError } from "../errors.js";
 
 /** One request header's value (the first, if repeated). */

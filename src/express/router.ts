@@ -2,10 +2,10 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import { Authenticator } from "../core/login.js";
 import { resolveRouterOptions, resolveSessionOptions, type SessionAuthRouterOptions, type SessionOptions } from "../core/options.js";
 import { SessionManager } from "../core/session-manager.js";
-import { trimSlashes } from "../drupal/path.js";
-import { endpointRootReply, headReply, optionsReply, routingMethod } from "../drupal/routing.js";
-import { ServicesEndpoint, sessionTokenReply } from "../drupal/services.js";
-import { errorReply } from "../drupal/wire.js";
+import { trimSlashes } from "../services/path.js";
+import { endpointRootReply, headReply, optionsReply, routingMethod } from "../services/routing.js";
+import { ServicesEndpoint, sessionTokenReply } from "../services/endpoint.js";
+import { errorReply } from "../services/wire.js";
 import { SessionAuthError } from "../errors.js";
 import { describe, header, queryParameter, readBody } from "./request.js";
 import { send } from "./respond.js";

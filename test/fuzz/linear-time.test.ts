@@ -15,9 +15,9 @@ import type { Request, Response } from "express";
 import { drupalQueryPath, reasonPhrase, SessionAuthError } from "services-session-auth";
 import { phpUnserialize, userDataField } from "services-session-auth/drupal";
 import { readCookies } from "../../src/core/cookie.js";
-import { parseRequestBody, requestMime } from "../../src/drupal/body.js";
-import { notFoundError } from "../../src/drupal/not-found.js";
-import { errorReply } from "../../src/drupal/wire.js";
+import { parseRequestBody, requestMime } from "../../src/services/body.js";
+import { notFoundError } from "../../src/services/not-found.js";
+import { errorReply } from "../../src/services/wire.js";
 import { matchAction } from "../../src/express/router.js";
 
 const GROWTH = 16;

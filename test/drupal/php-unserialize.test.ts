@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { phpUnserialize, UNPARSEABLE, userDataField } from "../../src/drupal7/php-unserialize.js";
+import { phpUnserialize, UNPARSEABLE, userDataField } from "../../src/drupal/php-unserialize.js";
 
 describe("phpUnserialize", () => {
   it.each([

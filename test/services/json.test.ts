@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { encodeJson } from "../../src/drupal/json.js";
-import { reasonPhrase } from "../../src/drupal/status.js";
+import { encodeJson } from "../../src/services/json.js";
+import { reasonPhrase } from "../../src/services/status.js";
 
 describe("encodeJson", () => {
   it("writes JSON as PHP's json_encode does in Services: \\u escapes in lower case, bare slashes, no newline", () => {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { Drupal7Dialect, Drupal7Pool } from "../../../src/drupal7/index.js";
+import type { Drupal7Dialect, Drupal7Pool } from "../../../src/drupal/index.js";
 import { mysqlSchema, postgresSchema } from "./drupal-schema.js";
 
 export interface TestDrupalDb {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { scryptHasher } from "../../src/core/password.js";
-import { drupal7Hasher, upgradingHasher } from "../../src/drupal7/index.js";
+import { drupal7Hasher, upgradingHasher } from "../../src/drupal/index.js";
 import type { PasswordHasher } from "../../src/types.js";
 
 interface Vector {

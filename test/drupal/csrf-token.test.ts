@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { drupal7CsrfToken } from "../../src/drupal7/index.js";
+import { drupal7CsrfToken } from "../../src/drupal/index.js";
 
 describe("drupal7CsrfToken", () => {
   it("matches the worked example of drupal-services-wire.md §4.3", () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { drupal7Hasher, drupal7UserStore, readDrupal7PrivateKey, type Drupal7Pool } from "../../src/drupal7/index.js";
+import { drupal7Hasher, drupal7UserStore, readDrupal7PrivateKey, type Drupal7Pool } from "../../src/drupal/index.js";
 import type { UserStore } from "../../src/types.js";
 import { describeEachDrupalDb } from "./helpers/drupal-db.js";
 import { SEED_PRIVATE_KEY, SEED_USERS, seedSite, seedUsers } from "./helpers/drupal-seed.js";

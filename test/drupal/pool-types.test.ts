@@ -2,7 +2,7 @@ import type mysqlCallback from "mysql2";
 import type mysql from "mysql2/promise";
 import type pg from "pg";
 import { describe, expectTypeOf, it } from "vitest";
-import type { Drupal7Pool } from "../../src/drupal7/index.js";
+import type { Drupal7Pool } from "../../src/drupal/index.js";
 
 // The kit never imports the drivers; these checks (run by `tsc --noEmit`) keep its
 // structural pool types in step with the drivers' own typings.
