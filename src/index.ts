@@ -7,10 +7,8 @@
  */
 import "./express/augment.js";
 
-export { createSessionAuthRouter, sessionTokenHandler } from "./express/router.js";
-export { requireSession } from "./express/require-session.js";
+export { createSessionAuth } from "./express/create-session-auth.js";
 export { drupalQueryPath } from "./express/query-path.js";
-export { servicesErrorHandler, servicesNotFound } from "./express/fallback.js";
 export { memorySessionStore } from "./stores/memory-session-store.js";
 export { memoryUserStore } from "./stores/memory-user-store.js";
 export { memoryCounterStore } from "./stores/memory-counter-store.js";
@@ -23,10 +21,12 @@ export { openApiDocument } from "./services/openapi.js";
 export { reasonPhrase } from "./services/status.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
+export type { SessionAuth } from "./express/create-session-auth.js";
 export type { AuthUser, RequestAuth } from "./express/augment.js";
 export type { DrupalQueryPathOptions } from "./express/query-path.js";
-export type { ServicesErrorHandlerOptions, ServicesNotFoundOptions } from "./express/fallback.js";
-export type { CookieOptions, HashingOptions, RequestParser, SessionOptions, SessionAuthRouterOptions, RequireSessionOptions, ThrottleOptions } from "./core/options.js";
+export type { NotFoundOptions } from "./services/engine.js";
+export type { LoginReply } from "./services/endpoint.js";
+export type { CookieOptions, HashingOptions, RequestParser, RequireSessionOptions, SessionAuthOptions, ThrottleOptions } from "./core/options.js";
 export type { AuthEvent, AuthEventListener, LoginSubjectFields } from "./core/events.js";
 export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/memory-session-store.js";
 export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from "./stores/memory-user-store.js";

@@ -1,13 +1,11 @@
-import type { RequestHandler, Router } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler, Response, Router } from "express";
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  createSessionAuthRouter,
+  createSessionAuth,
   memoryCounterStore,
   memorySessionStore,
   memoryUserStore,
   openApiDocument,
-  requireSession,
-  sessionTokenHandler,
   type AuthEvent,
   type AuthUser,
   type CounterStore,
@@ -15,11 +13,12 @@ import {
   type OpenApiObject,
   type PasswordHasher,
   type RequestAuth,
+  type LoginReply,
   type RequireSessionOptions,
+  type SessionAuth,
   type SessionAuthErrorCode,
-  type SessionAuthRouterOptions,
+  type SessionAuthOptions,
   sessionCookieFor,
-  type SessionOptions,
   type SessionRecord,
   type SessionStore,
   type StoredSession,
@@ -75,31 +74,39 @@ describe("store interfaces", () => {
 });
 
 describe("option types", () => {
-  it("share one options object between the router, the token handler and requireSession", () => {
-    expectTypeOf<SessionAuthRouterOptions>().toExtend<SessionOptions>();
-    expectTypeOf<RequireSessionOptions>().toExtend<SessionOptions>();
-    expectTypeOf(createSessionAuthRouter).parameter(0).toEqualTypeOf<SessionAuthRouterOptions>();
-    expectTypeOf(createSessionAuthRouter).returns.toEqualTypeOf<Router>();
-    expectTypeOf(requireSession).returns.toEqualTypeOf<RequestHandler>();
-    expectTypeOf(sessionTokenHandler).parameter(0).toEqualTypeOf<SessionOptions>();
+  it("take one options object in createSessionAuth, and hand out Express pieces", () => {
+    expectTypeOf(createSessionAuth).parameter(0).toEqualTypeOf<SessionAuthOptions>();
+    expectTypeOf(createSessionAuth).returns.toEqualTypeOf<SessionAuth>();
+    expectTypeOf<ReturnType<SessionAuth["router"]>>().toEqualTypeOf<Router>();
+    expectTypeOf<ReturnType<SessionAuth["requireSession"]>>().toEqualTypeOf<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuth["optionalSession"]>>().toEqualTypeOf<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuth["tokenHandler"]>>().toEqualTypeOf<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuth["errorHandler"]>>().toEqualTypeOf<ErrorRequestHandler>();
+    expectTypeOf<SessionAuth["requireSession"]>().parameter(0).toEqualTypeOf<RequireSessionOptions | undefined>();
+    expectTypeOf<SessionAuth["startSession"]>().toEqualTypeOf<(req: Request, res: Response, user: UserRecord) => Promise<LoginReply>>();
+    expectTypeOf<SessionAuth["listSessions"]>().returns.toEqualTypeOf<Promise<StoredSession[]>>();
+  });
+
+  it("keep a guard's options to the guard's own", () => {
+    expectTypeOf<RequireSessionOptions>().toEqualTypeOf<{ csrf?: boolean; roles?: readonly string[] }>();
   });
 
   it("require the stores, and only the stores", () => {
-    expectTypeOf<{ userStore: UserStore; sessionStore: SessionStore }>().toExtend<SessionOptions>();
-    expectTypeOf<{ userStore: UserStore }>().not.toExtend<SessionOptions>();
-    expectTypeOf<SessionAuthRouterOptions["throttle"]>().toEqualTypeOf<
+    expectTypeOf<{ userStore: UserStore; sessionStore: SessionStore; secret: string }>().toExtend<SessionAuthOptions>();
+    expectTypeOf<{ userStore: UserStore }>().not.toExtend<SessionAuthOptions>();
+    expectTypeOf<SessionAuthOptions["throttle"]>().toEqualTypeOf<
       { ipLimit?: number; ipWindow?: number; userLimit?: number; userWindow?: number; perAccountOnly?: boolean } | false | undefined
     >();
-    expectTypeOf<SessionAuthRouterOptions["blockedAccountResponse"]>().toEqualTypeOf<"drupal" | "generic" | undefined>();
-    expectTypeOf<SessionAuthRouterOptions["loginApiVersion"]>().toEqualTypeOf<"1.0" | "1.1" | undefined>();
+    expectTypeOf<SessionAuthOptions["blockedAccountResponse"]>().toEqualTypeOf<"drupal" | "generic" | undefined>();
+    expectTypeOf<SessionAuthOptions["loginApiVersion"]>().toEqualTypeOf<"1.0" | "1.1" | undefined>();
     expectTypeOf<RequireSessionOptions["roles"]>().toEqualTypeOf<readonly string[] | undefined>();
-    expectTypeOf<SessionOptions["sameSite"]>().toEqualTypeOf<"lax" | "strict" | "none" | undefined>();
-    expectTypeOf<SessionOptions["cookieSecure"]>().toEqualTypeOf<"auto" | "always" | undefined>();
-    expectTypeOf<SessionAuthRouterOptions["parsers"]>().toEqualTypeOf<readonly ("application/json" | "application/x-www-form-urlencoded" | "multipart/form-data")[] | undefined>();
+    expectTypeOf<SessionAuthOptions["sameSite"]>().toEqualTypeOf<"lax" | "strict" | "none" | undefined>();
+    expectTypeOf<SessionAuthOptions["cookieSecure"]>().toEqualTypeOf<"auto" | "always" | undefined>();
+    expectTypeOf<SessionAuthOptions["parsers"]>().toEqualTypeOf<readonly ("application/json" | "application/x-www-form-urlencoded" | "multipart/form-data")[] | undefined>();
   });
 
-  it("let sessionCookieFor take the router's options object", () => {
-    expectTypeOf<SessionAuthRouterOptions>().toExtend<Parameters<typeof sessionCookieFor>[1]>();
+  it("let sessionCookieFor take createSessionAuth's options object", () => {
+    expectTypeOf<SessionAuthOptions>().toExtend<Parameters<typeof sessionCookieFor>[1]>();
     expectTypeOf(sessionCookieFor).returns.toHaveProperty("domain").toEqualTypeOf<string | undefined>();
   });
 
@@ -127,8 +134,8 @@ describe("option types", () => {
     expectTypeOf<"ERR_NOPE">().not.toExtend<SessionAuthErrorCode>();
   });
 
-  it("accept the router's options object in openApiDocument", () => {
-    expectTypeOf(openApiDocument).parameter(0).toExtend<{ auth?: Partial<SessionAuthRouterOptions> } | undefined>();
+  it("accept createSessionAuth's options object in openApiDocument", () => {
+    expectTypeOf(openApiDocument).parameter(0).toExtend<{ auth?: Partial<SessionAuthOptions> } | undefined>();
     expectTypeOf(openApiDocument).returns.toEqualTypeOf<OpenApiObject>();
   });
 });

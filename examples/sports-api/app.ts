@@ -1,20 +1,16 @@
 import express, { type Express, type Response } from "express";
 import {
-  createSessionAuthRouter,
+  createSessionAuth,
   drupalQueryPath,
   openApiDocument,
   memorySessionStore,
   reasonPhrase,
   memoryUserStore,
-  requireSession,
-  servicesErrorHandler,
-  servicesNotFound,
-  sessionTokenHandler,
   type AuthEvent,
   type GuardedRoute,
   type MemoryUserStore,
   type PasswordHasher,
-  type SessionAuthRouterOptions,
+  type SessionAuthOptions,
   type SessionStore,
   type UserStore,
 } from "services-session-auth";
@@ -29,7 +25,7 @@ export interface SportsApiConfig {
   readonly userStore?: UserStore;
   readonly sessionStore?: SessionStore;
   readonly hasher?: PasswordHasher;
-  readonly extra?: Partial<SessionAuthRouterOptions>;
+  readonly extra?: Partial<SessionAuthOptions>;
   readonly log?: (line: string) => void;
   /**
    * Express's `trust proxy`, for a TLS-terminating proxy in front: `req.secure` (so the
@@ -94,7 +90,7 @@ export function demoUserStore(hasher?: PasswordHasher): MemoryUserStore {
 export function createApp(config: SportsApiConfig): Express {
   const log = config.log ?? ((line: string) => console.log(line));
   const userStore = config.userStore ?? demoUserStore(config.hasher);
-  const auth: SessionAuthRouterOptions = {
+  const options: SessionAuthOptions = {
     userStore,
     sessionStore: config.sessionStore ?? memorySessionStore(),
     secret: config.secret,
@@ -102,16 +98,17 @@ export function createApp(config: SportsApiConfig): Express {
     ...(config.hasher === undefined ? {} : { hasher: config.hasher }),
     ...config.extra,
   };
-  const signedIn = requireSession(auth);
-  const admin = requireSession({ ...auth, roles: ["administrator"] });
+  const auth = createSessionAuth(options);
+  const signedIn = auth.requireSession();
+  const admin = auth.requireSession({ roles: ["administrator"] });
 
   const app = express();
   app.disable("x-powered-by");
   if (config.trustProxy !== undefined) app.set("trust proxy", config.trustProxy);
   app.use(drupalQueryPath());
   app.use(demoPage());
-  app.use("/services/json", createSessionAuthRouter(auth));
-  app.all("/services/session/token", sessionTokenHandler(auth));
+  app.use("/services/json", auth.router());
+  app.all("/services/session/token", auth.tokenHandler());
 
   // Each guarded route is described in `routes` right where it is registered (the `.json`
   // aliases are left out of the document); test/services/openapi.test.ts drives every described one.
@@ -136,11 +133,11 @@ export function createApp(config: SportsApiConfig): Express {
 
   // Recipe: a user's own devices, and "log out everywhere".
   app.get("/services/json/sessions", signedIn, async (req, res) => {
-    const sessions = await auth.sessionStore.listByUser(req.auth!.user.uid);
+    const sessions = await auth.listSessions(req.auth!.user.uid);
     reply(res, 200, sessions.map(({ handle, record }) => ({ id: handle, current: handle === req.auth!.session.handle, ...record })));
   });
   app.post("/services/json/sessions/revoke-all", signedIn, async (req, res) => {
-    reply(res, 200, { ended: await auth.sessionStore.destroyByUser(req.auth!.user.uid) });
+    reply(res, 200, { ended: await auth.endUserSessions(req.auth!.user.uid) });
   });
   // Recipe: a role-protected route.
   app.get("/services/json/admin/stats", admin, (_req, res) => reply(res, 200, { players: players.length, events: events.length, courses: courses.length }));
@@ -150,13 +147,13 @@ export function createApp(config: SportsApiConfig): Express {
     { method: "get", path: "/services/json/admin/stats", summary: "Counts (administrators)", roles: ["administrator"], response: z.record(z.string(), z.number().int()) },
   );
 
-  const document = openApiDocument({ auth, info: { title: "Sports API", version: "1.0.0" }, routes });
+  const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });
   app.get("/openapi.json", (_req, res) => reply(res, 200, document));
 
   // Last: Services' own 404 below the endpoint, Drupal's 404 status line everywhere else,
   // and no HTML error page (or stack trace) on any path.
-  app.use("/services/json", servicesNotFound({ resources: ["players", "events", "courses", "sessions", "admin"] }));
-  app.use(servicesNotFound());
-  app.use(servicesErrorHandler({ onEvent: logEvent(log) }));
+  app.use("/services/json", auth.notFound({ resources: ["players", "events", "courses", "sessions", "admin"] }));
+  app.use(auth.notFound());
+  app.use(auth.errorHandler());
   return app;
 }

@@ -13,7 +13,7 @@ const userStore = demoUserStore();
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
 // Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
-const app = createApp({ secret, userStore, extra: stores.routerOptions, trustProxy: trustProxySetting(process.env.TRUST_PROXY) });
+const app = createApp({ secret, userStore, extra: stores.authOptions, trustProxy: trustProxySetting(process.env.TRUST_PROXY) });
 const server = app.listen(port, () => {
   console.log(`sports API on http://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
 });

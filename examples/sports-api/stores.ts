@@ -3,23 +3,23 @@ import {
   memoryCounterStore,
   memorySessionStore,
   type CounterStore,
-  type SessionAuthRouterOptions,
+  type SessionAuthOptions,
   type SessionStore,
 } from "services-session-auth";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 
-/** How long a session may live from login: the router's default `absoluteTimeout`, in seconds. */
+/** How long a session may live from login: the default `absoluteTimeout`, in seconds. */
 const ABSOLUTE_TIMEOUT = 2_000_000;
 
-/** The stores the example runs on, the router options that go with them, and how to let go of them. */
+/** The stores the example runs on, the options that go with them, and how to let go of them. */
 export interface ExampleStores {
   readonly kind: "memory" | "redis" | "sealed";
   readonly sessionStore: SessionStore;
   /** The login throttle's failure counts. */
   readonly counterStore: CounterStore;
-  /** What the router needs besides the user store and secret: the stores, and the timeouts they can honour. */
-  readonly routerOptions: Pick<SessionAuthRouterOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout">;
+  /** What createSessionAuth needs besides the user store and secret: the stores, and the timeouts they can honour. */
+  readonly authOptions: Pick<SessionAuthOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout">;
   close(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
   if (kind === "memory") {
     const sessionStore = memorySessionStore();
     const counterStore = memoryCounterStore();
-    return { kind, sessionStore, counterStore, routerOptions: { sessionStore, counterStore }, close: async () => sessionStore.close() };
+    return { kind, sessionStore, counterStore, authOptions: { sessionStore, counterStore }, close: async () => sessionStore.close() };
   }
   if (kind === "redis" && env.REDIS_URL === undefined) throw new TypeError("SESSION_STORE=redis needs REDIS_URL, e.g. redis://127.0.0.1:6379");
   const prefix = env.REDIS_PREFIX ?? "sports:";
@@ -50,7 +50,7 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
   const counterStore = client === undefined ? memoryCounterStore() : redisCounterStore({ client, prefix });
   if (kind === "redis") {
     const sessionStore = redisSessionStore({ client: client!, prefix });
-    return { kind, sessionStore, counterStore, routerOptions: { sessionStore, counterStore }, close };
+    return { kind, sessionStore, counterStore, authOptions: { sessionStore, counterStore }, close };
   }
   // Revocations get a store of their own: the throttle's keys are chosen by clients (their
   // IPs), and sharing would let a flood of them crowd out logouts. In memory it must refuse
@@ -62,7 +62,7 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
     kind,
     sessionStore,
     counterStore,
-    routerOptions: { sessionStore, counterStore, idleTimeout: ABSOLUTE_TIMEOUT, absoluteTimeout: ABSOLUTE_TIMEOUT },
+    authOptions: { sessionStore, counterStore, idleTimeout: ABSOLUTE_TIMEOUT, absoluteTimeout: ABSOLUTE_TIMEOUT },
     close,
   };
 }

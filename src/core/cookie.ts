@@ -69,3 +69,28 @@ function tail(attributes: CookieAttributes): string {
   const sameSite = attributes.sameSite === undefined ? "" : `; SameSite=${attributes.sameSite}`;
   return `; path=/${domain}${attributes.secure ? "; secure" : ""}; HttpOnly${sameSite}`;
 }
+
+/**
+ * The session cookie of one host: its name, its attributes, and the other places a copy of
+ * the same name may sit in a client's cookie jar (host-only, or the domain Drupal derives
+ * from the host when `cookieDomain` names another), which deletions must also reach.
+ */
+export interface SessionCookie {
+  readonly name: string;
+  readonly attributes: CookieAttributes;
+  readonly variants: readonly CookieAttributes[];
+}
+
+/** Deletions for the other places a copy of the session cookie may sit (see {@link SessionCookie.variants}). */
+export function variantDeletions(cookie: SessionCookie): string[] {
+  return cookie.variants.map((attributes) => expiredSessionCookie(cookie.name, attributes));
+}
+
+/**
+ * Deletions for the session cookie where this server sets it, as Drupal's `session_destroy()`
+ * sends it (same path, domain and secure flag), then for its other places, so a Drupal-era
+ * copy goes too.
+ */
+export function sessionCookieDeletions(cookie: SessionCookie): string[] {
+  return [expiredSessionCookie(cookie.name, cookie.attributes), ...variantDeletions(cookie)];
+}

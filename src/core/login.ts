@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
-import type { PasswordHasher, SessionRecord, UserRecord } from "../types.js";
+import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
 import { addressGroup, plainAddress } from "./client-address.js";
 import { loginNameHasher } from "./login-name.js";
-import type { ResolvedRouterOptions } from "./options.js";
-import type { SessionManager } from "./session-manager.js";
-import { hashSessionId } from "./session-id.js";
-import { guardStore } from "./store-guard.js";
+import type { ResolvedOptions } from "./option-schema.js";
+import type { SessionClient, Sessions } from "./sessions.js";
 import { LoginThrottle, type Reservation } from "./throttle.js";
 
 /** A login attempt, after the body was parsed and before anything was checked. */
@@ -64,8 +62,9 @@ interface Checked {
  * {@link MAX_COST_CLASSES} classes are kept.
  */
 export class Authenticator {
-  readonly #manager: SessionManager;
-  readonly #options: ResolvedRouterOptions;
+  readonly #sessions: Sessions;
+  readonly #users: UserStore;
+  readonly #options: ResolvedOptions;
   readonly #hasher: PasswordHasher;
   readonly #throttle: LoginThrottle | undefined;
   readonly #admission: HashAdmission;
@@ -76,12 +75,13 @@ export class Authenticator {
   /** What checking the current hasher's own class costs (ms), measured on the first check of it. */
   #currentMs: number | undefined;
 
-  constructor(manager: SessionManager, options: ResolvedRouterOptions) {
-    this.#manager = manager;
+  /** @param stores - The user and counter stores, already guarded by timeouts. */
+  constructor(options: ResolvedOptions, sessions: Sessions, stores: { readonly users: UserStore; readonly counters: CounterStore }) {
+    this.#sessions = sessions;
+    this.#users = stores.users;
     this.#options = options;
     this.#hasher = options.hasher;
-    const counters = guardStore(options.counterStore, "counterStore", options.storeTimeout, options.onEvent);
-    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(counters, options.throttle);
+    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle);
     this.#admission = new HashAdmission(options.hashing);
     this.#hashName = loginNameHasher(options.nameKey);
     // Made now, so the first unknown-name login costs no more than any other. Not through
@@ -142,13 +142,13 @@ export class Authenticator {
     const address = addressGroup(attempt.ip, this.#options.ipv6Prefix);
     const credentials = this.#credentials(attempt);
     if (credentials === null) {
-      this.#manager.emit({ type: "login.failure", reason: "invalid-input", ip });
+      this.#sessions.emit({ type: "login.failure", reason: "invalid-input", ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
     const { name, password, oversized } = credentials;
     // An over-long name names no account (nothing that long can be stored); an over-long
     // password is looked up, so that it counts against the account like any wrong one.
-    const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#manager.users.findByName(name);
+    const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#users.findByName(name);
     // Counters name a login by a keyed hash of a name (the account's own, when the name found
     // one, so that every spelling the user store resolves shares one count); audit events
     // name an account by uid. A password typed into the name field lands in neither.
@@ -158,13 +158,13 @@ export class Authenticator {
     // Services refuses a blocked account before flood control and without hashing. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
-      this.#manager.emit({ type: "login.failure", reason: "blocked", ...who, ip });
+      this.#sessions.emit({ type: "login.failure", reason: "blocked", ...who, ip });
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
     const reservation = await this.#throttle?.reserve(address, { nameHash });
     if (reservation !== undefined && reservation.flood !== null) {
-      this.#manager.emit({ type: "login.throttled", scope: reservation.flood, ...who, ip });
+      this.#sessions.emit({ type: "login.throttled", scope: reservation.flood, ...who, ip });
       throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
     }
 
@@ -176,14 +176,23 @@ export class Authenticator {
     const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password));
     if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
-      this.#manager.emit({ type: "login.failure", reason, ...who, ip });
+      this.#sessions.emit({ type: "login.failure", reason, ...who, ip });
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
 
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade);
-    await this.#manager.users.recordLogin(user.uid, attempt.now);
-    return this.#open({ ...user, login: attempt.now }, attempt);
+    return this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now });
+  }
+
+  /**
+   * Opens a session for a user whose password was checked here, or whom the app
+   * authenticated itself: records the login time (Drupal's `users.login`), then a new session.
+   */
+  async open(user: UserRecord, client: SessionClient): Promise<LoginResult> {
+    await this.#users.recordLogin(user.uid, client.now);
+    const sessid = await this.#sessions.start(user, client);
+    return { sessid, user: { ...user, login: client.now } };
   }
 
   /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
@@ -193,7 +202,7 @@ export class Authenticator {
     } catch (error) {
       if (isSessionAuthError(error) && error.code === "ERR_LOGIN_BUSY") {
         await reservation?.release();
-        this.#manager.emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 });
+        this.#sessions.emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 });
       }
       throw error;
     }
@@ -248,7 +257,7 @@ export class Authenticator {
     try {
       return this.#hasher.needsRehash(user.passwordHash) ? await this.#hasher.hash(password) : undefined;
     } catch (error) {
-      this.#manager.emit({ type: "rehash.failed", uid: user.uid, error });
+      this.#sessions.emit({ type: "rehash.failed", uid: user.uid, error });
       return undefined;
     }
   }
@@ -256,33 +265,10 @@ export class Authenticator {
   /** Writes an upgraded hash by compare-and-set (a password change that raced this login wins); a failed write is reported, not fatal. */
   async #storeUpgrade(user: UserRecord, next: string): Promise<void> {
     try {
-      await this.#manager.users.updatePasswordHash(user.uid, user.passwordHash, next);
+      await this.#users.updatePasswordHash(user.uid, user.passwordHash, next);
     } catch (error) {
-      this.#manager.emit({ type: "rehash.failed", uid: user.uid, error });
+      this.#sessions.emit({ type: "rehash.failed", uid: user.uid, error });
     }
-  }
-
-  async #open(user: UserRecord, attempt: LoginAttempt): Promise<LoginResult> {
-    const manager = this.#manager;
-    // The user's own oldest sessions make room, so that no account holds more than its
-    // share of the store (logins that raced past the cap are trimmed by the next one).
-    const live = await manager.sessions.listByUser(user.uid);
-    for (const old of live.slice(0, Math.max(0, live.length - this.#options.maxSessionsPerUser + 1))) {
-      await manager.sessions.destroy(old.handle);
-      manager.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
-    }
-    const { now } = attempt;
-    const record: SessionRecord = {
-      uid: user.uid,
-      createdAt: now,
-      lastSeenAt: now,
-      expiresAt: manager.expiresAt(now, now),
-      ip: attempt.ip,
-      userAgent: attempt.userAgent.slice(0, 256),
-    };
-    const sessid = await manager.sessions.create(record);
-    manager.emit({ type: "login.success", uid: user.uid, session: hashSessionId(sessid), ip: plainAddress(attempt.ip) });
-    return { sessid, user };
   }
 }
 

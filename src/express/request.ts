@@ -1,72 +1,88 @@
 import type { Request } from "express";
 import { plainAddress } from "../core/client-address.js";
+import type { GuardRequest } from "../core/guard.js";
+import type { SessionRequest } from "../core/sessions.js";
 import { bodyArgument, requestMime } from "../services/body.js";
-import type { ServicesRequest } from "../services/endpoint.js";
+import type { EndpointRequest, RequestBody, ServicesRequest } from "../services/endpoint.js";
+import { servicesVersionHeader } from "../services/routing.js";
 import { SessionAuthError } from "../errors.js";
 
+/**
+ * How an Express request is described to the engine: the translation, and nothing else.
+ *
+ * @module
+ */
+
 /** One request header's value (the first, if repeated). */
-export function header(req: Request, name: string): string | undefined {
+function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** One query-string parameter, read without Express's query parser (whose shape differs between Express 4 and 5). */
-export function queryParameter(req: Request, name: string): string | undefined {
+function queryParameter(req: Request, name: string): string | undefined {
   const url = req.originalUrl ?? req.url;
   const mark = url.indexOf("?");
   if (mark === -1) return undefined;
   return new URLSearchParams(url.slice(mark + 1)).get(name) ?? undefined;
 }
 
-/**
- * One field of a form body that the app's own body parser (`express.urlencoded()`, multer, …)
- * has already parsed into `req.body`; never a JSON body's, as Services reads `$_REQUEST`.
- */
-export function formBodyParameter(req: Request, name: string): string | undefined {
-  const mime = requestMime(header(req, "content-type")).toLowerCase();
-  if (mime !== "application/x-www-form-urlencoded" && mime !== "multipart/form-data") return undefined;
-  const value = bodyArgument(req.body, name);
-  return typeof value === "string" ? value : undefined;
-}
-
 /** The client's address, as Express reports it (honouring `trust proxy`), an IPv4 one as Drupal shows it (no `::ffff:`). */
-export function clientIp(req: Request): string {
+function clientIp(req: Request): string {
   return plainAddress(req.ip ?? req.socket.remoteAddress ?? "");
 }
 
-/**
- * The value of a `services_<resource>_<method>_version` header, whichever resource and
- * method it names, as Services reads it (`_services_version_header_options`). PHP folds `-`
- * and `_` in header names together, so `Services-User-Login-Version` counts as well.
- */
-export function servicesVersionHeader(req: Request): string | undefined {
-  let version: string | undefined;
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name.length > 17 && name.startsWith("services") && name.endsWith("version") && VERSION_SEPARATORS.has(name[8]!) && VERSION_SEPARATORS.has(name[name.length - 8]!)) {
-      version = Array.isArray(value) ? value[0] : value;
-    }
-  }
-  return version;
+/** What finding a request's session needs: its `Host`, whether it came over HTTPS (`trust proxy` decides), its cookies. */
+export function sessionRequest(req: Request): SessionRequest {
+  return { host: header(req, "host") ?? "", secure: req.secure, cookieHeader: header(req, "cookie") };
 }
 
-const VERSION_SEPARATORS: ReadonlySet<string> = new Set(["_", "-"]);
-
-/** The facts about a request the core needs, except its body. */
-export function describe(req: Request): Omit<ServicesRequest, "body" | "format"> {
+/** A request to one of the Services calls. */
+export function servicesRequest(req: Request): ServicesRequest {
   return {
+    ...sessionRequest(req),
     method: req.method,
-    host: header(req, "host") ?? "",
-    secure: req.secure,
     ip: clientIp(req),
     userAgent: header(req, "user-agent") ?? "",
-    cookieHeader: header(req, "cookie"),
     csrfHeader: header(req, "x-csrf-token"),
     queryToken: queryParameter(req, "services_token"),
-    versionHeader: servicesVersionHeader(req),
+    versionHeader: servicesVersionHeader(req.headers),
     accept: header(req, "accept"),
     origin: header(req, "origin"),
     fetchSite: header(req, "sec-fetch-site"),
   };
+}
+
+/** A request that reached the endpoint's router, with its body read only once routing asks for it. */
+export function endpointRequest(req: Request, bodyLimit: number): EndpointRequest {
+  return {
+    ...servicesRequest(req),
+    path: req.path,
+    // Express strips the mount path into baseUrl: none means the router sits at the site root.
+    mounted: req.baseUrl !== "",
+    methodOverride: header(req, "x-http-method-override"),
+    methodParam: queryParameter(req, "_method"),
+    body: () => readBody(req, bodyLimit),
+  };
+}
+
+/** A request to an app's own route behind a guard; the address and the token are read only when used. */
+export function guardRequest(req: Request): GuardRequest {
+  return {
+    ...sessionRequest(req),
+    method: req.method,
+    ip: () => clientIp(req),
+    // Services' order: the header, then $_REQUEST (the query, or a form body the app parsed; never JSON).
+    csrfToken: () => header(req, "x-csrf-token") ?? queryParameter(req, "services_token") ?? formBodyParameter(req, "services_token"),
+  };
+}
+
+/** One field of a form or multipart body that the app's own body parser already put in `req.body`. */
+function formBodyParameter(req: Request, name: string): string | undefined {
+  const mime = requestMime(header(req, "content-type")).toLowerCase();
+  if (mime !== "application/x-www-form-urlencoded" && mime !== "multipart/form-data") return undefined;
+  const value = bodyArgument(req.body, name);
+  return typeof value === "string" ? value : undefined;
 }
 
 /**
@@ -75,7 +91,7 @@ export function describe(req: Request): Omit<ServicesRequest, "body" | "format">
  * upload arrives): `ERR_BODY_TOO_LARGE` at once, with nothing more buffered; the 413 reply
  * then reads and discards the rest so that the client gets it (`closeAfterReply`).
  */
-export function readBody(req: Request, limit: number): Promise<ServicesRequest["body"]> {
+function readBody(req: Request, limit: number): Promise<RequestBody> {
   const consumed = (req as Request & { _body?: boolean })._body === true || req.readableEnded;
   if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
   const contentType = header(req, "content-type");

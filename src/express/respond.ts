@@ -18,3 +18,8 @@ export function send(res: Response, wire: WireResponse): void {
   if (wire.status === 413) closeAfterReply(res.req, res);
   res.end(body);
 }
+
+/** Adds `Set-Cookie` values to a reply the app itself will send (a guard's, `startSession`'s). */
+export function appendCookies(res: Response, setCookie: readonly string[]): void {
+  if (setCookie.length > 0) res.append("Set-Cookie", [...setCookie]);
+}

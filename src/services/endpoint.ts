@@ -1,31 +1,29 @@
-import { nowSeconds } from "../core/clock.js";
-import { expiredSessionCookie, readCookies, sessionCookie } from "../core/cookie.js";
+import { sessionCookie, sessionCookieDeletions, variantDeletions, type SessionCookie } from "../core/cookie.js";
 import type { Authenticator } from "../core/login.js";
-import { MAX_COOKIE_CANDIDATES, SAFE_METHODS, type SessionManager, type SessionState } from "../core/session-manager.js";
-import type { ResolvedRouterOptions } from "../core/options.js";
-import { plainAddress } from "../core/client-address.js";
+import type { ResolvedOptions } from "../core/option-schema.js";
 import { isCrossSiteLogin, normalizeOrigin } from "../core/origin.js";
-import { createSessionId, hashSessionId } from "../core/session-id.js";
+import { createSessionId } from "../core/session-id.js";
+import type { SessionContext, SessionRequest, Sessions } from "../core/sessions.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import type { UserRecord } from "../types.js";
 import { bodyArgument, isFormBody, parseRequestBody, requestMime } from "./body.js";
 import { loginArgumentSchemas, readLoginArgument } from "./login-body.js";
 import { negotiateFormat } from "./negotiate.js";
-import type { SessionCookie } from "./session-cookie.js";
+import { trimSlashes } from "./path.js";
+import { endpointRootReply, headReply, matchAction, optionsReply, routingMethod } from "./routing.js";
 import { anonymousUserObject, connectUserObject, loginUserObject, logoutUserObject } from "./user-object.js";
 import { errorReply, jsonReply, textHeaders, type WireResponse } from "./wire.js";
 
+/** A request body: raw bytes with their Content-Type, or a value an earlier body parser already produced. */
+export type RequestBody = { readonly raw: Buffer; readonly contentType: string | undefined } | { readonly parsed: unknown };
+
 /** A request to one of the Services calls, described without any framework. */
-export interface ServicesRequest {
+export interface ServicesRequest extends SessionRequest {
   /** The real HTTP method (never an override). */
   readonly method: string;
-  /** The `Host` header. */
-  readonly host: string;
-  /** Whether the request came over HTTPS. */
-  readonly secure: boolean;
   /** The client's address, an IPv4 one without the `::ffff:` prefix. */
   readonly ip: string;
   readonly userAgent: string;
-  readonly cookieHeader: string | undefined;
   /** The `X-CSRF-Token` header. */
   readonly csrfHeader: string | undefined;
   /** `services_token` from the query string, if any. */
@@ -37,42 +35,76 @@ export interface ServicesRequest {
   readonly versionHeader: string | undefined;
   /** The `Accept` header. */
   readonly accept: string | undefined;
-  /** The URL's format suffix (`json` in `user/login.json`), if any: it wins over `Accept`. */
-  readonly format: string | undefined;
   /** The `Origin` header: which site's page sent the request, if a browser did. */
   readonly origin: string | undefined;
   /** The `Sec-Fetch-Site` header (`same-origin`, `same-site`, `cross-site`, `none`), if a browser sent it. */
   readonly fetchSite: string | undefined;
-  /** The body: raw bytes with their Content-Type, or a value an earlier body parser already produced. */
-  readonly body: { readonly raw: Buffer; readonly contentType: string | undefined } | { readonly parsed: unknown };
 }
 
-/** The session-related facts of one request, worked out once. */
-export interface Context {
-  readonly cookie: SessionCookie;
-  /** How many distinct session cookies of this name the request sent (at most a few are looked at). */
-  readonly sent: number;
-  readonly state: SessionState;
-  readonly now: number;
-  /** Headers every reply to this request carries (a stale cookie's deletion, `Vary`). */
-  readonly extra: Readonly<Record<string, string | readonly string[]>>;
+/** A request that reached the endpoint's mount path, before routing. */
+export interface EndpointRequest extends ServicesRequest {
+  /** The path below the mount path (`/user/login.json`). */
+  readonly path: string;
+  /** Whether the endpoint is mounted below a path: at the site root, the root page is the app's. */
+  readonly mounted: boolean;
+  /** The `X-HTTP-Method-Override` header. */
+  readonly methodOverride: string | undefined;
+  /** `?_method=`. */
+  readonly methodParam: string | undefined;
+  /** Reads the body, once routing has found a call that takes one. */
+  body(): Promise<RequestBody>;
+}
+
+/** A routed call: the request, its body, and its URL's format suffix (`json` in `user/login.json`). */
+interface ServicesCall extends ServicesRequest {
+  readonly body: RequestBody;
+  readonly format: string | undefined;
 }
 
 /**
- * The four Services calls and the session token call as framework-free functions from a
- * {@link ServicesRequest} to a {@link WireResponse}, in the order of Services' pipeline
- * (reference §1.5): body, arguments, session and CSRF, then the callback.
+ * The login reply (`{sessid, session_name, token, user}`), as `user/login` sends it and as
+ * `startSession` returns it.
+ *
+ * @example
+ * ```ts
+ * const reply: LoginReply = await auth.startSession(req, res, user);
+ * res.json(reply); // what a Drupal client expects after a login
+ * ```
+ */
+export interface LoginReply {
+  /** The session id: the value of the session cookie. */
+  readonly sessid: string;
+  /** The session cookie's name (`SESS…`, `SSESS…` over HTTPS). */
+  readonly session_name: string;
+  /** The session's CSRF token, for `X-CSRF-Token`. */
+  readonly token: string;
+  /** The user object, typed as Drupal's (`uid` a string, `login` a number, no `pass`). */
+  readonly user: Record<string, unknown>;
+}
+
+/** A session opened or ended outside the Services calls: what to answer, and the cookies to set. */
+export interface SessionChange<T> {
+  readonly result: T;
+  readonly setCookie: readonly string[];
+}
+
+/**
+ * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
+ * root, method overrides, HEAD, OPTIONS, the 404s), then the four calls in the order of
+ * Services' pipeline (`RESTServer::handle`: response format, body, arguments, session and
+ * CSRF, callback), each from a request description to a {@link WireResponse}. Also the
+ * `services/session/token` call and the programmatic start and end of a session.
  */
 export class ServicesEndpoint {
-  readonly #manager: SessionManager;
+  readonly #sessions: Sessions;
   readonly #auth: Authenticator;
-  readonly #options: ResolvedRouterOptions;
+  readonly #options: ResolvedOptions;
   readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
   /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
   readonly #baseOrigin: string | undefined;
 
-  constructor(manager: SessionManager, auth: Authenticator, options: ResolvedRouterOptions) {
-    this.#manager = manager;
+  constructor(options: ResolvedOptions, sessions: Sessions, auth: Authenticator) {
+    this.#sessions = sessions;
     this.#auth = auth;
     this.#options = options;
     this.#loginArgs = loginArgumentSchemas(options);
@@ -80,8 +112,36 @@ export class ServicesEndpoint {
     this.#baseOrigin = base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`);
   }
 
+  /**
+   * Answers a request below the mount path, or `undefined` when it is none of the endpoint's
+   * (the app's own routes take it). `rest_server_server()` and `RESTServer::getController`:
+   * the endpoint root's message, then HEAD, OPTIONS and other methods on an action, before
+   * the body is read.
+   */
+  async handle(request: EndpointRequest): Promise<WireResponse | undefined> {
+    if (request.mounted && trimSlashes(request.path) === "") return endpointRootReply(this.#options.endpointName);
+    const match = matchAction(request.path);
+    if (match === undefined) return undefined;
+    try {
+      switch (routingMethod(request.method, request.methodOverride, request.methodParam)) {
+        case "POST":
+          break;
+        case "HEAD":
+          return headReply();
+        case "OPTIONS":
+          return optionsReply();
+        default:
+          throw new SessionAuthError("ERR_NO_CONTROLLER");
+      }
+      const body = await request.body();
+      return await this[match.action]({ ...request, body, format: match.format });
+    } catch (error) {
+      return errorReply(error);
+    }
+  }
+
   /** `POST user/login` (`_user_resource_login`, or `_user_resource_login_1_1`). */
-  login(request: ServicesRequest): Promise<WireResponse> {
+  login(request: ServicesCall): Promise<WireResponse> {
     // API 1.1 renamed the arguments, and each version reads only its own names.
     const [nameKey, passKey] = this.#version(request, this.#options.loginApiVersion) === "1.1" ? (["name", "pass"] as const) : (["username", "password"] as const);
     // The same schemas describe the body in openApiDocument(). An argument that fails its
@@ -94,43 +154,38 @@ export class ServicesEndpoint {
       if (password === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", passKey);
       return { name, password };
     };
-    return this.#call(request, { csrf: true, args, sameSite: true }, async ({ name, password }, { state, now, cookie, sent, extra }) => {
-      if (state.kind === "live") throw new SessionAuthError("ERR_ALREADY_LOGGED_IN", state.user.name);
+    return this.#call(request, { csrf: true, args, sameSite: true }, async ({ name, password }, context) => {
+      if (context.state.kind === "live") throw new SessionAuthError("ERR_ALREADY_LOGGED_IN", context.state.user.name);
       // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
       // name is "blocked" before anything else is checked, and nothing is counted or hashed.
       if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
-      const result = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now });
-      const user = loginUserObject(result.user, now, this.#options.isAdmin(result.user));
-      const reply = { sessid: result.sessid, session_name: cookie.name, token: this.#manager.token(result.sessid), user };
-      // The new cookie first (clients that read one Set-Cookie read it), then the other places
-      // a stale copy of the name may sit, so it cannot shadow the new one.
-      const cookies = [sessionCookie(cookie.name, result.sessid, cookie.attributes, now), ...(sent > 0 ? variantDeletions(cookie) : [])];
-      return jsonReply(reply, { ...extra, "Set-Cookie": cookies });
+      const { sessid, user } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now });
+      const { result, setCookie } = this.#opened(sessid, user, context);
+      return jsonReply(result, cookieHeader(setCookie));
     });
   }
 
   /** `POST system/connect` (`_system_resource_connect`). */
-  connect(request: ServicesRequest): Promise<WireResponse> {
-    return this.#call(request, { csrf: true }, async (_args, { state, cookie, now, extra }) => {
+  connect(request: ServicesCall): Promise<WireResponse> {
+    return this.#call(request, { csrf: true }, async (_args, { state, cookie, now }) => {
       if (state.kind === "live") {
         const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user));
-        return jsonReply({ sessid: state.sessid, session_name: cookie.name, user }, extra);
+        return jsonReply({ sessid: state.sessid, session_name: cookie.name, user });
       }
       // session_id(): the cookie's value if one was sent (it is deleted in the same reply), else
       // Drupal's lazy id, random, never stored, and set as no cookie.
       const sessid = state.kind === "stale" ? state.sessid : createSessionId();
-      return jsonReply({ sessid, session_name: cookie.name, user: anonymousUserObject(request.ip, now) }, extra);
+      return jsonReply({ sessid, session_name: cookie.name, user: anonymousUserObject(request.ip, now) });
     });
   }
 
   /** `POST user/logout` (`_user_resource_logout`: `[true]`; API 1.1: the anonymous user). */
-  logout(request: ServicesRequest): Promise<WireResponse> {
+  logout(request: ServicesCall): Promise<WireResponse> {
     const v11 = this.#version(request, "1.0") === "1.1";
-    return this.#call(request, { csrf: true }, async (_args, { state, cookie, extra }) => {
-      if (state.kind !== "live") throw new SessionAuthError("ERR_NOT_LOGGED_IN");
-      await this.#manager.logout(state.session);
-      this.#manager.emit({ type: "logout", uid: state.user.uid, session: hashSessionId(state.sessid), ip: request.ip });
-      const headers: Record<string, string | readonly string[]> = { ...extra, "Set-Cookie": sessionCookieDeletions(cookie) };
+    return this.#call(request, { csrf: true }, async (_args, context) => {
+      const { result, setCookie } = await this.end(request, context);
+      if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
+      const headers: Record<string, string | readonly string[]> = { ...cookieHeader(setCookie) };
       // Clears every cookie of the origin in a browser, a Drupal site's beside this one too: opt-in.
       if (this.#options.clearSiteData) headers["Clear-Site-Data"] = '"cookies"';
       return jsonReply(v11 ? logoutUserObject(request.ip) : [true], headers);
@@ -138,8 +193,54 @@ export class ServicesEndpoint {
   }
 
   /** `POST user/token` (`_user_resource_get_token`): the token as JSON, never CSRF-checked. */
-  userToken(request: ServicesRequest): Promise<WireResponse> {
-    return this.#call(request, { csrf: false }, async (_args, { state, extra }) => jsonReply({ token: tokenFor(this.#manager, state) }, extra));
+  userToken(request: ServicesCall): Promise<WireResponse> {
+    return this.#call(request, { csrf: false }, async (_args, { state }) => jsonReply({ token: this.#sessions.tokenFor(state) }));
+  }
+
+  /**
+   * `services/session/token`: the bare token as text/plain, any method, never checked. An
+   * anonymous caller without a cookie gets a fresh random token and no cookie, as Drupal does.
+   */
+  async sessionToken(request: SessionRequest): Promise<WireResponse> {
+    try {
+      const { state, setCookie } = await this.#sessions.context(request);
+      return { status: 200, headers: textHeaders(setCookie.length === 0 ? {} : { "Set-Cookie": setCookie }), body: this.#sessions.tokenFor(state) };
+    } catch (error) {
+      return errorReply(error);
+    }
+  }
+
+  /**
+   * Opens a session for a user the app authenticated itself (single sign-on, a sign-up): as a
+   * login does after the password check, with a new id whatever the request carried (a live
+   * session it carried is ended: rotation), the login time recorded, and the cookie set.
+   * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  async start(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "userAgent">, user: UserRecord): Promise<SessionChange<LoginReply>> {
+    if (!user.active) throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", user.name);
+    const context = await this.#sessions.context(request);
+    if (context.state.kind === "live") await this.#sessions.end(context.state, request.ip);
+    const opened = await this.#auth.open(user, { ip: request.ip, userAgent: request.userAgent, now: context.now });
+    return this.#opened(opened.sessid, opened.user, context);
+  }
+
+  /**
+   * Ends the request's session, if it has a live one (a logout, failing closed), and resolves
+   * whether it had one. The cookies to set delete the session cookie wherever a copy may sit.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
+   */
+  async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip">, known?: SessionContext): Promise<SessionChange<boolean>> {
+    const context = known ?? (await this.#sessions.context(request));
+    if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
+    await this.#sessions.end(context.state, request.ip);
+    return { result: true, setCookie: sessionCookieDeletions(context.cookie) };
+  }
+
+  /** The reply and cookies of a session just opened: the new cookie first (clients that read one `Set-Cookie` read it), then deletions of stale copies elsewhere. */
+  #opened(sessid: string, user: UserRecord, context: SessionContext): SessionChange<LoginReply> {
+    const { cookie, now, sent } = context;
+    const result: LoginReply = { sessid, session_name: cookie.name, token: this.#sessions.token(sessid), user: loginUserObject(user, now, this.#options.isAdmin(user)) };
+    return { result, setCookie: [sessionCookie(cookie.name, sessid, cookie.attributes, now), ...(sent > 0 ? variantDeletions(cookie) : [])] };
   }
 
   /**
@@ -147,17 +248,17 @@ export class ServicesEndpoint {
    * (Services never checked anonymous requests; browsers now say where a request is from).
    * @throws SessionAuthError `ERR_CROSS_SITE_LOGIN`.
    */
-  #refuseCrossSite(request: ServicesRequest): void {
+  #refuseCrossSite(request: ServicesCall): void {
     const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
     const scripted = request.csrfHeader !== undefined || ("raw" in request.body && requestMime(request.body.contentType).toLowerCase() === "application/json");
     const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
     if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
     const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
-    this.#manager.emit({
+    this.#sessions.emit({
       type: "login.cross-site",
       origin,
       fetchSite: request.fetchSite?.slice(0, 32) ?? null,
-      ip: plainAddress(request.ip),
+      ip: request.ip,
       message:
         origin === null
           ? "login refused: the browser marked it cross-site"
@@ -172,14 +273,19 @@ export class ServicesEndpoint {
     return asked === "1.0" || asked === "1.1" ? asked : configured;
   }
 
-  /** Services' pipeline for an action: response format, body, arguments, session with the CSRF rule, callback. */
+  /**
+   * Services' pipeline for an action: response format, body, arguments, (for login) the
+   * request's origin, the session with the CSRF rule, then the callback. Every reply carries
+   * the session cookie fix-ups of the request and, without a format suffix, `Vary: Accept`.
+   */
   async #call<A>(
-    request: ServicesRequest,
+    request: ServicesCall,
     step: { csrf: boolean; args?: (body: unknown) => A; sameSite?: boolean },
-    callback: (args: A, context: Context) => Promise<WireResponse>,
+    callback: (args: A, context: SessionContext) => Promise<WireResponse>,
   ): Promise<WireResponse> {
     // Without a suffix the format follows Accept, so every reply says it varies by it.
-    let extra: Record<string, string | readonly string[]> = request.format === undefined ? { Vary: "Accept" } : {};
+    const vary: Record<string, string> = request.format === undefined ? { Vary: "Accept" } : {};
+    let setCookie: readonly string[] = [];
     try {
       negotiateFormat(request.format, request.accept);
       const fromForm = !("parsed" in request.body) && isFormBody(request.body.contentType);
@@ -187,22 +293,23 @@ export class ServicesEndpoint {
       const args = step.args?.(body) as A;
       // Before the session is read: a refused cross-site login reads and changes nothing.
       if (step.sameSite === true) this.#refuseCrossSite(request);
-      const context = await sessionContext(this.#manager, request);
-      extra = { ...extra, ...context.extra };
-      const { state } = context;
-      if (step.csrf && state.kind === "live" && !SAFE_METHODS.has(request.method)) {
-        const supplied = request.csrfHeader ?? request.queryToken ?? (fromForm ? formToken(body) : undefined);
-        if (!this.#manager.tokenMatches(state.sessid, supplied)) {
-          this.#manager.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip: request.ip, method: request.method });
-          throw new SessionAuthError("ERR_CSRF");
-        }
-      }
-      return await callback(args, { ...context, extra });
+      const context = await this.#sessions.context(request);
+      setCookie = context.setCookie;
+      // Services' order: the header, then $_REQUEST (the query, or a form or multipart body; never JSON).
+      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => request.csrfHeader ?? request.queryToken ?? (fromForm ? formToken(body) : undefined), request.ip);
+      const reply = await callback(args, context);
+      // A call that sets the session cookie itself (login, logout) says all there is to say of it.
+      const { "Set-Cookie": own, ...headers } = reply.headers;
+      return { ...reply, headers: { ...headers, ...vary, ...(own === undefined ? cookieHeader(setCookie) : { "Set-Cookie": own }) } };
     } catch (error) {
-      if (!isSessionAuthError(error)) this.#manager.emit({ type: "internal.error", error });
-      return errorReply(error, extra);
+      if (!isSessionAuthError(error)) this.#sessions.emit({ type: "internal.error", error });
+      return errorReply(error, { ...vary, ...cookieHeader(setCookie) });
     }
   }
+}
+
+function cookieHeader(setCookie: readonly string[]): Record<string, readonly string[]> {
+  return setCookie.length === 0 ? {} : { "Set-Cookie": setCookie };
 }
 
 /** `services_token` from a form or multipart body (never from JSON, as in Services' `$_REQUEST`). */
@@ -211,61 +318,5 @@ function formToken(body: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/**
- * `drupal_get_token('services')`: the token of `session_id()`, which is the cookie's value
- * whether or not it names a live session (a stale one gets the token it always had), and a
- * random lazy id without a cookie, so an anonymous caller's token is random every time.
- */
-function tokenFor(manager: SessionManager, state: SessionState): string {
-  return state.kind === "none" ? createSessionId() : manager.token(state.sessid);
-}
-
-/** Deletions for the other places a copy of the session cookie may sit (see `SessionCookie.variants`). */
-function variantDeletions(cookie: SessionCookie): string[] {
-  return cookie.variants.map((attributes) => expiredSessionCookie(cookie.name, attributes));
-}
-
-/**
- * Deletions for the session cookie where this server sets it, as Drupal's `session_destroy()`
- * sends it (same path, domain and secure flag), then for its other places, so a Drupal-era
- * copy goes too.
- */
-export function sessionCookieDeletions(cookie: SessionCookie): string[] {
-  return [expiredSessionCookie(cookie.name, cookie.attributes), ...variantDeletions(cookie)];
-}
-
-/**
- * Resolves a request's session cookies. Of several of one name, the first that names a live
- * session wins; when there were several, the reply sets the live one where this server keeps
- * it and deletes the others. Cookies that name no live session get deletions, as Drupal's
- * `session_destroy()` sends at commit.
- * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when a store fails.
- */
-export async function sessionContext(manager: SessionManager, request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader">): Promise<Context> {
-  const now = nowSeconds();
-  const cookie = manager.cookie(request.host, request.secure);
-  const sessids = readCookies(request.cookieHeader, cookie.name, MAX_COOKIE_CANDIDATES);
-  const state = await manager.resolveFirst(sessids, now);
-  let setCookie: string[] = [];
-  if (state.kind === "stale") {
-    setCookie = sessionCookieDeletions(cookie);
-  } else if (state.kind === "live" && sessids.length > 1) {
-    // The live cookie may sit in any of the places: set it in ours, for what is left of its life.
-    const maxAge = Math.max(1, state.session.record.createdAt + manager.options.absoluteTimeout - now);
-    setCookie = [sessionCookie(cookie.name, state.sessid, { ...cookie.attributes, maxAge }, now), ...variantDeletions(cookie)];
-  }
-  return { cookie, sent: sessids.length, state, now, extra: setCookie.length === 0 ? {} : { "Set-Cookie": setCookie } };
-}
-
-/**
- * `services/session/token`: the bare token as text/plain, any method, never checked. An
- * anonymous caller without a cookie gets a fresh random token and no cookie, as Drupal does.
- */
-export async function sessionTokenReply(manager: SessionManager, request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader">): Promise<WireResponse> {
-  try {
-    const { state, extra } = await sessionContext(manager, request);
-    return { status: 200, headers: textHeaders(extra), body: tokenFor(manager, state) };
-  } catch (error) {
-    return errorReply(error);
-  }
-}
+/** A session cookie, for those who describe it (`sessionCookieFor`). */
+export type { SessionCookie };

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ROUTER_DEFAULTS, type SessionAuthRouterOptions } from "../core/options.js";
+import { DEFAULTS } from "../core/defaults.js";
+import type { SessionAuthOptions } from "../core/options.js";
 import { parseOptions } from "../core/validate.js";
 import { SessionAuthError, type SessionAuthErrorCode } from "../errors.js";
 import { loginBodySchema } from "./login-body.js";
@@ -78,7 +79,7 @@ export interface OpenApiOptions {
    * `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as they shape the wire.
    * @default the router's defaults
    */
-  readonly auth?: Partial<SessionAuthRouterOptions>;
+  readonly auth?: Partial<SessionAuthOptions>;
   /** Where the router is mounted. @default "/services/json" */
   readonly endpointPath?: string;
   /** The document's `info`. @default title "Drupal 7 Services session API", version "1.0.0" */
@@ -198,7 +199,7 @@ function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecur
  * @example
  * ```ts
  * const document = openApiDocument({
- *   auth, // the object given to createSessionAuthRouter
+ *   auth, // the object given to createSessionAuth
  *   routes: [{ method: "get", path: "/services/json/players", summary: "All players" }],
  * });
  * app.get("/openapi.json", (_req, res) => res.json(document));
@@ -210,11 +211,11 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const auth = parsed.auth ?? {};
   const base = parsed.endpointPath ?? "/services/json";
   const limits = {
-    maxNameLength: auth.maxNameLength ?? ROUTER_DEFAULTS.maxNameLength,
-    maxPasswordBytes: auth.maxPasswordBytes ?? ROUTER_DEFAULTS.maxPasswordBytes,
+    maxNameLength: auth.maxNameLength ?? DEFAULTS.maxNameLength,
+    maxPasswordBytes: auth.maxPasswordBytes ?? DEFAULTS.maxPasswordBytes,
   };
-  const v11 = (auth.loginApiVersion ?? ROUTER_DEFAULTS.loginApiVersion) === "1.1";
-  const blocked = (auth.blockedAccountResponse ?? ROUTER_DEFAULTS.blockedAccountResponse) === "drupal";
+  const v11 = (auth.loginApiVersion ?? DEFAULTS.loginApiVersion) === "1.1";
+  const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
 
   const cookieName =
@@ -225,7 +226,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
 
   const loggedInWithToken = { sessionCookie: [], csrfToken: [] };
   const anyCaller: Json[] = [{}, loggedInWithToken];
-  const parsers = auth.parsers ?? ROUTER_DEFAULTS.parsers;
+  const parsers = auth.parsers ?? DEFAULTS.parsers;
   const bodyTypes = (schema: OpenApiObject): OpenApiObject => Object.fromEntries(parsers.map((type) => [type, { schema }]));
   const attributes = cookieAttributes(auth);
   const post = (operationId: string, summary: string, description: string, codes: readonly SessionAuthErrorCode[], ok: OpenApiObject, extra: OpenApiObject = {}): OpenApiObject => ({
@@ -299,7 +300,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     },
   });
   paths["/services/session/token"] = { get: sessionToken("get"), post: sessionToken("post") };
-  const endpointName = checkPlain(auth.endpointName ?? ROUTER_DEFAULTS.endpointName);
+  const endpointName = checkPlain(auth.endpointName ?? DEFAULTS.endpointName);
   paths[base] = {
     get: {
       operationId: "endpointRoot",

@@ -1,4 +1,5 @@
 import { checkPlain } from "./html.js";
+import { trimSlashes } from "./path.js";
 import { reasonPhrase } from "./status.js";
 import { htmlHeaders, type WireResponse } from "./wire.js";
 
@@ -32,4 +33,49 @@ export function optionsReply(): WireResponse {
  */
 export function endpointRootReply(endpointName: string): WireResponse {
   return { status: 200, headers: htmlHeaders(), body: `Services Endpoint "${checkPlain(endpointName)}" has been setup successfully.` };
+}
+
+/** A Services action this package answers. */
+export type Action = "login" | "logout" | "userToken" | "connect";
+
+const ACTIONS: Readonly<Record<string, Action>> = {
+  "user/login": "login",
+  "user/logout": "logout",
+  "user/token": "userToken",
+  "system/connect": "connect",
+};
+
+// Services splits the format suffix off with this pattern (ServicesContentTypeNegotiator).
+const SUFFIX = /^(.+)\.([^./]+)$/;
+
+/**
+ * Splits a path below the endpoint into the Services action and its format suffix, as
+ * Services does: slashes trimmed, `.json` optional and case-sensitive. `undefined` for a path
+ * that is not one of the package's actions.
+ */
+export function matchAction(path: string): { action: Action; format: string | undefined } | undefined {
+  const trimmed = trimSlashes(path);
+  const suffix = SUFFIX.exec(trimmed);
+  const [base, format] = suffix === null ? [trimmed, undefined] : [suffix[1]!, suffix[2]];
+  const action = ACTIONS[base];
+  return action === undefined ? undefined : { action, format };
+}
+
+const VERSION_SEPARATORS: ReadonlySet<string> = new Set(["_", "-"]);
+
+/**
+ * The value of a `services_<resource>_<method>_version` header, whichever resource and
+ * method it names, as Services reads it (`_services_version_header_options`). PHP folds `-`
+ * and `_` in header names together, so `Services-User-Login-Version` counts as well.
+ *
+ * @param headers - The request's headers, names lower-cased (as Node gives them).
+ */
+export function servicesVersionHeader(headers: Readonly<Record<string, string | readonly string[] | undefined>>): string | undefined {
+  let version: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.length > 17 && name.startsWith("services") && name.endsWith("version") && VERSION_SEPARATORS.has(name[8]!) && VERSION_SEPARATORS.has(name[name.length - 8]!)) {
+      version = typeof value === "string" ? value : value?.[0];
+    }
+  }
+  return version;
 }

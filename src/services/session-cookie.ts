@@ -1,18 +1,8 @@
-import { sessionCookie, type CookieAttributes } from "../core/cookie.js";
-import { resolveCookieOptions, type CookieOptions, type ResolvedCookieOptions } from "../core/options.js";
+import { sessionCookie, type CookieAttributes, type SessionCookie } from "../core/cookie.js";
+import { resolveCookieOptions, type ResolvedCookieOptions } from "../core/option-schema.js";
+import type { CookieOptions } from "../core/options.js";
 import { drupalCookieDomain } from "./cookie-domain.js";
 import { drupalSessionName } from "./session-name.js";
-
-/**
- * The session cookie of one host: its name, its attributes, and the other places a copy of
- * the same name may sit in a client's cookie jar (host-only, or the domain Drupal derives
- * from the host when `cookieDomain` names another), which deletions must also reach.
- */
-export interface SessionCookie {
-  readonly name: string;
-  readonly attributes: CookieAttributes;
-  readonly variants: readonly CookieAttributes[];
-}
 
 /**
  * The session cookie for a request to `host` (its `Host` header): the configured name or

@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import express from "express";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
-import { createSessionAuthRouter, createSessionId, hashSessionId, memorySessionStore, sessionTokenHandler } from "services-session-auth";
+import { createSessionAuth, createSessionId, hashSessionId, memorySessionStore } from "services-session-auth";
 import { nowSeconds } from "../../src/core/clock.js";
 import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "services-session-auth/drupal";
 import { fastHasher, setCookies } from "../helpers/app.js";
@@ -25,16 +25,16 @@ async function cutOverApp(db: TestDrupalDb) {
   const database = { pool: db.pool, dialect: db.dialect, prefix: db.prefix };
   const privateKey = await readDrupal7PrivateKey(database);
   const sessionStore = memorySessionStore();
-  const auth = {
+  const auth = createSessionAuth({
     userStore: drupal7UserStore(database),
     sessionStore: drupal7SessionFallback(sessionStore, database),
     csrfToken: drupal7CsrfToken({ privateKey, hashSalt: SEED_HASH_SALT }),
     hasher: upgradingHasher({ current: fastHasher, legacy: [drupal7Hasher()] }),
     baseUrl: BASE_URL,
-  };
+  });
   const app = express();
-  app.use("/services/json", createSessionAuthRouter(auth));
-  app.all("/services/session/token", sessionTokenHandler(auth));
+  app.use("/services/json", auth.router());
+  app.all("/services/session/token", auth.tokenHandler());
   return { app, sessionStore, database };
 }
 

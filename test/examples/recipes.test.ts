@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryUserStore } from "services-session-auth";
+import { createSessionAuth, memoryUserStore } from "services-session-auth";
 import { mapSessionStore } from "../../examples/recipes/map-session-store.js";
 import { logOutEverywhere, protectARoute, quickStartApp, redisAuth, requireARole } from "../../examples/recipes/recipes.js";
 import { createTestApp, fastHasher, login, SECRET, USERS } from "../helpers/app.js";
@@ -11,12 +11,13 @@ import { describeSessionStore } from "../stores/contract.js";
 /** An app with the router and the recipes' routes, on the test helper's options. */
 function recipeApp(overrides: Parameters<typeof createTestApp>[0] = {}) {
   const { options } = createTestApp(overrides);
+  const auth = createSessionAuth(options);
   const app = express();
-  app.use("/services/json", createSessionAuthRouter(options));
-  protectARoute(app, options, (_req, res) => void res.status(201).json({ added: true }));
-  requireARole(app, options);
-  logOutEverywhere(app, options);
-  return { app, options };
+  app.use("/services/json", auth.router());
+  protectARoute(app, auth, (_req, res) => void res.status(201).json({ added: true }));
+  requireARole(app, auth);
+  logOutEverywhere(app, auth);
+  return { app, auth };
 }
 
 describe("README quick start", () => {
@@ -88,12 +89,12 @@ if (redisUrl === undefined) console.warn("\n  [skip] README recipe 'use Redis': 
 describe.skipIf(redisUrl === undefined)("README recipe: use Redis", () => {
   it("logs in, reads a protected route and logs out everywhere through Redis", async () => {
     process.env.SESSION_SECRET ??= SECRET;
-    const { auth, close } = await redisAuth(memoryUserStore(USERS, { hasher: fastHasher }));
+    const { options, close } = await redisAuth(memoryUserStore(USERS, { hasher: fastHasher }));
     try {
-      const { app } = recipeApp({ sessionStore: auth.sessionStore, counterStore: auth.counterStore! });
+      const { app } = recipeApp({ sessionStore: options.sessionStore, counterStore: options.counterStore! });
       const demo = await login(app);
       expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(200);
-      expect((await auth.sessionStore.listByUser("14")).length).toBeGreaterThanOrEqual(1);
+      expect((await options.sessionStore.listByUser("14")).length).toBeGreaterThanOrEqual(1);
       await request(app).post("/services/json/sessions/revoke-all").set("Cookie", demo.cookie).set("X-CSRF-Token", demo.token);
       expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(401);
     } finally {

@@ -1,10 +1,15 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { servicesErrorHandler, servicesNotFound, type AuthEvent } from "services-session-auth";
-import { createTestApp, statusText } from "../helpers/app.js";
+import { createSessionAuth, memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
+import { createTestApp, SECRET, statusText } from "../helpers/app.js";
 
-describe("servicesNotFound", () => {
+/** An auth over empty stores, for the handlers that need none of its sessions. */
+function bareAuth(onEvent?: AuthEventListener) {
+  return createSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET, ...(onEvent === undefined ? {} : { onEvent }) });
+}
+
+describe("SessionAuth.notFound", () => {
   const { agent } = createTestApp();
 
   it("answers an unknown resource as Services does, with an empty body and PHP's default Content-Type", async () => {
@@ -48,11 +53,11 @@ describe("servicesNotFound", () => {
   });
 
   it("refuses options it does not know at start-up", () => {
-    expect(() => servicesNotFound({ resource: ["players"] } as never)).toThrow(TypeError);
+    expect(() => bareAuth().notFound({ resource: ["players"] } as never)).toThrow(TypeError);
   });
 });
 
-describe("servicesErrorHandler", () => {
+describe("SessionAuth.errorHandler", () => {
   it("answers a path that cannot be decoded with a body-less 400, never Express's HTML page", async () => {
     const { agent } = createTestApp();
     const res = await agent.get("/services/json/players/%E0%A4%A");
@@ -68,7 +73,7 @@ describe("servicesErrorHandler", () => {
     app.get("/boom", () => {
       throw error;
     });
-    app.use(servicesErrorHandler({ onEvent: (event) => events.push(event) }));
+    app.use(bareAuth((event) => events.push(event)).errorHandler());
     return request(app);
   }
 
@@ -112,13 +117,10 @@ describe("servicesErrorHandler", () => {
     app.get("/boom", () => {
       throw new Error("x");
     });
-    app.use(
-      servicesErrorHandler({
-        onEvent: () => {
-          throw new Error("listener");
-        },
-      }),
-    );
+    const auth = bareAuth(() => {
+      throw new Error("listener");
+    });
+    app.use(auth.errorHandler());
     expect((await request(app).get("/boom")).status).toBe(500);
   });
 
@@ -129,7 +131,7 @@ describe("servicesErrorHandler", () => {
       res.write("partial");
       next(new Error("late"));
     });
-    app.use(servicesErrorHandler());
+    app.use(bareAuth().errorHandler());
     const res = await request(app)
       .get("/half")
       .catch((error: unknown) => error);

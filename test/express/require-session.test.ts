@@ -1,14 +1,14 @@
 import express from "express";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { memorySessionStore, memoryUserStore, requireSession } from "services-session-auth";
+import { createSessionAuth, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { createTestApp, login, SECRET, statusText } from "../helpers/app.js";
 
-describe("requireSession", () => {
+describe("SessionAuth.requireSession", () => {
   it("lets a live session through and attaches req.auth, without the password hash", async () => {
     let auth: unknown;
-    const { app } = createTestApp({}, undefined, (app, options) => {
-      app.get("/services/json/whoami", requireSession(options), (req, res) => {
+    const { app } = createTestApp({}, undefined, (app, sessionAuth) => {
+      app.get("/services/json/whoami", sessionAuth.requireSession(), (req, res) => {
         auth = req.auth;
         res.json({});
       });
@@ -51,8 +51,8 @@ describe("requireSession", () => {
   });
 
   it("takes services_token from a form body the app parsed, never from a JSON body", async () => {
-    const { app } = createTestApp({}, undefined, (app, options) => {
-      app.post("/services/json/teams", express.urlencoded({ extended: false }), express.json(), requireSession(options), (_req, res) => res.json({ ok: true }));
+    const { app } = createTestApp({}, undefined, (app, auth) => {
+      app.post("/services/json/teams", express.urlencoded({ extended: false }), express.json(), auth.requireSession(), (_req, res) => res.json({ ok: true }));
     });
     const session = await login(app);
     const form = await request(app).post("/services/json/teams").set("Cookie", session.cookie).type("form").send({ services_token: session.token });
@@ -82,14 +82,12 @@ describe("requireSession", () => {
     expect((await agent.get("/services/json/admin").set("Cookie", admin.cookie)).status).toBe(200);
   });
 
-  it("throws a TypeError at start-up without stores or with a short secret", () => {
-    const userStore = memoryUserStore([]);
-    const sessionStore = memorySessionStore();
-    expect(() => requireSession({ userStore } as never)).toThrow(TypeError);
-    expect(() => requireSession({ userStore, sessionStore, secret: "short" })).toThrow(/secret: must be at least 32 characters/);
-    expect(() => requireSession({ userStore, sessionStore })).toThrow(/secret: is required/);
-    expect(() => requireSession({ userStore, sessionStore, csrf: false })).not.toThrow();
-    expect(() => requireSession({ userStore, sessionStore, secret: SECRET })).not.toThrow();
+  it("throws a TypeError at start-up for an invalid guard option", () => {
+    const auth = createSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET });
+    expect(() => auth.requireSession({ roles: "admin" } as never)).toThrow(TypeError);
+    expect(() => auth.requireSession({ csrf: "yes" } as never)).toThrow(/requireSession: invalid options: csrf/);
+    expect(() => auth.requireSession({ secret: SECRET } as never)).toThrow(/Unrecognized key: "secret"/);
+    expect(() => auth.requireSession({ csrf: false, roles: ["administrator"] })).not.toThrow();
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createTestApp, login, statusText } from "../helpers/app.js";
 import request from "supertest";
 
-describe("createSessionAuthRouter request handling", () => {
+describe("SessionAuth.router request handling", () => {
   it("treats a request with no Content-Type as form-urlencoded, empty bodies included", async () => {
     const { app, agent } = createTestApp();
     const raw = await agent.post("/services/json/user/login").unset("Content-Type").send(Buffer.from("username=demo&password=demo-password"));
@@ -176,10 +176,10 @@ describe("createSessionAuthRouter request handling", () => {
   it("reads a body an earlier express.json() already parsed", async () => {
     const express = (await import("express")).default;
     const { options } = createTestApp();
-    const { createSessionAuthRouter } = await import("services-session-auth");
+    const { createSessionAuth } = await import("services-session-auth");
     const app = express();
     app.use(express.json());
-    app.use("/services/json", createSessionAuthRouter(options));
+    app.use("/services/json", createSessionAuth(options).router());
     const res = await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(200);
   });

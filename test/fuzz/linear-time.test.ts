@@ -18,7 +18,7 @@ import { readCookies } from "../../src/core/cookie.js";
 import { parseRequestBody, requestMime } from "../../src/services/body.js";
 import { notFoundError } from "../../src/services/not-found.js";
 import { errorReply } from "../../src/services/wire.js";
-import { matchAction } from "../../src/express/router.js";
+import { matchAction } from "../../src/services/routing.js";
 
 const GROWTH = 16;
 const BOUND = 64;

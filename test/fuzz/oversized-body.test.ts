@@ -12,7 +12,6 @@ import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { requireSession } from "services-session-auth";
 import { createTestApp, login } from "../helpers/app.js";
 
 const MB = 1024 * 1024;
@@ -126,9 +125,9 @@ describe("oversized uploads get a 413 the client reads", () => {
   let port: number;
   let cookie = "";
   let token = "";
-  const test = createTestApp({}, undefined, (app, options) => {
-    // An app route whose own body parser refuses the upload: its 413 goes through servicesErrorHandler.
-    app.post("/services/json/notes", requireSession(options), express.json({ limit: 1024 }), (_req, res) => res.json({ saved: true }));
+  const test = createTestApp({}, undefined, (app, auth) => {
+    // An app route whose own body parser refuses the upload: its 413 goes through the error handler.
+    app.post("/services/json/notes", auth.requireSession(), express.json({ limit: 1024 }), (_req, res) => res.json({ saved: true }));
   });
 
   beforeAll(async () => {

@@ -1,19 +1,16 @@
 import express, { type Express } from "express";
 import request from "supertest";
 import {
-  createSessionAuthRouter,
+  createSessionAuth,
   drupalQueryPath,
   memoryCounterStore,
   memorySessionStore,
   memoryUserStore,
-  requireSession,
   scryptHasher,
-  servicesErrorHandler,
-  servicesNotFound,
-  sessionTokenHandler,
   type AuthEvent,
   type MemoryUserInput,
-  type SessionAuthRouterOptions,
+  type SessionAuth,
+  type SessionAuthOptions,
 } from "services-session-auth";
 
 /** A fixed secret of the required length, for tests only. */
@@ -31,16 +28,16 @@ export const USERS: MemoryUserInput[] = [
 
 /** Builds the app every wire test drives: the router at /services/json, the token call, a protected route. */
 export function createTestApp(
-  overrides: Partial<SessionAuthRouterOptions> = {},
+  overrides: Partial<SessionAuthOptions> = {},
   users: MemoryUserInput[] = USERS,
   /** More routes, mounted before the 404 and error handlers that end the app. */
-  routes?: (app: Express, options: SessionAuthRouterOptions) => void,
+  routes?: (app: Express, auth: SessionAuth, options: SessionAuthOptions) => void,
 ) {
   const events: AuthEvent[] = [];
   const sessionStore = memorySessionStore();
   const counterStore = memoryCounterStore();
   const userStore = memoryUserStore(users, { hasher: fastHasher });
-  const options: SessionAuthRouterOptions = {
+  const options: SessionAuthOptions = {
     userStore,
     sessionStore,
     counterStore,
@@ -51,22 +48,23 @@ export function createTestApp(
     onEvent: (event) => events.push(event),
     ...overrides,
   };
+  const auth = createSessionAuth(options);
   const app: Express = express();
   app.use(drupalQueryPath());
-  app.use("/services/json", createSessionAuthRouter(options));
-  app.all("/services/session/token", sessionTokenHandler(options));
-  app.get("/services/json/players", requireSession(options), (req, res) => {
+  app.use("/services/json", auth.router());
+  app.all("/services/session/token", auth.tokenHandler());
+  app.get("/services/json/players", auth.requireSession(), (req, res) => {
     res.json({ players: ["Ana"], uid: req.auth?.user.uid });
   });
-  app.post("/services/json/players", requireSession(options), (_req, res) => res.json({ added: true }));
-  app.post("/services/json/open", requireSession({ ...options, csrf: false }), (_req, res) => res.json({ open: true }));
-  app.get("/services/json/players/:id", requireSession(options), (req, res) => res.json({ id: req.params.id }));
-  app.get("/services/json/admin", requireSession({ ...options, roles: ["administrator"] }), (_req, res) => res.json({ admin: true }));
-  routes?.(app, options);
-  app.use("/services/json", servicesNotFound({ resources: ["players", "open", "admin"] }));
-  app.use(servicesNotFound());
-  app.use(servicesErrorHandler({ onEvent: (event) => events.push(event) }));
-  return { app, agent: request(app), options, sessionStore, userStore, counterStore, events };
+  app.post("/services/json/players", auth.requireSession(), (_req, res) => res.json({ added: true }));
+  app.post("/services/json/open", auth.requireSession({ csrf: false }), (_req, res) => res.json({ open: true }));
+  app.get("/services/json/players/:id", auth.requireSession(), (req, res) => res.json({ id: req.params.id }));
+  app.get("/services/json/admin", auth.requireSession({ roles: ["administrator"] }), (_req, res) => res.json({ admin: true }));
+  routes?.(app, auth, options);
+  app.use("/services/json", auth.notFound({ resources: ["players", "open", "admin"] }));
+  app.use(auth.notFound());
+  app.use(auth.errorHandler());
+  return { app, agent: request(app), auth, options, sessionStore, userStore, counterStore, events };
 }
 
 /** Logs in and returns the reply body and a ready Cookie header. */

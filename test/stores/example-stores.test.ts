@@ -9,7 +9,7 @@ async function sealedExample() {
   const stores = await storesFromEnv({ SESSION_STORE: "sealed" }, SECRET);
   const userStore = demoUserStore(fastHasher);
   await userStore.ready;
-  const app = createApp({ secret: SECRET, userStore, hasher: fastHasher, extra: { ...stores.routerOptions, baseUrl: "http://localhost:3000" }, log: () => {} });
+  const app = createApp({ secret: SECRET, userStore, hasher: fastHasher, extra: { ...stores.authOptions, baseUrl: "http://localhost:3000" }, log: () => {} });
   const res = await request(app).post("/services/json/user/login.json").type("form").send("username=demo&password=demo-password");
   expect(res.status).toBe(200);
   const { sessid, session_name, token } = res.body as { sessid: string; session_name: string; token: string };
@@ -34,8 +34,8 @@ describe("examples/sports-api stores (SESSION_STORE=sealed, no REDIS_URL)", () =
   it("ends a sealed session at the absolute timeout, not one idle period after login", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const { stores, app, cookie } = await sealedExample();
-    expect(stores.routerOptions.idleTimeout).toBe(stores.routerOptions.absoluteTimeout);
-    const absolute = stores.routerOptions.absoluteTimeout!;
+    expect(stores.authOptions.idleTimeout).toBe(stores.authOptions.absoluteTimeout);
+    const absolute = stores.authOptions.absoluteTimeout!;
     vi.setSystemTime(Date.now() + 200_001 * 1000);
     expect((await request(app).get("/services/json/players").set("Cookie", cookie)).status).toBe(200);
     vi.setSystemTime(Date.now() + (absolute - 200_001) * 1000);

@@ -1,6 +1,6 @@
 import express from "express";
 import mysql from "mysql2/promise";
-import { createSessionAuthRouter, drupalQueryPath, memorySessionStore, scryptHasher, sessionTokenHandler } from "services-session-auth";
+import { createSessionAuth, drupalQueryPath, memorySessionStore, scryptHasher } from "services-session-auth";
 import {
   drupal7CsrfToken,
   drupal7Hasher,
@@ -14,7 +14,7 @@ import {
 // MariaDB or MySQL. On PostgreSQL: `import pg from "pg"` and `new pg.Pool({ connectionString })`.
 const pool = mysql.createPool(process.env.DRUPAL_DB_URL!);
 const database = { pool /*, prefix: "drupal_" */ };
-// settings.php's session lifetimes (step 1): the router and the carried-over sessions share them.
+// settings.php's session lifetimes (step 1): the auth and the carried-over sessions share them.
 const lifetimes = { idleTimeout: 200_000, absoluteTimeout: 2_000_000 };
 
 // Step 3: the sessions the apps hold now. Import the live ones at start-up, then adopt
@@ -24,7 +24,7 @@ const sessions = memorySessionStore();
 const { imported, skipped } = await importDrupal7Sessions({ ...database, into: sessions, hashedSids: "auto", deleteImported: true, ...lifetimes });
 console.log(`Drupal sessions carried over: ${imported} (skipped: ${skipped})`);
 
-const auth = {
+const auth = createSessionAuth({
   userStore: drupal7UserStore(database),
   sessionStore: drupal7SessionFallback(sessions, { ...database, hashedSids: "auto", ...lifetimes }),
   csrfToken: drupal7CsrfToken({
@@ -35,7 +35,7 @@ const auth = {
   sessionName: "SESSa379a6f6eeafb9a55e378c118034e275", // exactly as the browser shows it
   // or: cookieDomain: ".example.com"  /  baseUrl: "https://example.com", to derive it as Drupal does
   ...lifetimes,
-};
+});
 
 export const app = express();
 // The proxy in front that ends TLS (here: one on the same host). Express then takes
@@ -45,6 +45,6 @@ export const app = express();
 app.set("trust proxy", "loopback");
 // Clients without clean URLs (jDrupal, DrupalGap) call /?q=services/json/user/login.json.
 app.use(drupalQueryPath());
-app.use("/services/json", createSessionAuthRouter(auth)); // the endpoint path from step 1
+app.use("/services/json", auth.router()); // the endpoint path from step 1
 // Drupal serves the token outside the endpoint; jDrupal, DrupalGap and Moodle fetch it there.
-app.all("/services/session/token", sessionTokenHandler(auth));
+app.all("/services/session/token", auth.tokenHandler());

@@ -1,15 +1,5 @@
 import express, { type Express } from "express";
-import {
-  createSessionAuthRouter,
-  drupalQueryPath,
-  memoryCounterStore,
-  memorySessionStore,
-  memoryUserStore,
-  servicesErrorHandler,
-  servicesNotFound,
-  sessionTokenHandler,
-  type SessionAuthRouterOptions,
-} from "services-session-auth";
+import { createSessionAuth, drupalQueryPath, memoryCounterStore, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { fastHasher, SECRET } from "../../helpers/app.js";
 
 /** What the standard install profile's rdf module adds to every user object (`user_rdf_mapping`). */
@@ -33,7 +23,7 @@ export async function recordedSite(): Promise<{ app: Express; close: () => void 
   );
   await userStore.ready;
   const sessionStore = memorySessionStore();
-  const options: SessionAuthRouterOptions = {
+  const auth = createSessionAuth({
     userStore,
     sessionStore,
     counterStore: memoryCounterStore(),
@@ -41,13 +31,13 @@ export async function recordedSite(): Promise<{ app: Express; close: () => void 
     hasher: fastHasher,
     endpointName: "oracle",
     parsers: ["application/json", "application/x-www-form-urlencoded"],
-  };
+  });
   const app = express();
   app.disable("x-powered-by");
   app.use(drupalQueryPath());
-  app.use("/services/json", createSessionAuthRouter(options));
-  app.all("/services/session/token", sessionTokenHandler(options));
-  app.use("/services/json", servicesNotFound());
-  app.use(servicesErrorHandler());
+  app.use("/services/json", auth.router());
+  app.all("/services/session/token", auth.tokenHandler());
+  app.use("/services/json", auth.notFound());
+  app.use(auth.errorHandler());
   return { app, close: () => sessionStore.close() };
 }

@@ -1,0 +1,259 @@
+import { SessionAuthError } from "../errors.js";
+import type { SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "../types.js";
+import { nowSeconds } from "./clock.js";
+import { readCookies, sessionCookie, sessionCookieDeletions, variantDeletions, type SessionCookie } from "./cookie.js";
+import type { AuthEvent } from "./events.js";
+import type { ResolvedOptions } from "./option-schema.js";
+import { pendingLogouts, type PendingLogouts } from "./pending-logouts.js";
+import { createSessionId, hashSessionId, safeEqual } from "./session-id.js";
+
+/** What a request's session cookie turned out to be. */
+export type SessionState =
+  | { readonly kind: "none" }
+  /**
+   * A cookie was sent but names no live session: unknown, expired, tampered, or its user is
+   * gone or blocked. `sessid` is the first value sent: Drupal's `session_id()` is the
+   * cookie's value whether or not a session row exists.
+   */
+  | { readonly kind: "stale"; readonly sessid: string }
+  | LiveSession;
+
+/** A live session: its id, what the store holds, and its (active) user. */
+export interface LiveSession {
+  readonly kind: "live";
+  readonly sessid: string;
+  readonly session: StoredSession;
+  readonly user: UserRecord;
+}
+
+/** A request as far as finding its session goes. */
+export interface SessionRequest {
+  /** The `Host` header: the cookie's name and `Domain` follow it, as in Drupal. */
+  readonly host: string;
+  /** Whether the request came over HTTPS. */
+  readonly secure: boolean;
+  readonly cookieHeader: string | undefined;
+}
+
+/** A request's session, worked out once. */
+export interface SessionContext {
+  readonly cookie: SessionCookie;
+  /** How many distinct session cookies of this name the request sent (at most a few are looked at). */
+  readonly sent: number;
+  readonly state: SessionState;
+  readonly now: number;
+  /** The `Set-Cookie` values every reply to this request carries: a stale cookie's deletions, or the live one set where it belongs. */
+  readonly setCookie: readonly string[];
+}
+
+/** Where a new session is opened from. */
+export interface SessionClient {
+  /** The client's address, as Drupal shows it. */
+  readonly ip: string;
+  readonly userAgent: string;
+  readonly now: number;
+}
+
+const COOKIE_CACHE_LIMIT = 256;
+
+/** At most this many session cookies of one name are looked up per request; the rest are ignored. */
+export const MAX_COOKIE_CANDIDATES = 3;
+
+/** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
+export const EXPIRY_GRACE = 600;
+
+/** Methods that never need a CSRF token (RFC 9110 safe methods, as Services lists them). */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+
+/**
+ * The session lifecycle, framework-free and in one place: reading a request's session
+ * (expiry, idle and absolute, decided here on every read; last-seen writes throttled),
+ * starting one (a new id, the per-user cap), ending one or all of a user's (failing closed),
+ * the session-bound CSRF token and its check, and the audit events of each. Stores only keep
+ * what they are given, and nothing else reaches them.
+ */
+export class Sessions {
+  readonly #options: ResolvedOptions;
+  readonly #store: SessionStore;
+  readonly #users: UserStore;
+  readonly #cookies = new Map<string, SessionCookie>();
+  readonly #pending: PendingLogouts;
+
+  /** @param stores - The session and user stores, already guarded by timeouts. */
+  constructor(options: ResolvedOptions, stores: { readonly sessions: SessionStore; readonly users: UserStore }) {
+    this.#options = options;
+    this.#store = stores.sessions;
+    this.#users = stores.users;
+    this.#pending = pendingLogouts(options.sessionStore, stores.sessions, options.absoluteTimeout);
+  }
+
+  /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
+  cookie(host: string, secure: boolean): SessionCookie {
+    const key = `${secure ? "s" : ""}${host}`;
+    let cookie = this.#cookies.get(key);
+    if (cookie === undefined) {
+      cookie = this.#options.cookieOf(host, secure);
+      if (this.#cookies.size >= COOKIE_CACHE_LIMIT) this.#cookies.clear();
+      this.#cookies.set(key, cookie);
+    }
+    return cookie;
+  }
+
+  /**
+   * A request's session. Of several cookies of the session's name, the first that names a
+   * live session wins (so a stale Drupal-era copy cannot shadow a live one); when there were
+   * several, the reply sets the live one where this server keeps it and deletes the others.
+   * Cookies that name no live session get deletions, as Drupal's `session_destroy()` sends.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  async context(request: SessionRequest): Promise<SessionContext> {
+    const now = nowSeconds();
+    const cookie = this.cookie(request.host, request.secure);
+    const sessids = readCookies(request.cookieHeader, cookie.name, MAX_COOKIE_CANDIDATES);
+    let state: SessionState = sessids.length === 0 ? { kind: "none" } : { kind: "stale", sessid: sessids[0]! };
+    for (const sessid of sessids) {
+      const found = await this.#resolve(sessid, now);
+      if (found !== undefined) {
+        state = found;
+        break;
+      }
+    }
+    let setCookie: string[] = [];
+    if (state.kind === "stale") {
+      setCookie = sessionCookieDeletions(cookie);
+    } else if (state.kind === "live" && sessids.length > 1) {
+      // The live cookie may sit in any of the places: set it in ours, for what is left of its life.
+      const maxAge = Math.max(1, state.session.record.createdAt + this.#options.absoluteTimeout - now);
+      setCookie = [sessionCookie(cookie.name, state.sessid, { ...cookie.attributes, maxAge }, now), ...variantDeletions(cookie)];
+    }
+    return { cookie, sent: sessids.length, state, now, setCookie };
+  }
+
+  /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
+  async #resolve(sessid: string, now: number): Promise<LiveSession | undefined> {
+    const session = await this.#store.get(sessid);
+    if (session === null || this.#pending.covers(session)) return undefined;
+    const { record } = session;
+    const expired = now >= record.createdAt + this.#options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.#options.idleTimeout ? "idle" : undefined;
+    if (expired !== undefined) {
+      await this.#store.destroy(session.handle);
+      this.emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired });
+      return undefined;
+    }
+    // Drupal joins the session to its user on status = 1: a blocked user's sessions are void.
+    const user = await this.#users.findById(record.uid);
+    if (user === null || !user.active) {
+      await this.#store.destroy(session.handle);
+      this.emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" });
+      return undefined;
+    }
+    if (now - record.lastSeenAt >= this.#options.touchInterval) {
+      await this.#store.touch(session.handle, now, this.#expiresAt(record.createdAt, now));
+    }
+    return { kind: "live", sessid, session, user };
+  }
+
+  /**
+   * Opens a session for `user` and resolves its id: always a new one (rotation: whatever the
+   * request carried is never reused). At the per-user cap the user's own oldest sessions
+   * end, never another user's (logins that raced past the cap are trimmed by the next one).
+   */
+  async start(user: UserRecord, client: SessionClient): Promise<string> {
+    const live = await this.#store.listByUser(user.uid);
+    for (const old of live.slice(0, Math.max(0, live.length - this.#options.maxSessionsPerUser + 1))) {
+      await this.#store.destroy(old.handle);
+      this.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
+    }
+    const { now } = client;
+    const record: SessionRecord = {
+      uid: user.uid,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: this.#expiresAt(now, now),
+      ip: client.ip,
+      userAgent: client.userAgent.slice(0, 256),
+    };
+    const sessid = await this.#store.create(record);
+    this.emit({ type: "login.success", uid: user.uid, session: hashSessionId(sessid), ip: client.ip });
+    return sessid;
+  }
+
+  /**
+   * Ends a live session (a logout), failing closed: if the store cannot record it (full, or
+   * down), the user's sessions are ended everywhere instead (`destroyByUser`, which the
+   * sealed-cookie store records in one counter); if that fails too, the logout is held in
+   * this process, which refuses the session from then on and offers the logout to the store
+   * until it takes it. The session never keeps working after the client was told it ended;
+   * each failed attempt is a `store.failure` event.
+   */
+  async end(live: LiveSession, ip: string): Promise<void> {
+    try {
+      await this.#store.destroy(live.session.handle);
+    } catch {
+      try {
+        // The store refused this session's own mark: end them all.
+        await this.#store.destroyByUser(live.session.record.uid);
+      } catch {
+        this.#pending.add(live.session);
+      }
+    }
+    this.emit({ type: "logout", uid: live.user.uid, session: hashSessionId(live.sessid), ip });
+  }
+
+  /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */
+  list(uid: string): Promise<StoredSession[]> {
+    return this.#store.listByUser(uid);
+  }
+
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endAll(uid: string): Promise<number> {
+    return this.#store.destroyByUser(uid);
+  }
+
+  /** The CSRF token bound to a session id. */
+  token(sessid: string): string {
+    return this.#options.csrfToken(sessid);
+  }
+
+  /**
+   * `drupal_get_token('services')` for a request: the token of `session_id()`, which is the
+   * cookie's value whether or not it names a live session (a stale one gets the token it
+   * always had), and of a random lazy id without a cookie, so an anonymous caller's token is
+   * random every time.
+   */
+  tokenFor(state: SessionState): string {
+    return state.kind === "none" ? createSessionId() : this.token(state.sessid);
+  }
+
+  /**
+   * Services' CSRF rule: only a live session on an unsafe method needs the token, and it
+   * must be the session's own, compared in constant time.
+   * @throws SessionAuthError `ERR_CSRF` (with a `csrf.rejected` event) when it is not.
+   */
+  checkCsrf(state: SessionState, method: string, supplied: () => string | undefined, ip: string): void {
+    if (state.kind !== "live" || SAFE_METHODS.has(method)) return;
+    const token = supplied();
+    if (token !== undefined && safeEqual(token, this.token(state.sessid))) return;
+    this.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip, method });
+    throw new SessionAuthError("ERR_CSRF");
+  }
+
+  /** Passes an event to the app's listener; a listener that throws is ignored. */
+  emit(event: AuthEvent): void {
+    try {
+      this.#options.onEvent?.(event);
+    } catch {
+      // An audit hook's bug must never change an auth decision.
+    }
+  }
+
+  /**
+   * The `expiresAt` a store is given for a session seen at `lastSeenAt`: the earlier of its
+   * idle and absolute deadlines, plus {@link EXPIRY_GRACE}. The deadlines themselves are
+   * enforced on every read; the grace only lets a client that comes back just after expiry be
+   * told apart from a forged cookie, and the expiry be reported with its reason.
+   */
+  #expiresAt(createdAt: number, lastSeenAt: number): number {
+    return Math.min(lastSeenAt + this.#options.idleTimeout, createdAt + this.#options.absoluteTimeout) + EXPIRY_GRACE;
+  }
+}

@@ -1,0 +1,165 @@
+import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { RequireSessionOptions, SessionAuthOptions } from "../core/options.js";
+import type { LoginReply } from "../services/endpoint.js";
+import { createServicesEngine, type NotFoundOptions } from "../services/engine.js";
+import { errorReply } from "../services/wire.js";
+import type { StoredSession, UserRecord } from "../types.js";
+import { endpointRequest, guardRequest, servicesRequest, sessionRequest } from "./request.js";
+import { appendCookies, send } from "./respond.js";
+
+/**
+ * Drupal 7 Services' session authentication for one Express app, every piece over one
+ * engine: one set of validated options, one session owner, one login throttle and hashing
+ * queue, shared by the router, the guards and the handlers it hands out.
+ *
+ * @example
+ * ```ts
+ * const auth = createSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
+ * app.use("/services/json", auth.router());
+ * app.all("/services/session/token", auth.tokenHandler());
+ * app.get("/services/json/players", auth.requireSession(), (req, res) => res.json(players));
+ * app.use("/services/json", auth.notFound({ resources: ["players"] }));
+ * app.use(auth.notFound());
+ * app.use(auth.errorHandler());
+ * ```
+ */
+export interface SessionAuth {
+  /**
+   * The endpoint: `POST user/login`, `system/connect`, `user/logout` and `user/token` (with or
+   * without `.json`) and the endpoint root, as Services answers them. Mount it at the
+   * endpoint path before any body parser: it reads bodies as Services does (JSON,
+   * form-urlencoded, multipart, none). Other paths fall through to the app's routes.
+   */
+  router(): Router;
+  /**
+   * A route's guard: a live session, its `X-CSRF-Token` on unsafe methods (or `services_token`
+   * in the query or a form body the app parsed), and one of `roles`; else a 401, 401
+   * `CSRF validation failed` or 403 in the wire format, and a 503 when a store fails (never a
+   * silent anonymous request). Sets `req.auth`. A protected GET costs one session read and
+   * one user read.
+   * @throws TypeError at start-up for an invalid option.
+   */
+  requireSession(options?: RequireSessionOptions): RequestHandler;
+  /**
+   * Sets `req.auth` when the request has a live session, and never refuses it for lack of one:
+   * for pages that serve everyone and show more to the signed-in. On an unsafe method a session
+   * counts only with its CSRF token. A failing store still answers 503.
+   */
+  optionalSession(): RequestHandler;
+  /** `services/session/token` (any method; mount it at the site root): the session's token as bare text. */
+  tokenHandler(): RequestHandler;
+  /**
+   * The last handler for paths no route answered, in the wire format: mounted at the endpoint
+   * path, Services' `404 Not found : Could not find resource <name>.` (or `… the controller.`
+   * below `user`, `system` and `resources`); mounted at the site root, Drupal's `404 Not Found`.
+   * Empty body, never Express's HTML page.
+   * @throws TypeError at start-up for an invalid option.
+   */
+  notFound(options?: NotFoundOptions): RequestHandler;
+  /**
+   * The last error handler on the app: errors in the wire format (an undecodable path a
+   * body-less 400, a body parser's errors as the endpoint's own, another middleware's 4xx
+   * kept), anything else a body-less 500 with an `internal.error` event. Never a stack trace.
+   */
+  errorHandler(): ErrorRequestHandler;
+  /**
+   * Opens a session for a user the app authenticated itself (single sign-on, a sign-up) and
+   * sets its cookie on `res`: a new id whatever the request carried (a live session it carried
+   * ends), the login time recorded, `Cache-Control: no-store`. Resolves what `user/login`
+   * answers, for the app to send. `user` must be an active account the user store finds by uid.
+   * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  startSession(req: Request, res: Response, user: UserRecord): Promise<LoginReply>;
+  /**
+   * Ends the request's session, if it has a live one, as a logout does (failing closed), and
+   * deletes its cookie on `res`. Resolves whether there was one.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot be read.
+   */
+  endSession(req: Request, res: Response): Promise<boolean>;
+  /** A user's live sessions, oldest first (created, last seen, address, user agent; the handle is a hash, safe to show). */
+  listSessions(uid: string): Promise<StoredSession[]>;
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endUserSessions(uid: string): Promise<number>;
+}
+
+/**
+ * Builds Drupal 7 Services' session authentication for an Express app. The options are
+ * validated once, here: a missing store, a secret under 32 characters, an unknown key…
+ * throws a `TypeError` naming each problem. The caller's object is never modified.
+ *
+ * @example
+ * ```ts
+ * const auth = createSessionAuth({ userStore, sessionStore, secret: process.env.SESSION_SECRET! });
+ * app.use("/services/json", auth.router());
+ * app.get("/services/json/me", auth.requireSession(), (req, res) => res.json({ name: req.auth!.user.name }));
+ * ```
+ * @throws TypeError when an option is missing or invalid.
+ */
+export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
+  const engine = createServicesEngine(options, "createSessionAuth");
+  const { endpoint, sessions } = engine;
+
+  function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
+    const check = engine.guard(guardOptions, optional);
+    return async function sessionGuard(req: Request, res: Response, next: NextFunction) {
+      try {
+        const outcome = await check(guardRequest(req));
+        appendCookies(res, outcome.setCookie);
+        if (outcome.error !== undefined) return send(res, errorReply(outcome.error));
+        if (outcome.auth !== undefined) req.auth = outcome.auth;
+      } catch (error) {
+        return next(error);
+      }
+      next();
+    };
+  }
+
+  return {
+    router() {
+      return Router().use(async function servicesEndpoint(req: Request, res: Response, next: NextFunction) {
+        let reply;
+        try {
+          reply = await endpoint.handle(endpointRequest(req, engine.options.bodyLimit));
+        } catch (error) {
+          return next(error);
+        }
+        if (reply === undefined) next();
+        else send(res, reply);
+      });
+    },
+    requireSession: (guardOptions = {}) => guard(guardOptions, false),
+    optionalSession: () => guard({}, true),
+    tokenHandler() {
+      return async function servicesSessionToken(req: Request, res: Response) {
+        send(res, await endpoint.sessionToken(sessionRequest(req)));
+      };
+    },
+    notFound(notFoundOptions = {}) {
+      const reply = engine.notFound(notFoundOptions);
+      return function servicesNotFound(req: Request, res: Response) {
+        // Express strips the mount path into baseUrl: none means the site root, outside any endpoint.
+        send(res, reply(req.path, req.baseUrl !== ""));
+      };
+    },
+    errorHandler() {
+      return function servicesErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction) {
+        // Once the reply has started, only Express can end it (it destroys the socket).
+        if (res.headersSent) return next(error);
+        send(res, engine.errorReply(error));
+      };
+    },
+    async startSession(req, res, user) {
+      const { result, setCookie } = await endpoint.start(servicesRequest(req), user);
+      appendCookies(res, setCookie);
+      res.setHeader("Cache-Control", "no-store");
+      return result;
+    },
+    async endSession(req, res) {
+      const { result, setCookie } = await endpoint.end(servicesRequest(req));
+      appendCookies(res, setCookie);
+      return result;
+    },
+    listSessions: (uid) => sessions.list(uid),
+    endUserSessions: (uid) => sessions.endAll(uid),
+  };
+}
