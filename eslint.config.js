@@ -2,6 +2,13 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import regexp from "eslint-plugin-regexp";
 
+/** An import rule for the files of one layer: none of the `above` folders of src, and no Express unless allowed. */
+function layer(files, above, { allowExpress = false } = {}) {
+  const folders = above.map((folder) => ({ group: [`**/${folder}/**`, `../${folder}/*`, `./${folder}/*`], message: `${files.join(", ")} sits below src/${folder}: imports point down.` }));
+  const express = allowExpress ? [] : [{ group: ["express", "express/*"], message: "Only src/express imports Express." }];
+  return [{ files, rules: { "no-restricted-imports": ["error", { patterns: [...folders, ...express] }] } }];
+}
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "docs/api/**", "test-output/**"] },
   js.configs.recommended,
@@ -22,13 +29,15 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
   },
-  {
-    // The core never touches Express: only src/express/ may import it.
-    files: ["src/core/**", "src/stores/**", "src/services/**", "src/drupal/**"],
-    rules: {
-      "no-restricted-imports": ["error", { paths: ["express"], patterns: ["express/*", "**/express/**"] }],
-    },
-  },
+  // Layers point down: types and errors, then the core, then the stores and the Drupal
+  // migration kit, then the Services wire protocol, then the Express binding, then the entry
+  // points. A file may import only from its own layer and those below it; only the binding
+  // imports Express.
+  ...layer(["src/types.ts", "src/errors.ts"], ["core", "stores", "drupal", "services", "express", "entries"]),
+  ...layer(["src/core/**"], ["stores", "drupal", "services", "express", "entries"]),
+  ...layer(["src/stores/**", "src/drupal/**"], ["services", "express", "entries"]),
+  ...layer(["src/services/**"], ["express", "drupal", "entries"]),
+  ...layer(["src/express/**"], ["drupal", "entries"], { allowExpress: true }),
   {
     files: ["src/**"],
     rules: { "no-console": "error" },

@@ -50,7 +50,7 @@ export interface GuardRequest extends SessionRequest {
  */
 export type GuardOutcome =
   | { readonly auth: RequestAuth | undefined; readonly error?: undefined; readonly setCookie: readonly string[] }
-  | { readonly error: SessionAuthError; readonly setCookie: readonly string[] };
+  | { readonly error: SessionAuthError; readonly auth?: undefined; readonly setCookie: readonly string[] };
 
 /**
  * The check in front of an app's own routes, framework-free. Required (`optional: false`): a

@@ -36,7 +36,7 @@ function drupalString(value: unknown): string | null {
 
 function toRecord(row: Row, roles: Record<string, string>): UserRecord {
   const fields: Record<string, unknown> = {};
-  // Every other column, in the table's order, typed as the login reply has it (§2.1).
+  // Every other column, in the table's order, typed as the login reply has it (see loginUserObject).
   for (const [column, value] of Object.entries(row)) {
     if (RECORD_COLUMNS.has(column)) continue;
     // `data` is unserialize()d; `picture` stays the raw fid string, as Drupal sends it with user pictures off.

@@ -18,7 +18,7 @@ export function requestMime(contentType: string | undefined): string {
 }
 
 /**
- * Parses a POST body as Services' parsers do (reference §1.3), with only the `parsers`
+ * Parses a POST body as Services' parsers do (`RESTServer.inc` `parseRequestBody`, `ServicesParser.inc`), with only the `parsers`
  * given enabled. JSON: an empty body is `""`, any top-level value is accepted, and a body
  * that is not JSON, not UTF-8, or the literal `null` is `400 Invalid JSON.`.
  * Form-urlencoded: PHP `parse_str`, last value wins. Multipart: the form fields (see

@@ -5,7 +5,7 @@ const JSON_FORMAT = { name: "json", mime: ["application", "json"] } as const;
 
 /**
  * Picks the response format as Services' REST server does (`RESTServer::getResponseFormatter`,
- * reference §1.4): a URL suffix names it outright (only `json` is enabled); without one, an
+ * `ServicesContentTypeNegotiator.inc`): a URL suffix names it outright (only `json` is enabled); without one, an
  * `Accept` header is matched with Mimeparse's `best_match` over the enabled formatters, and
  * a missing or empty `Accept` means the default, `json`.
  *

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { trimTrailingSlashes } from "./path.js";
 
 /**
- * What Drupal derives the session cookie's name from (reference §4.1).
+ * What Drupal derives the session cookie's name from (`includes/bootstrap.inc` `drupal_settings_initialize()`).
  *
  * @example
  * ```ts

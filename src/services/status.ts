@@ -15,7 +15,7 @@ interface ErrorWire {
 
 /**
  * The single table from {@link SessionAuthErrorCode} to the Drupal 7 Services reply
- * (services 7.x-3.x `resources/user_resource.inc`, `RESTServer.inc`; reference §3).
+ * (services 7.x-3.x `resources/user_resource.inc`, `RESTServer.inc`).
  */
 const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   ERR_INVALID_CREDENTIALS: { status: 401, message: () => "Wrong username or password." },

@@ -9,18 +9,13 @@ import { memoryCounterStore, memorySessionStore, type SessionStore } from "servi
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { PendingLogouts } from "../../src/core/pending-logouts.js";
 import { createTestApp, login, setCookies } from "../helpers/app.js";
+import { aroundMethods } from "../helpers/doubles.js";
 
 const password = "pending-logouts-test-password-32-characters";
 
 /** A store whose writes (`destroy`, `destroyByUser`) fail while `failing` holds them; reads always work. */
 function failingWrites(store: SessionStore, failing: Set<string>) {
-  return new Proxy(store, {
-    get(target, key: string) {
-      const value = (target as unknown as Record<string, unknown>)[key];
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => (failing.has(key) ? Promise.reject(new Error(`${key} refused`)) : (value as (...a: unknown[]) => unknown).apply(target, args));
-    },
-  });
+  return aroundMethods(store, (name, call) => (failing.has(name) ? Promise.reject(new Error(`${name} refused`)) : call()));
 }
 
 async function logout(agent: ReturnType<typeof createTestApp>["agent"], session: { cookie: string; token: string }) {

@@ -1,37 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { SessionStore } from "services-session-auth";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, login } from "../helpers/app.js";
-
-/** Counts calls on a store, passing each through. */
-function counting(store: SessionStore) {
-  const calls: Record<string, number> = {};
-  const proxy = new Proxy(store, {
-    get(target, key: string) {
-      const value = (target as unknown as Record<string, unknown>)[key];
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        calls[key] = (calls[key] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { proxy, calls };
-}
+import { countCalls, fakeClock } from "../helpers/doubles.js";
 
 describe("session lifecycle", () => {
+  let clock: ReturnType<typeof fakeClock>;
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-21T12:00:00Z") });
+    clock = fakeClock();
   });
   afterEach(() => {
-    vi.useRealTimers();
+    clock.restore();
   });
 
   it("ends a session after the idle timeout, server-side", async () => {
     const { app, agent, events } = createTestApp({ idleTimeout: 600 });
     const session = await login(app);
-    vi.setSystemTime(Date.now() + 599_000);
+    clock.advance(599);
     expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
-    vi.setSystemTime(Date.now() + 601_000);
+    clock.advance(601);
     expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
     expect(events.some((e) => e.type === "session.expired" && e.reason === "idle")).toBe(true);
   });
@@ -40,23 +25,23 @@ describe("session lifecycle", () => {
     const { app, agent, events } = createTestApp({ idleTimeout: 600, absoluteTimeout: 1000, touchInterval: 0 });
     const session = await login(app);
     for (let t = 0; t < 900; t += 300) {
-      vi.setSystemTime(Date.now() + 300_000);
+      clock.advance(300);
       expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
     }
-    vi.setSystemTime(Date.now() + 101_000);
+    clock.advance(101);
     expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
     expect(events.some((e) => e.type === "session.expired" && e.reason === "absolute")).toBe(true);
   });
 
   it("writes the last-seen time at most once per touch interval: a protected GET is one store read", async () => {
     const base = createTestApp();
-    const { proxy, calls } = counting(base.sessionStore);
+    const { proxy, calls, reset } = countCalls(base.sessionStore);
     const { app, agent } = createTestApp({ sessionStore: proxy, touchInterval: 180 });
     const session = await login(app);
-    for (const key of Object.keys(calls)) delete calls[key];
+    reset();
     for (let i = 0; i < 5; i += 1) await agent.get("/services/json/players").set("Cookie", session.cookie);
     expect(calls).toEqual({ get: 5 });
-    vi.setSystemTime(Date.now() + 181_000);
+    clock.advance(181);
     await agent.get("/services/json/players").set("Cookie", session.cookie);
     expect(calls).toEqual({ get: 6, touch: 1 });
   });
@@ -64,9 +49,9 @@ describe("session lifecycle", () => {
   it("caps concurrent sessions per user, ending the oldest", async () => {
     const { app, agent, sessionStore, events } = createTestApp({ maxSessionsPerUser: 2 });
     const first = await login(app);
-    vi.setSystemTime(Date.now() + 1000);
+    clock.advance(1);
     const second = await login(app);
-    vi.setSystemTime(Date.now() + 1000);
+    clock.advance(1);
     const third = await login(app);
     expect((await agent.get("/services/json/players").set("Cookie", first.cookie)).status).toBe(401);
     expect((await agent.get("/services/json/players").set("Cookie", second.cookie)).status).toBe(200);

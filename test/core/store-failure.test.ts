@@ -1,22 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { SessionStore } from "services-session-auth";
 import { createTestApp, login, statusText } from "../helpers/app.js";
+import { aroundMethods } from "../helpers/doubles.js";
 
 type Mode = "ok" | "error" | "hang";
 
 /** A store double that passes through, throws, or never answers, switchable at run time. */
 function flaky(store: SessionStore) {
   const state = { mode: "ok" as Mode };
-  const proxy = new Proxy(store, {
-    get(target, key: string) {
-      const value = (target as unknown as Record<string, unknown>)[key];
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        if (state.mode === "error") return Promise.reject(new Error("ECONNREFUSED 10.1.2.3:6379 secret-host"));
-        if (state.mode === "hang") return new Promise(() => undefined);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const proxy = aroundMethods(store, (_name, call) => {
+    if (state.mode === "error") return Promise.reject(new Error("ECONNREFUSED 10.1.2.3:6379 secret-host"));
+    if (state.mode === "hang") return new Promise(() => undefined);
+    return call();
   });
   return { proxy, state };
 }

@@ -1,10 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { memoryCounterStore, type CounterStore, type PasswordHasher } from "services-session-auth";
 import { redisCounterStore } from "services-session-auth/redis";
 import { floodOf } from "../../src/core/throttle.js";
 import { listen, postJson, type Reply } from "../helpers/clients.js";
 import { createTestApp, fastHasher, statusText } from "../helpers/app.js";
+import { fakeClock } from "../helpers/doubles.js";
 import { redisUrl, uniquePrefix } from "../stores/redis-helpers.js";
 
 const limits = { ipLimit: 50, ipWindow: 3600, userLimit: 5, userWindow: 21_600, perAccountOnly: false };
@@ -34,11 +35,12 @@ describe("floodOf", () => {
 });
 
 describe("login throttling", () => {
+  let clock: ReturnType<typeof fakeClock>;
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-21T12:00:00Z") });
+    clock = fakeClock();
   });
   afterEach(() => {
-    vi.useRealTimers();
+    clock.restore();
   });
 
   it("blocks an account after 5 failures from one IP, even with the right password, and says so", async () => {
@@ -59,7 +61,7 @@ describe("login throttling", () => {
     const { agent } = createTestApp({ throttle: { userLimit: 2, userWindow: 60 } });
     for (let i = 0; i < 2; i += 1) await agent.post(LOGIN).send({ username: "demo", password: "wrong" });
     expect((await agent.post(LOGIN).send({ username: "demo", password: "demo-password" })).status).toBe(406);
-    vi.setSystemTime(Date.now() + 61_000);
+    clock.advance(61);
     expect((await agent.post(LOGIN).send({ username: "demo", password: "demo-password" })).status).toBe(200);
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { drupal7CsrfToken } from "../../src/drupal/index.js";
 
 describe("drupal7CsrfToken", () => {
-  it("matches the worked example of drupal-services-wire.md §4.3", () => {
+  it("matches drupal_get_token() for a known session id, private key and hash salt", () => {
     const token = drupal7CsrfToken({ privateKey: "PRIVKEY", hashSalt: "SALT" });
     expect(token("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ")).toBe("NHKxPzvOr38kSDd3jkk1yScPNr8jXITuXEllAIGdzpc");
   });

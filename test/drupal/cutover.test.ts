@@ -14,7 +14,7 @@ const BASE_URL = "https://sports.example.com";
 const HOST = "sports.example.com";
 const SESSION_NAME = `SESS${createHash("sha256").update(HOST).digest("hex").slice(0, 32)}`;
 
-/** What the app cached from Drupal: the cookie it was given and the token Drupal derived (reference §4.3), computed here independently. */
+/** What the app cached from Drupal: the cookie it was given and the token Drupal derived (drupal_get_token() in includes/common.inc), computed here independently. */
 function drupalClient(sessid: string) {
   const name = `SESS${createHash("sha256").update("sports.example.com").digest("hex").slice(0, 32)}`;
   const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT).update("services").digest("base64url");

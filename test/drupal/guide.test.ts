@@ -28,7 +28,7 @@ describe("the Drupal 7 migration guide", () => {
   });
 });
 
-/** What a Drupal-era app cached: its cookie and the token Drupal derived for it (reference §4.3), computed here independently. */
+/** What a Drupal-era app cached: its cookie and the token Drupal derived for it (drupal_get_token() in includes/common.inc), computed here independently. */
 function drupalClient(sessid: string) {
   const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT).update("services").digest("base64url");
   return { cookie: `${SESSION_NAME}=${sessid}`, token };

@@ -31,7 +31,7 @@ const generated = JSON.parse(readFileSync(new URL("../fixtures/drupal7/hash-vect
 describe("drupal7Hasher: published vectors", () => {
   const hasher = drupal7Hasher();
 
-  // From wegolook/node-drupal-hash test/test.js, as quoted in drupal-services-wire.md §5.
+  // From wegolook/node-drupal-hash test/test.js, a Drupal-written hash of a known password.
   it.each([
     ["derpalicious", "$S$D8kwCLZGWoVb9CflvNZFX797Jrhf7RfIrBYmW3tHlYCQ7D.l7mLb"],
     ["derpalicious", "$P$DxTIL/YfZCdJtFYNh1Ef9ERbMBkuQ91"],
@@ -41,8 +41,8 @@ describe("drupal7Hasher: published vectors", () => {
     await expect(hasher.verify(hash, `${password}!`)).resolves.toBe(false);
   });
 
-  // Computed for drupal-services-wire.md §5 (count 11, salt "abcdefgh"), as user_update_7000 writes them.
-  it("verifies the U$ vector of the reference note", async () => {
+  // Computed with Drupal's _password_crypt() (count 11, salt "abcdefgh"), as user_update_7000 writes them.
+  it("verifies a U$ vector (an MD5 hash rehashed by user_update_7000)", async () => {
     const hash = "U$S$9abcdefghaWREx4nSgjMWvJjDfjbr/hWyd5GnT.Y27ylRbujarsi";
     await expect(hasher.verify(hash, "derpalicious")).resolves.toBe(true);
     await expect(hasher.verify(hash, "Derpalicious")).resolves.toBe(false);

@@ -3,29 +3,8 @@ import { memoryCounterStore, type CounterStore, type PasswordHasher } from "serv
 import { redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { createTestApp, fastHasher, login } from "../helpers/app.js";
+import { countCalls } from "../helpers/doubles.js";
 import { redisUrl, useSharedRedis } from "../stores/redis-helpers.js";
-
-/** Wraps an object so that every method call is counted by name and passed through. */
-function counting<T extends object>(target: T): { proxy: T; calls: Record<string, number>; reset(): void } {
-  const calls: Record<string, number> = {};
-  const proxy = new Proxy(target, {
-    get(object, key) {
-      const value = Reflect.get(object, key, object) as unknown;
-      if (typeof value !== "function" || typeof key !== "string") return value;
-      return (...args: unknown[]) => {
-        calls[key] = (calls[key] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
-      };
-    },
-  });
-  return {
-    proxy,
-    calls,
-    reset() {
-      for (const key of Object.keys(calls)) delete calls[key];
-    },
-  };
-}
 
 // Counts, never wall-clock time: what a protected request and a login cost in store calls and hashes.
 describe("requireSession's cost per request", () => {
@@ -35,8 +14,8 @@ describe("requireSession's cost per request", () => {
 
   it("reads the session once and the user once per protected GET, and writes nothing", async () => {
     const base = createTestApp();
-    const sessions = counting(base.sessionStore);
-    const users = counting(base.userStore);
+    const sessions = countCalls(base.sessionStore);
+    const users = countCalls(base.userStore);
     const { app, agent } = createTestApp({ sessionStore: sessions.proxy, userStore: users.proxy });
     const session = await login(app);
     sessions.reset();
@@ -47,7 +26,7 @@ describe("requireSession's cost per request", () => {
   });
 
   it("checks a sealed session's revocations on every GET, and a cached seal still needs the exact string", async () => {
-    const counters = counting<CounterStore>(memoryCounterStore({ whenFull: "reject" }));
+    const counters = countCalls<CounterStore>(memoryCounterStore({ whenFull: "reject" }));
     const sessionStore = sealedCookieStore({ password: "cost-test-password-of-32-characters+", revocations: counters.proxy });
     const { app, agent } = createTestApp({ sessionStore });
     const session = await login(app);
@@ -62,7 +41,7 @@ describe("requireSession's cost per request", () => {
   });
 
   it("hashes once per login: one verify, no new hash while the stored one is current", async () => {
-    const counted = counting<PasswordHasher>(fastHasher);
+    const counted = countCalls<PasswordHasher>(fastHasher);
     const { app } = createTestApp({ hasher: counted.proxy });
     // The router makes its stand-in hash for unknown names at start-up (and reads its cost
     // class once made); the login itself is what is counted.
@@ -84,7 +63,7 @@ describe.skipIf(!redisUrl)("requireSession's Redis round trips (REDIS_URL)", () 
 
   it("sends one command per protected GET until the touch interval passes, then touches once", async () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
-    const redis = counting(client);
+    const redis = countCalls(client);
     const { app, agent } = createTestApp({ sessionStore: redisSessionStore({ client: redis.proxy, prefix }), touchInterval: 180 });
     const session = await login(app);
     redis.reset();

@@ -3,7 +3,7 @@ import { drupalSessionName } from "services-session-auth";
 import { createTestApp } from "../helpers/app.js";
 
 describe("drupalSessionName", () => {
-  it("matches the names Drupal 7 derives (reference §4.1 worked examples)", () => {
+  it("matches the names Drupal 7 derives (drupal_settings_initialize(), worked examples)", () => {
     expect(drupalSessionName({ host: "example.com", secure: false })).toBe("SESSa379a6f6eeafb9a55e378c118034e275");
     expect(drupalSessionName({ host: "localhost:8080", secure: false })).toBe("SESS8b1fdc44bdaf9d6b7bdfa8b474864cbc");
     expect(drupalSessionName({ host: "EXAMPLE.com", secure: true })).toBe("SSESSa379a6f6eeafb9a55e378c118034e275");
@@ -12,7 +12,7 @@ describe("drupalSessionName", () => {
   it("prefers the cookie domain, then the base URL without its scheme", () => {
     expect(drupalSessionName({ baseUrl: "https://example.com", host: "other", secure: false })).toBe("SESSa379a6f6eeafb9a55e378c118034e275");
     expect(drupalSessionName({ baseUrl: "https://example.com/", host: "other", secure: false })).toBe("SESSa379a6f6eeafb9a55e378c118034e275");
-    // Expected values from `printf '%s' INPUT | sha256sum`, first 32 hex characters (reference §4.1).
+    // Expected values from `printf '%s' INPUT | sha256sum`, first 32 hex characters, as drupal_settings_initialize() takes them.
     // ".example.com": 1496295b2be8c88d729a34163e6885b0…; "example.com/drupal": 91f0f7d6f3d53d665b38369ecf840cb6…
     expect(drupalSessionName({ cookieDomain: ".example.com", baseUrl: "https://example.com", host: "x", secure: false })).toBe("SESS1496295b2be8c88d729a34163e6885b0");
     expect(drupalSessionName({ cookieDomain: ".example.com", host: "x", secure: true })).toBe("SSESS1496295b2be8c88d729a34163e6885b0");

@@ -1,7 +1,7 @@
 /**
  * Accounts, roles and settings of a small Drupal 7 site, with real Drupal hashes of every
- * form. The hashes are the published vectors (node-drupal-hash's tests, as quoted in
- * drupal-services-wire.md §5) and vectors from test/fixtures/drupal7/make-hash-vectors.py.
+ * form. The hashes are the published vectors (node-drupal-hash's tests, checked against
+ * Drupal's includes/password.inc) and vectors from test/fixtures/drupal7/make-hash-vectors.py.
  */
 import type { TestDrupalDb } from "./drupal-db.js";
 
