@@ -17,6 +17,7 @@ export const DEFAULTS = Object.freeze({
   maxSessionsPerUser: 20,
   blockedAccountResponse: "drupal",
   loginApiVersion: "1.0",
+  logoutApiVersion: "1.0",
   maxPasswordBytes: 1024,
   maxNameLength: 255,
   bodyLimit: 65_536,

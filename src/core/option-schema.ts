@@ -70,6 +70,7 @@ const optionsSchema = z
     maxSessionsPerUser: z.number().int().positive().optional(),
     blockedAccountResponse: z.enum(["drupal", "generic"]).optional(),
     loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
+    logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
     maxPasswordBytes: z.number().int().positive().optional(),
     maxNameLength: z.number().int().positive().optional(),
     bodyLimit: z.number().int().positive().optional(),
@@ -126,6 +127,7 @@ export interface ResolvedOptions extends ResolvedCookieOptions {
   readonly maxSessionsPerUser: number;
   readonly blockedAccountResponse: "drupal" | "generic";
   readonly loginApiVersion: "1.0" | "1.1";
+  readonly logoutApiVersion: "1.0" | "1.1";
   readonly maxPasswordBytes: number;
   readonly maxNameLength: number;
   readonly bodyLimit: number;
@@ -198,6 +200,7 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     maxSessionsPerUser: parsed.maxSessionsPerUser ?? DEFAULTS.maxSessionsPerUser,
     blockedAccountResponse: parsed.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse,
     loginApiVersion: parsed.loginApiVersion ?? DEFAULTS.loginApiVersion,
+    logoutApiVersion: parsed.logoutApiVersion ?? DEFAULTS.logoutApiVersion,
     maxPasswordBytes: parsed.maxPasswordBytes ?? DEFAULTS.maxPasswordBytes,
     maxNameLength: parsed.maxNameLength ?? DEFAULTS.maxNameLength,
     bodyLimit: parsed.bodyLimit ?? DEFAULTS.bodyLimit,

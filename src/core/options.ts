@@ -144,6 +144,13 @@ export interface SessionAuthOptions {
    * @default "1.0"
    */
   loginApiVersion?: "1.0" | "1.1";
+  /**
+   * The API version of `user/logout` (`resource_api_version` of `user.logout`): 1.0 answers
+   * `[true]`, 1.1 the anonymous user object (`{uid: 0, hostname, roles, cache}`). A request
+   * picks another with a version header, as for the login.
+   * @default "1.0"
+   */
+  logoutApiVersion?: "1.0" | "1.1";
   /** @default 1024: longer passwords are refused before any hashing */
   maxPasswordBytes?: number;
   /** @default 255: longer names are refused before any lookup */

@@ -76,7 +76,8 @@ export class Sessions {
   readonly #options: ResolvedOptions;
   readonly #store: SessionStore;
   readonly #users: UserStore;
-  readonly #cookies = new Map<string, SessionCookie>();
+  /** Per scheme, so that a plain-HTTP request can never decide an HTTPS one's cookie. */
+  readonly #cookies = { http: new Map<string, SessionCookie>(), https: new Map<string, SessionCookie>() };
   readonly #pending: PendingLogouts;
 
   /** @param stores - The session and user stores, already guarded by timeouts. */
@@ -89,12 +90,12 @@ export class Sessions {
 
   /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
   cookie(host: string, secure: boolean): SessionCookie {
-    const key = `${secure ? "s" : ""}${host}`;
-    let cookie = this.#cookies.get(key);
+    const cache = secure ? this.#cookies.https : this.#cookies.http;
+    let cookie = cache.get(host);
     if (cookie === undefined) {
       cookie = this.#options.cookieOf(host, secure);
-      if (this.#cookies.size >= COOKIE_CACHE_LIMIT) this.#cookies.clear();
-      this.#cookies.set(key, cookie);
+      if (cache.size >= COOKIE_CACHE_LIMIT) cache.clear();
+      cache.set(host, cookie);
     }
     return cookie;
   }
@@ -124,7 +125,7 @@ export class Sessions {
     } else if (state.kind === "live" && sessids.length > 1) {
       // The live cookie may sit in any of the places: set it in ours, for what is left of its life.
       const maxAge = Math.max(1, state.session.record.createdAt + this.#options.absoluteTimeout - now);
-      setCookie = [sessionCookie(cookie.name, state.sessid, { ...cookie.attributes, maxAge }, now), ...variantDeletions(cookie)];
+      setCookie = settingOver(sessionCookie(cookie.name, state.sessid, { ...cookie.attributes, maxAge }, now), variantDeletions(cookie));
     }
     return { cookie, sent: sessids.length, state, now, setCookie };
   }
@@ -256,4 +257,15 @@ export class Sessions {
   #expiresAt(createdAt: number, lastSeenAt: number): number {
     return Math.min(lastSeenAt + this.#options.idleTimeout, createdAt + this.#options.absoluteTimeout) + EXPIRY_GRACE;
   }
+}
+
+/**
+ * The cookie set over a request that carried one: set, the deletions of its other places, and
+ * set again. Browsers tell a host-only cookie from a domain cookie of the same host, but RFC
+ * 6265 jars (tough-cookie, Go's, Apache HttpClient's) take them for one, so a deletion alone
+ * would remove the cookie just set; and clients that read one `Set-Cookie` header read the
+ * first or the last. Drupal, too, sends the new cookie twice when a login carried one.
+ */
+export function settingOver(set: string, deletions: readonly string[]): string[] {
+  return [set, ...deletions, set];
 }

@@ -4,7 +4,7 @@ import type { LoginReply } from "../services/endpoint.js";
 import { createServicesEngine, type NotFoundOptions } from "../services/engine.js";
 import { errorReply } from "../services/wire.js";
 import type { StoredSession, UserRecord } from "../types.js";
-import { endpointRequest, guardRequest, servicesRequest, sessionRequest } from "./request.js";
+import { endpointRequest, guardRequest, notFoundRequest, servicesRequest, sessionRequest } from "./request.js";
 import { appendCookies, send } from "./respond.js";
 
 /**
@@ -137,8 +137,7 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
     notFound(notFoundOptions = {}) {
       const reply = engine.notFound(notFoundOptions);
       return function servicesNotFound(req: Request, res: Response) {
-        // Express strips the mount path into baseUrl: none means the site root, outside any endpoint.
-        send(res, reply(req.path, req.baseUrl !== ""));
+        send(res, reply(notFoundRequest(req)));
       };
     },
     errorHandler() {

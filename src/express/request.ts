@@ -4,6 +4,7 @@ import type { GuardRequest } from "../core/guard.js";
 import type { SessionRequest } from "../core/sessions.js";
 import { bodyArgument, requestMime } from "../services/body.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../services/endpoint.js";
+import type { NotFoundRequest } from "../services/not-found.js";
 import { servicesVersionHeader } from "../services/routing.js";
 import { SessionAuthError } from "../errors.js";
 
@@ -19,12 +20,15 @@ function header(req: Request, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** One query-string parameter, read without Express's query parser (whose shape differs between Express 4 and 5). */
+/**
+ * One query-string parameter, read without Express's query parser (whose shape differs
+ * between Express 4 and 5). Repeated, the last one counts, as in PHP's `$_GET`.
+ */
 function queryParameter(req: Request, name: string): string | undefined {
   const url = req.originalUrl ?? req.url;
   const mark = url.indexOf("?");
   if (mark === -1) return undefined;
-  return new URLSearchParams(url.slice(mark + 1)).get(name) ?? undefined;
+  return new URLSearchParams(url.slice(mark + 1)).getAll(name).at(-1);
 }
 
 /** The client's address, as Express reports it (honouring `trust proxy`), an IPv4 one as Drupal shows it (no `::ffff:`). */
@@ -44,6 +48,7 @@ export function servicesRequest(req: Request): ServicesRequest {
     method: req.method,
     ip: clientIp(req),
     userAgent: header(req, "user-agent") ?? "",
+    contentType: header(req, "content-type"),
     csrfHeader: header(req, "x-csrf-token"),
     queryToken: queryParameter(req, "services_token"),
     versionHeader: servicesVersionHeader(req.headers),
@@ -53,17 +58,21 @@ export function servicesRequest(req: Request): ServicesRequest {
   };
 }
 
-/** A request that reached the endpoint's router, with its body read only once routing asks for it. */
-export function endpointRequest(req: Request, bodyLimit: number): EndpointRequest {
+/** A request no route answered, as far as routing goes. */
+export function notFoundRequest(req: Request): NotFoundRequest {
   return {
-    ...servicesRequest(req),
     path: req.path,
-    // Express strips the mount path into baseUrl: none means the router sits at the site root.
+    // Express strips the mount path into baseUrl: none means the site root, outside any endpoint.
     mounted: req.baseUrl !== "",
+    method: req.method,
     methodOverride: header(req, "x-http-method-override"),
     methodParam: queryParameter(req, "_method"),
-    body: () => readBody(req, bodyLimit),
   };
+}
+
+/** A request that reached the endpoint's router, with its body read only once routing asks for it. */
+export function endpointRequest(req: Request, bodyLimit: number): EndpointRequest {
+  return { ...servicesRequest(req), ...notFoundRequest(req), body: () => readBody(req, bodyLimit) };
 }
 
 /** A request to an app's own route behind a guard; the address and the token are read only when used. */
@@ -94,7 +103,6 @@ function formBodyParameter(req: Request, name: string): string | undefined {
 function readBody(req: Request, limit: number): Promise<RequestBody> {
   const consumed = (req as Request & { _body?: boolean })._body === true || req.readableEnded;
   if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
-  const contentType = header(req, "content-type");
   const declared = Number(header(req, "content-length"));
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
   return new Promise((resolve, reject) => {
@@ -108,7 +116,7 @@ function readBody(req: Request, limit: number): Promise<RequestBody> {
       req.pause();
       reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
     };
-    const onEnd = () => resolve({ raw: Buffer.concat(chunks, size), contentType });
+    const onEnd = () => resolve({ raw: Buffer.concat(chunks, size) });
     req.on("data", onData).once("end", onEnd);
     // An aborted upload: no reply can reach the client, so this only ends the handler.
     req.once("error", reject);

@@ -23,8 +23,9 @@ export function drupalCookieDomain(host: string, cookieDomain?: string): string 
   return domain;
 }
 
-// Letters, digits, hyphens and dots only: nothing that could end or extend a cookie attribute.
-const HOST_NAME = /^[A-Z0-9.-]+$/i;
+// Letters, digits, underscores (drupal_valid_http_host() allows them), hyphens and dots only:
+// nothing that could end or extend a cookie attribute.
+const HOST_NAME = /^[\w.-]+$/;
 
 /** PHP's `is_numeric()` for the characters a host name can hold: digits with an optional sign and exponent. */
 function phpIsNumeric(text: string): boolean {

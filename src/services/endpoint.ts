@@ -3,19 +3,20 @@ import type { Authenticator } from "../core/login.js";
 import type { ResolvedOptions } from "../core/option-schema.js";
 import { isCrossSiteLogin, normalizeOrigin } from "../core/origin.js";
 import { createSessionId } from "../core/session-id.js";
-import type { SessionContext, SessionRequest, Sessions } from "../core/sessions.js";
+import { settingOver, type SessionContext, type SessionRequest, type Sessions } from "../core/sessions.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { UserRecord } from "../types.js";
 import { bodyArgument, isFormBody, parseRequestBody, requestMime } from "./body.js";
 import { loginArgumentSchemas, readLoginArgument } from "./login-body.js";
 import { negotiateFormat } from "./negotiate.js";
+import type { NotFoundRequest } from "./not-found.js";
 import { trimSlashes } from "./path.js";
 import { endpointRootReply, headReply, matchAction, optionsReply, routingMethod } from "./routing.js";
 import { anonymousUserObject, connectUserObject, loginUserObject, logoutUserObject } from "./user-object.js";
 import { errorReply, jsonReply, textHeaders, type WireResponse } from "./wire.js";
 
-/** A request body: raw bytes with their Content-Type, or a value an earlier body parser already produced. */
-export type RequestBody = { readonly raw: Buffer; readonly contentType: string | undefined } | { readonly parsed: unknown };
+/** A request body: raw bytes, or a value an earlier body parser already produced. */
+export type RequestBody = { readonly raw: Buffer } | { readonly parsed: unknown };
 
 /** A request to one of the Services calls, described without any framework. */
 export interface ServicesRequest extends SessionRequest {
@@ -24,6 +25,8 @@ export interface ServicesRequest extends SessionRequest {
   /** The client's address, an IPv4 one without the `::ffff:` prefix. */
   readonly ip: string;
   readonly userAgent: string;
+  /** The `Content-Type` header: how the body is read, and whether `services_token` may come from it. */
+  readonly contentType: string | undefined;
   /** The `X-CSRF-Token` header. */
   readonly csrfHeader: string | undefined;
   /** `services_token` from the query string, if any. */
@@ -42,15 +45,7 @@ export interface ServicesRequest extends SessionRequest {
 }
 
 /** A request that reached the endpoint's mount path, before routing. */
-export interface EndpointRequest extends ServicesRequest {
-  /** The path below the mount path (`/user/login.json`). */
-  readonly path: string;
-  /** Whether the endpoint is mounted below a path: at the site root, the root page is the app's. */
-  readonly mounted: boolean;
-  /** The `X-HTTP-Method-Override` header. */
-  readonly methodOverride: string | undefined;
-  /** `?_method=`. */
-  readonly methodParam: string | undefined;
+export interface EndpointRequest extends ServicesRequest, NotFoundRequest {
   /** Reads the body, once routing has found a call that takes one. */
   body(): Promise<RequestBody>;
 }
@@ -181,7 +176,7 @@ export class ServicesEndpoint {
 
   /** `POST user/logout` (`_user_resource_logout`: `[true]`; API 1.1: the anonymous user). */
   logout(request: ServicesCall): Promise<WireResponse> {
-    const v11 = this.#version(request, "1.0") === "1.1";
+    const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
     return this.#call(request, { csrf: true }, async (_args, context) => {
       const { result, setCookie } = await this.end(request, context);
       if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
@@ -236,11 +231,12 @@ export class ServicesEndpoint {
     return { result: true, setCookie: sessionCookieDeletions(context.cookie) };
   }
 
-  /** The reply and cookies of a session just opened: the new cookie first (clients that read one `Set-Cookie` read it), then deletions of stale copies elsewhere. */
+  /** The reply and cookies of a session just opened: the new cookie, and over a cookie the request carried, the deletions of its other places (see {@link settingOver}). */
   #opened(sessid: string, user: UserRecord, context: SessionContext): SessionChange<LoginReply> {
     const { cookie, now, sent } = context;
     const result: LoginReply = { sessid, session_name: cookie.name, token: this.#sessions.token(sessid), user: loginUserObject(user, now, this.#options.isAdmin(user)) };
-    return { result, setCookie: [sessionCookie(cookie.name, sessid, cookie.attributes, now), ...(sent > 0 ? variantDeletions(cookie) : [])] };
+    const set = sessionCookie(cookie.name, sessid, cookie.attributes, now);
+    return { result, setCookie: sent > 0 ? settingOver(set, variantDeletions(cookie)) : [set] };
   }
 
   /**
@@ -250,7 +246,7 @@ export class ServicesEndpoint {
    */
   #refuseCrossSite(request: ServicesCall): void {
     const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
-    const scripted = request.csrfHeader !== undefined || ("raw" in request.body && requestMime(request.body.contentType).toLowerCase() === "application/json");
+    const scripted = request.csrfHeader !== undefined || requestMime(request.contentType).toLowerCase() === "application/json";
     const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
     if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
     const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
@@ -288,8 +284,9 @@ export class ServicesEndpoint {
     let setCookie: readonly string[] = [];
     try {
       negotiateFormat(request.format, request.accept);
-      const fromForm = !("parsed" in request.body) && isFormBody(request.body.contentType);
-      const body = "parsed" in request.body ? request.body.parsed : await parseRequestBody(request.body.raw, request.body.contentType, this.#options.parsers);
+      // By the request's type, whoever parsed the body: an app's express.urlencoded() in front changes nothing.
+      const fromForm = isFormBody(request.contentType);
+      const body = "parsed" in request.body ? request.body.parsed : await parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);
       const args = step.args?.(body) as A;
       // Before the session is read: a refused cross-site login reads and changes nothing.
       if (step.sameSite === true) this.#refuseCrossSite(request);

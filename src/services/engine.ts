@@ -6,11 +6,11 @@ import type { RequireSessionOptions, SessionAuthOptions } from "../core/options.
 import { Sessions } from "../core/sessions.js";
 import { guardStore } from "../core/store-guard.js";
 import { parseOptions } from "../core/validate.js";
-import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import { isSessionAuthError } from "../errors.js";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import { ServicesEndpoint } from "./endpoint.js";
 import { foreignErrorReply } from "./foreign-error.js";
-import { notFoundError } from "./not-found.js";
+import { notFoundReply, type NotFoundRequest } from "./not-found.js";
 import { sessionCookieOf } from "./session-cookie.js";
 import { errorReply, type WireResponse } from "./wire.js";
 
@@ -42,8 +42,8 @@ export interface ServicesEngine {
   readonly endpoint: ServicesEndpoint;
   /** A guard for an app's own routes: required, or optional (never refuses for lack of a session). */
   guard(options: RequireSessionOptions, optional: boolean): (request: GuardRequest) => Promise<GuardOutcome>;
-  /** The 404 for a path no route answered: Services' own below the endpoint (`mounted`), Drupal's page-not-found elsewhere. */
-  notFound(options: NotFoundOptions): (path: string, mounted: boolean) => WireResponse;
+  /** The answer to a path no route answered: Services' own below the endpoint (`mounted`), Drupal's page-not-found elsewhere. */
+  notFound(options: NotFoundOptions): (request: NotFoundRequest) => WireResponse;
   /**
    * The reply to an error thrown anywhere in front of the app's routes: the package's own by
    * the status table, a framework's or body parser's as the wire format has it, and anything
@@ -77,7 +77,7 @@ export function createServicesEngine(input: SessionAuthOptions, factory: string)
     },
     notFound(notFoundOptions) {
       const resources = new Set(parseOptions(notFoundSchema, notFoundOptions, "notFound").resources);
-      return (path, mounted) => errorReply(mounted ? notFoundError(path, resources) : new SessionAuthError("ERR_PAGE_NOT_FOUND"));
+      return (request) => notFoundReply(request, resources);
     },
     errorReply(error) {
       const reply = isSessionAuthError(error) ? errorReply(error) : foreignErrorReply(error);

@@ -4,7 +4,7 @@ import type { SessionAuthOptions } from "../core/options.js";
 import { parseOptions } from "../core/validate.js";
 import { SessionAuthError, type SessionAuthErrorCode } from "../errors.js";
 import { loginBodySchema } from "./login-body.js";
-import { connectReply, errorBody, loginReply, logoutReply, tokenReply } from "./reply-schemas.js";
+import { connectReply, errorBody, loginReply, logoutReply, logoutReply11, tokenReply } from "./reply-schemas.js";
 import { checkPlain } from "./html.js";
 import { drupalSessionName } from "./session-name.js";
 import { wireError } from "./status.js";
@@ -74,7 +74,7 @@ export interface GuardedRoute {
 export interface OpenApiOptions {
   /**
    * The options object given to the router (the stores in it are not touched): the login
-   * limits, `loginApiVersion`, `blockedAccountResponse`, `throttle`, `parsers`,
+   * limits, `loginApiVersion`, `logoutApiVersion`, `blockedAccountResponse`, `throttle`, `parsers`,
    * `endpointName`, `clearSiteData` and the cookie options (`sessionName`, `baseUrl`,
    * `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as they shape the wire.
    * @default the router's defaults
@@ -105,6 +105,7 @@ const optionsSchema = z.strictObject({
       throttle: z.unknown().optional(),
       blockedAccountResponse: z.enum(["drupal", "generic"]).optional(),
       loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
+      logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
       maxPasswordBytes: z.number().int().positive().optional(),
       maxNameLength: z.number().int().positive().optional(),
     })
@@ -215,6 +216,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     maxPasswordBytes: auth.maxPasswordBytes ?? DEFAULTS.maxPasswordBytes,
   };
   const v11 = (auth.loginApiVersion ?? DEFAULTS.loginApiVersion) === "1.1";
+  const logoutV11 = (auth.logoutApiVersion ?? DEFAULTS.logoutApiVersion) === "1.1";
   const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
 
@@ -260,14 +262,14 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     [`${base}/system/connect.json`]: post(
       "systemConnect",
       "Who am I",
-      "The current session and its user; an anonymous caller gets user 0 and a throw-away id, and no cookie.",
+      "The current session and its user. An anonymous caller gets user 0 and an id that is never stored: a random one and no cookie, or, for a cookie that names no live session, that cookie's value and its deletion.",
       ["ERR_CSRF"],
       { description: "The session and its user.", content: json(ref("ConnectReply")) },
     ),
     [`${base}/user/logout.json`]: post(
       "userLogout",
       "Log out",
-      "Deletes the session on the server and expires the cookie.",
+      `Deletes the session on the server and expires the cookie. ${logoutV11 ? "API 1.1: answers the anonymous user." : "API 1.0: answers `[true]` (the anonymous user with the header `Services-User-Logout-Version: 1.1`)."}`,
       ["ERR_CSRF", "ERR_NOT_LOGGED_IN"],
       {
         description: "Logged out.",
@@ -275,13 +277,13 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
           "Set-Cookie": stringHeader("The expired session cookie (`<session_name>=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0`), with the domain it was set with, and for a host-only copy."),
           ...(auth.clearSiteData === true ? { "Clear-Site-Data": stringHeader('`"cookies"`: every cookie of the origin is cleared.') } : {}),
         },
-        content: json(ref("LogoutReply")),
+        content: json(ref(logoutV11 ? "LogoutReply11" : "LogoutReply")),
       },
     ),
     [`${base}/user/token.json`]: post(
       "userToken",
       "CSRF token (JSON)",
-      "The session's CSRF token; a random one for an anonymous caller. Never CSRF-checked.",
+      "The session's CSRF token: a random one for a caller without a session cookie, and for a cookie that names no live session, that cookie's token (with the cookie's deletion). Never CSRF-checked.",
       [],
       { description: "The token.", content: json(ref("TokenReply")) },
       { security: [{}, { sessionCookie: [] }] },
@@ -292,7 +294,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     operationId: `sessionToken${method === "get" ? "Get" : "Post"}`,
     tags: ["Services session"],
     summary: "CSRF token (text)",
-    description: "The session's CSRF token as bare text (43 characters, no newline); a fresh random token and no cookie for an anonymous caller. Any method is answered; never checked.",
+    description: "The session's CSRF token as bare text (43 characters, no newline): a fresh random token and no cookie for a caller without a session cookie, and for a cookie that names no live session, that cookie's token (with the cookie's deletion). Any method is answered; never checked.",
     security: [{}, { sessionCookie: [] }],
     responses: {
       "200": { description: "The token (`text/plain;charset=UTF-8`).", content: { "text/plain": { schema: { type: "string", pattern: "^[A-Za-z0-9_-]+$" } } } },
@@ -301,9 +303,8 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   });
   paths["/services/session/token"] = { get: sessionToken("get"), post: sessionToken("post") };
   const endpointName = checkPlain(auth.endpointName ?? DEFAULTS.endpointName);
-  paths[base] = {
-    get: {
-      operationId: "endpointRoot",
+  const endpointRoot = (method: "get" | "post"): OpenApiObject => ({
+      operationId: method === "get" ? "endpointRoot" : "endpointRootPost",
       tags: ["Services session"],
       summary: "Endpoint check",
       description: "The endpoint's own path answers any method with Services' plain-text message; clients use it as a health check.",
@@ -314,8 +315,8 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
           content: { "text/html": { schema: { type: "string", const: `Services Endpoint "${endpointName}" has been setup successfully.` } } },
         },
       },
-    },
-  };
+  });
+  paths[base] = { get: endpointRoot("get"), post: endpointRoot("post") };
 
   for (const route of parsed.routes ?? []) {
     const unsafe = route.method !== "get";
@@ -364,6 +365,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
         LoginReply: jsonSchema(loginReply),
         ConnectReply: jsonSchema(connectReply),
         LogoutReply: jsonSchema(logoutReply),
+        LogoutReply11: jsonSchema(logoutReply11),
         TokenReply: jsonSchema(tokenReply),
         ErrorBody: jsonSchema(errorBody),
       },

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The shapes of the Services replies, for the OpenAPI document only: the wire code builds
- * these objects field by field (user-object.ts, services.ts), and the OpenAPI test checks
+ * these objects field by field (user-object.ts, endpoint.ts), and the OpenAPI test checks
  * real replies against these schemas.
  *
  * @module
@@ -25,7 +25,7 @@ export const loginReply = z.object({
 });
 /** `system/connect`'s 200 body, logged in or anonymous. */
 export const connectReply = z.object({
-  sessid: z.string().meta({ description: "The session id; for an anonymous caller a throw-away random id (no cookie is set)." }),
+  sessid: z.string().meta({ description: "The session id. For an anonymous caller an id that is never stored: a random one (no cookie is set), or the value of a cookie that names no live session (deleted in the same reply)." }),
   session_name: z.string(),
   user: z.looseObject({
     uid: z.union([z.string(), z.literal(0)]).meta({ description: "A decimal string when logged in; the number 0 for an anonymous caller." }),
@@ -36,5 +36,12 @@ export const connectReply = z.object({
 export const tokenReply = z.object({ token: z.string() });
 /** `user/logout`'s 200 body (API 1.0). */
 export const logoutReply = z.tuple([z.literal(true)]);
+/** `user/logout`'s 200 body (API 1.1): the anonymous user the request now is. */
+export const logoutReply11 = z.object({
+  uid: z.literal(0),
+  hostname: z.string().meta({ description: "The client's address." }),
+  roles: z.record(z.string(), z.string()),
+  cache: z.literal(0),
+});
 /** Every error body that has one. */
 export const errorBody = z.tuple([z.string()]).meta({ description: "Drupal's message, in a one-element array." });

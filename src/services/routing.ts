@@ -46,7 +46,7 @@ const ACTIONS: Readonly<Record<string, Action>> = {
 };
 
 // Services splits the format suffix off with this pattern (ServicesContentTypeNegotiator).
-const SUFFIX = /^(.+)\.([^./]+)$/;
+const SUFFIX = /^(.+)\.([^./^]+)$/;
 
 /**
  * Splits a path below the endpoint into the Services action and its format suffix, as

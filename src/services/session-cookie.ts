@@ -14,13 +14,22 @@ export function sessionCookieOf(options: ResolvedCookieOptions, host: string, se
   const https = secure || options.cookieSecure === "always";
   const domain = drupalCookieDomain(host, cookieDomain);
   const attributes: CookieAttributes = { secure: https, domain, maxAge: absoluteTimeout, sameSite };
-  const others = new Set([undefined, drupalCookieDomain(host)]);
-  others.delete(domain);
+  // Clients compare domains without case and without the leading dot: `api.example.com` and
+  // `.API.example.com` are one place, and deleting one would delete the cookie just set.
+  const places = new Map<string | undefined, string | undefined>([[undefined, undefined]]);
+  const derived = drupalCookieDomain(host);
+  if (derived !== undefined) places.set(domainKey(derived), derived);
+  places.delete(domain === undefined ? undefined : domainKey(domain));
   return {
     name: sessionName ?? drupalSessionName({ cookieDomain, baseUrl, host, secure: https }),
     attributes,
-    variants: [...others].map((other) => ({ ...attributes, domain: other })),
+    variants: [...places.values()].map((other) => ({ ...attributes, domain: other })),
   };
+}
+
+/** A `Domain` attribute as cookie jars match it (RFC 6265 §5.2.3): no leading dot, lower case. */
+function domainKey(domain: string): string {
+  return domain.replace(/^\./, "").toLowerCase();
 }
 
 /**
@@ -48,7 +57,8 @@ export interface SessionCookieDescription {
   readonly setCookie: string;
   /**
    * The other `Domain` values (`undefined`: host-only) where a copy of the same name is also
-   * deleted, on logout and whenever a request shows more than one.
+   * deleted whenever a request carried one: at login, at logout, for a stale cookie, and when
+   * a request shows more than one.
    */
   readonly alsoDeletedAt: ReadonlyArray<string | undefined>;
 }

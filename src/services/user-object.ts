@@ -26,7 +26,7 @@ function column(user: UserRecord, key: string, fallback: unknown): unknown {
 }
 
 /**
- * The `user` object of a login reply (reference §2.1): every column a string as PDO
+ * The `user` object of a login reply (services `resources/user_resource.inc` `_user_resource_login`, the `$user` of Drupal's `user_load()`): every column a string as PDO
  * fetches it, except `login`, the number `user_login_finalize()` just set; `changed` from
  * the record's fields, or `created` as Drupal 7.83+ sets it for a new account; `roles`
  * keyed by role id; never `pass`; `init` only for administrators (`services_remove_user_data`).
@@ -39,11 +39,14 @@ export function loginUserObject(user: UserRecord, loginAt: number, isAdmin: bool
       case "created":
         out.created = String(column(user, key, user.created));
         break;
-      case "changed":
+      case "changed": {
         // Core 7.83+ has the column and sets it to `created` when an account is made; a
         // store that does not know it gives that value.
-        out.changed = column(user, key, String(user.created));
+        const changed = column(user, key, String(user.created));
+        // PDO fetches every column as a string; a store's number is one too.
+        out.changed = typeof changed === "number" ? String(changed) : changed;
         break;
+      }
       case "access":
         out.access = String(user.access);
         break;
@@ -74,7 +77,7 @@ function asDbString(value: unknown): unknown {
 }
 
 /**
- * The `user` object of `system/connect` for a logged-in caller (reference §2.2): the row
+ * The `user` object of `system/connect` for a logged-in caller (services `resources/system_resource.inc` `_system_resource_connect`; the global `$user` of Drupal's `_drupal_session_read()`): the row
  * `_drupal_session_read()` joins from `users` and `sessions`, so every value is a string,
  * `login` too, `picture` is the raw fid, and the session columns follow. `sid` is the
  * hashed id, as Drupal 7.98+ stores it.

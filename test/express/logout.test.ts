@@ -26,6 +26,16 @@ describe("POST user/logout", () => {
     expect(res.text).toBe('{"uid":0,"hostname":"127.0.0.1","roles":{"1":"anonymous user"},"cache":0}');
   });
 
+  it("answers API 1.1's anonymous user when logoutApiVersion says so, and [true] for a 1.0 version header", async () => {
+    const { app, agent } = createTestApp({ logoutApiVersion: "1.1" });
+    const first = await login(app);
+    const v11 = await agent.post("/services/json/user/logout").set("Cookie", first.cookie).set("X-CSRF-Token", first.token).send();
+    expect(v11.text).toBe('{"uid":0,"hostname":"127.0.0.1","roles":{"1":"anonymous user"},"cache":0}');
+    const second = await login(app);
+    const v10 = await agent.post("/services/json/user/logout").set("Cookie", second.cookie).set("X-CSRF-Token", second.token).set("Services-User-Logout-Version", "1.0").send();
+    expect(v10.text).toBe("[true]");
+  });
+
   it("deletes the cookie with the Domain it was set with, and a host-only copy too", async () => {
     const { agent } = createTestApp();
     const loggedIn = await agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });

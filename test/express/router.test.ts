@@ -125,6 +125,36 @@ describe("SessionAuth.router request handling", () => {
     expect([options.status, statusText(options), options.text]).toEqual([200, "OK", ""]);
   });
 
+  it("answers HEAD and OPTIONS on any path of a resource it knows, as Services does before it looks for a controller", async () => {
+    const { agent } = createTestApp();
+    for (const path of ["/services/json/user/1", "/services/json/user/nosuchaction", "/services/json/system/x", "/services/json/players/7/stats"]) {
+      const head = await agent.head(path);
+      expect([head.status, statusText(head)], path).toEqual([200, ": OK"]);
+      const options = await agent.options(path);
+      expect([options.status, statusText(options), options.text], path).toEqual([200, "OK", ""]);
+      expect(statusText(await agent.post(path).set("X-HTTP-Method-Override", "HEAD").send()), path).toBe(": OK");
+    }
+    // An unknown resource is unknown whatever the method.
+    const unknown = await agent.head("/services/json/nothing/1");
+    expect([unknown.status, statusText(unknown)]).toEqual([404, "Not found : Could not find resource nothing."]);
+  });
+
+  it("takes the last of a repeated query parameter, as PHP's $_GET does", async () => {
+    const { app, agent } = createTestApp();
+    const session = await login(app);
+    const last = await agent.post(`/services/json/system/connect?services_token=wrong&services_token=${session.token}`).set("Cookie", session.cookie).send();
+    expect(last.status).toBe(200);
+    const first = await agent.post(`/services/json/system/connect?services_token=${session.token}&services_token=wrong`).set("Cookie", session.cookie).send();
+    expect(first.status).toBe(401);
+    expect((await agent.post("/services/json/system/connect?_method=GET&_method=POST").send()).status).toBe(200);
+  });
+
+  it("splits the format suffix as Services' pattern does, which never takes a ^", async () => {
+    const { agent } = createTestApp();
+    const res = await agent.post("/services/json/user/login.js^n").send({ username: "demo", password: "demo-password" });
+    expect([res.status, statusText(res)]).toEqual([404, "Not found : Could not find the controller."]);
+  });
+
   it("routes a POST by X-HTTP-Method-Override, then ?_method=, and no other method", async () => {
     const { agent } = createTestApp();
     const overridden = await agent.post("/services/json/system/connect").set("X-HTTP-Method-Override", "GET").send();
@@ -171,6 +201,19 @@ describe("SessionAuth.router request handling", () => {
     const res = await request(app).get("/services/json/players?q=services/json/user/login").set("Cookie", session.cookie);
     expect(res.status).toBe(200);
     expect((res.body as { players: string[] }).players).toEqual(["Ana"]);
+  });
+
+  it("takes services_token from a form body an earlier parser already read, as requireSession does", async () => {
+    const express = (await import("express")).default;
+    const { options } = createTestApp();
+    const { createSessionAuth } = await import("services-session-auth");
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    app.use("/services/json", createSessionAuth(options).router());
+    const session = await login(app);
+    const res = await request(app).post("/services/json/system/connect").set("Cookie", session.cookie).type("form").send({ services_token: session.token });
+    expect(res.status).toBe(200);
+    expect((res.body as { user: { uid: unknown } }).user.uid).toBe("14");
   });
 
   it("reads a body an earlier express.json() already parsed", async () => {

@@ -16,7 +16,7 @@ import { drupalQueryPath, reasonPhrase, SessionAuthError } from "services-sessio
 import { phpUnserialize, userDataField } from "services-session-auth/drupal";
 import { readCookies } from "../../src/core/cookie.js";
 import { parseRequestBody, requestMime } from "../../src/services/body.js";
-import { notFoundError } from "../../src/services/not-found.js";
+import { notFoundReply } from "../../src/services/not-found.js";
 import { errorReply } from "../../src/services/wire.js";
 import { matchAction } from "../../src/services/routing.js";
 
@@ -92,7 +92,7 @@ const PARSERS: readonly Parser[] = [
   ["readCookies", (text) => readCookies(text, "SESSabc", 3), 1000],
   ["drupalQueryPath", (text) => queryPath({ url: `/?q=${encodeURIComponent(text)}&x=${text}` } as Request, {} as Response, noop), 1000],
   ["matchAction", (text) => matchAction(text), 1000],
-  ["notFoundError", (text) => notFoundError(text, new Set()), 1000],
+  ["notFoundReply", (text) => notFoundReply({ path: text, mounted: true, method: "GET", methodOverride: undefined, methodParam: undefined }, new Set()), 1000],
   ["parseRequestBody (JSON)", (text) => tryParse(text, "application/json"), 4000],
   ["parseRequestBody (form)", (text) => tryParse(text, "application/x-www-form-urlencoded"), 4000],
   ["phpUnserialize", (text) => phpUnserialize(text), 4000],

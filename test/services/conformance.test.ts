@@ -47,15 +47,6 @@ const DELIBERATE: Readonly<Record<string, Deliberate>> = {
   "login-form-array-username": PHP_TYPE_ERROR,
   "login-name-trailing-space": MYSQL_COLLATION,
   "login-name-accent": MYSQL_COLLATION,
-  "login-stale-cookie": {
-    reason: "Drupal sends the new session cookie twice when the login request carried one (PHP's session_regenerate_id() and drupal_setcookie() each send it); the same Set-Cookie twice changes nothing in a cookie jar, so it is sent once",
-    allows: (difference) =>
-      difference.step === 1 &&
-      difference.where === "set-cookie count" &&
-      (difference.expected as string[]).length === 2 &&
-      (difference.expected as string[])[0] === (difference.expected as string[])[1] &&
-      (difference.actual as string[]).length === 1,
-  },
 };
 
 const outcomes = new Map<string, "matched" | "deliberate">();

@@ -89,6 +89,9 @@ function probes(app: Express, down: Express, name: string) {
     "get /services/json": {
       root: async () => request(app).get("/services/json"),
     },
+    "post /services/json": {
+      root: async () => request(app).post("/services/json"),
+    },
     "get /services/session/token": {
       anonymous: async () => request(app).get("/services/session/token"),
       storeDown: async () => request(down).get("/services/session/token").set("Cookie", anyCookie),
@@ -190,6 +193,10 @@ describe("openApiDocument", () => {
       ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses["200"] as { headers: { "Set-Cookie": { description: string } } }).headers["Set-Cookie"].description;
     expect(setCookie({})).toContain("no `SameSite`");
     expect(setCookie({ auth: { sameSite: "strict", cookieSecure: "always", cookieDomain: ".example.com" } })).toMatch(/`domain` from `\.example\.com`.*`secure` always.*`SameSite=Strict`/);
+    const logoutBody = (auth: Parameters<typeof openApiDocument>[0]) =>
+      JSON.stringify(((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { content: unknown }).content);
+    expect(logoutBody({})).toContain("LogoutReply\"");
+    expect(logoutBody({ auth: { logoutApiVersion: "1.1" } })).toContain("LogoutReply11");
     const root = (openApiDocument({ auth: { endpointName: "sports" } }) as unknown as Doc).paths["/services/json"]!.get!.responses["200"];
     expect(JSON.stringify(root)).toContain('Services Endpoint \\"sports\\" has been setup successfully.');
   });
