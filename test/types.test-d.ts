@@ -118,6 +118,7 @@ describe("option types", () => {
       | "login.busy"
       | "login.cross-site"
       | "logout"
+      | "logout.unrecorded"
       | "session.expired"
       | "session.revoked"
       | "csrf.rejected"

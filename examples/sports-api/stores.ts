@@ -55,8 +55,10 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
   // Revocations get a store of their own: the throttle's keys are chosen by clients (their
   // IPs), and sharing would let a flood of them crowd out logouts. In memory it must refuse
   // new keys when full rather than forget old ones, or a flood would undo logouts; and a
-  // restart, which forgets them all, ends every sealed session (users log in again).
-  const revocations = client === undefined ? memoryCounterStore({ whenFull: "reject" }) : redisCounterStore({ client, prefix });
+  // restart, which forgets them all, ends every sealed session (users log in again). On
+  // Redis they get their own prefix; in production, give them their own Redis (or database
+  // with its own maxmemory) too, so that throttle keys can never take the memory they need.
+  const revocations = client === undefined ? memoryCounterStore({ whenFull: "reject" }) : redisCounterStore({ client, prefix: `${prefix}revocations:` });
   const sessionStore = sealedCookieStore({ password: env.SEALED_COOKIE_PASSWORD ?? secret, revocations, maxAgeSeconds: ABSOLUTE_TIMEOUT });
   return {
     kind,

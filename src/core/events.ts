@@ -48,6 +48,13 @@ export type AuthEvent =
    */
   | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
   | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
+  /**
+   * A logout the session store refused to record (full, or down) on a store other instances
+   * share: this process refuses the session from now on and offers the logout to the store
+   * until it takes it, but other instances may accept the session until then. The client got
+   * a 503 with its cookie deleted.
+   */
+  | { readonly type: "logout.unrecorded"; readonly uid: string; readonly session: string; readonly ip: string }
   | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
   | {
       readonly type: "session.revoked";
@@ -70,7 +77,7 @@ export type AuthEvent =
  * @example
  * ```ts
  * const onEvent: AuthEventListener = (event) => logger.info({ event: event.type, ...event });
- * createSessionAuthRouter({ ...auth, onEvent });
+ * createSessionAuth({ ...options, onEvent });
  * ```
  */
 export type AuthEventListener = (event: AuthEvent) => void;

@@ -7,6 +7,8 @@ const RETRY_MS = 5000;
 const RETRY_BATCH = 100;
 /** Users with a logout held here at once; past it, see {@link PendingLogouts.add}. */
 const MAX_USERS = 10_000;
+/** Buckets of users beyond {@link MAX_USERS}: a logout there also refuses the sessions of 1/65,536 of the other users. */
+const BUCKETS = 65_536;
 
 /**
  * Logouts that the session store could not record (it was full, or down), held in this
@@ -21,8 +23,12 @@ const MAX_USERS = 10_000;
 export class PendingLogouts {
   /** uid → sessions of that user created before this second are ended. */
   readonly #before = new Map<string, number>();
-  /** When more users than {@link MAX_USERS} were held: every session created before this second is ended. */
-  #allBefore = 0;
+  /**
+   * Past {@link MAX_USERS}: per bucket of uids, sessions created before this second are ended.
+   * Made when first needed (256 KiB). Nothing can be offered to the store from here, as the
+   * uids are not kept; an entry is harmless once `absoluteTimeout` has passed.
+   */
+  #buckets: Uint32Array | undefined;
   #retrying: ReturnType<typeof setInterval> | undefined;
   #running = false;
   readonly #sessions: SessionStore;
@@ -39,19 +45,25 @@ export class PendingLogouts {
 
   /**
    * Holds a logout the store refused. Should more users than the bound have one held at
-   * once, every session created until now is refused instead: never a logout forgotten.
+   * once, the logout is held for the user's bucket instead (never forgotten): it then also
+   * refuses the older sessions of the few other users in that bucket, never the whole site.
    */
   add({ record }: StoredSession): void {
     const before = record.createdAt + 1;
-    if (!this.#before.has(record.uid) && this.#before.size >= MAX_USERS) this.#allBefore = Math.max(this.#allBefore, nowSeconds() + 1);
-    else this.#before.set(record.uid, Math.max(this.#before.get(record.uid) ?? 0, before));
-    this.#retrying ??= setInterval(() => void this.#retry(), RETRY_MS);
-    this.#retrying.unref();
+    if (this.#before.has(record.uid) || this.#before.size < MAX_USERS) {
+      this.#before.set(record.uid, Math.max(this.#before.get(record.uid) ?? 0, before));
+      this.#retrying ??= setInterval(() => void this.#retry(), RETRY_MS);
+      this.#retrying.unref();
+      return;
+    }
+    this.#buckets ??= new Uint32Array(BUCKETS);
+    const bucket = bucketOf(record.uid);
+    this.#buckets[bucket] = Math.max(this.#buckets[bucket]!, before);
   }
 
   /** Whether a session read from the store was ended by a logout held here. */
   covers({ record }: StoredSession): boolean {
-    if (record.createdAt < this.#allBefore) return true;
+    if (this.#buckets !== undefined && record.createdAt < this.#buckets[bucketOf(record.uid)]!) return true;
     const before = this.#before.get(record.uid);
     return before !== undefined && record.createdAt < before;
   }
@@ -68,7 +80,6 @@ export class PendingLogouts {
 
   async #offer(): Promise<void> {
     const now = nowSeconds();
-    if (this.#allBefore !== 0 && this.#allBefore + this.#maxAge <= now) this.#allBefore = 0;
     let offered = 0;
     for (const [uid, before] of this.#before) {
       if (before + this.#maxAge <= now) {
@@ -85,11 +96,18 @@ export class PendingLogouts {
       // A logout that arrived meanwhile may have moved the entry on; it needs its own turn.
       if (this.#before.get(uid) === before) this.#before.delete(uid);
     }
-    if (this.#before.size === 0 && this.#allBefore === 0) {
+    if (this.#before.size === 0) {
       clearInterval(this.#retrying);
       this.#retrying = undefined;
     }
   }
+}
+
+/** FNV-1a over the uid's UTF-16 code units: spread, cheap, and the same in every process. */
+function bucketOf(uid: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < uid.length; i++) hash = Math.imul(hash ^ uid.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % BUCKETS;
 }
 
 const registry = new WeakMap<SessionStore, PendingLogouts>();

@@ -5,6 +5,7 @@ import { readCookies, sessionCookie, sessionCookieDeletions, variantDeletions, t
 import type { AuthEvent } from "./events.js";
 import type { ResolvedOptions } from "./option-schema.js";
 import { pendingLogouts, type PendingLogouts } from "./pending-logouts.js";
+import { processLocalGeneration } from "./process-local.js";
 import { createSessionId, hashSessionId, safeEqual } from "./session-id.js";
 
 /** What a request's session cookie turned out to be. */
@@ -79,6 +80,8 @@ export class Sessions {
   /** Per scheme, so that a plain-HTTP request can never decide an HTTPS one's cookie. */
   readonly #cookies = { http: new Map<string, SessionCookie>(), https: new Map<string, SessionCookie>() };
   readonly #pending: PendingLogouts;
+  /** Whether the session store lives in this process only (no other instance reads it). */
+  readonly #local: boolean;
 
   /** @param stores - The session and user stores, already guarded by timeouts. */
   constructor(options: ResolvedOptions, stores: { readonly sessions: SessionStore; readonly users: UserStore }) {
@@ -86,6 +89,7 @@ export class Sessions {
     this.#store = stores.sessions;
     this.#users = stores.users;
     this.#pending = pendingLogouts(options.sessionStore, stores.sessions, options.absoluteTimeout);
+    this.#local = processLocalGeneration(options.sessionStore) !== undefined;
   }
 
   /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
@@ -156,15 +160,13 @@ export class Sessions {
 
   /**
    * Opens a session for `user` and resolves its id: always a new one (rotation: whatever the
-   * request carried is never reused). At the per-user cap the user's own oldest sessions
-   * end, never another user's (logins that raced past the cap are trimmed by the next one).
+   * request carried is never reused). Past the per-user cap the user's own oldest sessions
+   * end, never another user's. The cap is applied after the new session is stored, so logins
+   * that race each other each see the others' sessions and the user ends at the cap, on any
+   * store; the new session itself is never the one ended (for stores whose handle is the
+   * hash of the id, as every store of this package's is).
    */
   async start(user: UserRecord, client: SessionClient): Promise<string> {
-    const live = await this.#store.listByUser(user.uid);
-    for (const old of live.slice(0, Math.max(0, live.length - this.#options.maxSessionsPerUser + 1))) {
-      await this.#store.destroy(old.handle);
-      this.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
-    }
     const { now } = client;
     const record: SessionRecord = {
       uid: user.uid,
@@ -175,7 +177,13 @@ export class Sessions {
       userAgent: client.userAgent.slice(0, 256),
     };
     const sessid = await this.#store.create(record);
-    this.emit({ type: "login.success", uid: user.uid, session: hashSessionId(sessid), ip: client.ip });
+    const session = hashSessionId(sessid);
+    const others = (await this.#store.listByUser(user.uid)).filter((stored) => stored.handle !== session);
+    for (const old of others.slice(0, Math.max(0, others.length - this.#options.maxSessionsPerUser + 1))) {
+      await this.#store.destroy(old.handle);
+      this.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
+    }
+    this.emit({ type: "login.success", uid: user.uid, session, ip: client.ip });
     return sessid;
   }
 
@@ -184,10 +192,14 @@ export class Sessions {
    * down), the user's sessions are ended everywhere instead (`destroyByUser`, which the
    * sealed-cookie store records in one counter); if that fails too, the logout is held in
    * this process, which refuses the session from then on and offers the logout to the store
-   * until it takes it. The session never keeps working after the client was told it ended;
-   * each failed attempt is a `store.failure` event.
+   * until it takes it. Each failed attempt is a `store.failure` event.
+   *
+   * Resolves whether the logout holds everywhere the session could be used: `false` when it
+   * is held here only while the store is shared with other instances (a `logout.unrecorded`
+   * event), so that the caller does not tell the client it is logged out everywhere.
    */
-  async end(live: LiveSession, ip: string): Promise<void> {
+  async end(live: LiveSession, ip: string): Promise<boolean> {
+    const session = hashSessionId(live.sessid);
     try {
       await this.#store.destroy(live.session.handle);
     } catch {
@@ -196,9 +208,15 @@ export class Sessions {
         await this.#store.destroyByUser(live.session.record.uid);
       } catch {
         this.#pending.add(live.session);
+        // A store in this process's memory is seen by no other instance: held here is ended everywhere it exists.
+        if (!this.#local) {
+          this.emit({ type: "logout.unrecorded", uid: live.user.uid, session, ip });
+          return false;
+        }
       }
     }
-    this.emit({ type: "logout", uid: live.user.uid, session: hashSessionId(live.sessid), ip });
+    this.emit({ type: "logout", uid: live.user.uid, session, ip });
+    return true;
   }
 
   /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */

@@ -65,8 +65,8 @@ export interface ImportDrupal7SessionsResult {
  * 7.98+ (already `base64url(sha256(id))`), else the hash of the raw sid. Times come from
  * `sessions.timestamp` and the IP from `hostname`; `$_SESSION` data is not carried over.
  *
- * Run it once at the switch, after Drupal stops taking logins, with the router's own
- * timeouts. Running it again is harmless: adopting a handle replaces its record.
+ * Run it once at the switch, after Drupal stops taking logins, with the timeouts given to
+ * `createSessionAuth`. Running it again is harmless: adopting a handle replaces its record.
  *
  * @example
  * ```ts

@@ -45,7 +45,7 @@ export interface Drupal7SessionOptions extends Drupal7DatabaseOptions {
    */
   idleTimeout?: number;
   /**
-   * The router's absolute session lifetime, in seconds. Drupal keeps no creation time, so
+   * The absolute session lifetime (`absoluteTimeout`), in seconds. Drupal keeps no creation time, so
    * it is counted from the row's `timestamp`, the earliest moment the kit can vouch for.
    * @default 2000000
    */

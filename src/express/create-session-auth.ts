@@ -73,7 +73,9 @@ export interface SessionAuth {
   /**
    * Ends the request's session, if it has a live one, as a logout does (failing closed), and
    * deletes its cookie on `res`. Resolves whether there was one.
-   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot be read.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot be read, or when a
+   *   store shared with other instances refused to record the end (the cookie is deleted and
+   *   this process refuses the session, but the others may not yet: pass it to `next`).
    */
   endSession(req: Request, res: Response): Promise<boolean>;
   /** A user's live sessions, oldest first (created, last seen, address, user agent; the handle is a hash, safe to show). */
@@ -154,8 +156,9 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
       return result;
     },
     async endSession(req, res) {
-      const { result, setCookie } = await endpoint.end(servicesRequest(req));
+      const { result, setCookie, error } = await endpoint.end(servicesRequest(req));
       appendCookies(res, setCookie);
+      if (error !== undefined) throw error;
       return result;
     },
     listSessions: (uid) => sessions.list(uid),

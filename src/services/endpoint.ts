@@ -81,6 +81,11 @@ export interface LoginReply {
 export interface SessionChange<T> {
   readonly result: T;
   readonly setCookie: readonly string[];
+  /**
+   * Set when the change was made here but could not be made to hold everywhere (a logout the
+   * shared store refused): the cookies still go out, and the answer is this error.
+   */
+  readonly error?: SessionAuthError;
 }
 
 /**
@@ -178,11 +183,13 @@ export class ServicesEndpoint {
   logout(request: ServicesCall): Promise<WireResponse> {
     const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
     return this.#call(request, { csrf: true }, async (_args, context) => {
-      const { result, setCookie } = await this.end(request, context);
+      const { result, setCookie, error } = await this.end(request, context);
       if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
       const headers: Record<string, string | readonly string[]> = { ...cookieHeader(setCookie) };
       // Clears every cookie of the origin in a browser, a Drupal site's beside this one too: opt-in.
       if (this.#options.clearSiteData) headers["Clear-Site-Data"] = '"cookies"';
+      // Ended here and the cookie deleted, but not yet for the other instances: never a plain [true].
+      if (error !== undefined) return errorReply(error, headers);
       return jsonReply(v11 ? logoutUserObject(request.ip) : [true], headers);
     });
   }
@@ -222,13 +229,16 @@ export class ServicesEndpoint {
   /**
    * Ends the request's session, if it has a live one (a logout, failing closed), and resolves
    * whether it had one. The cookies to set delete the session cookie wherever a copy may sit.
+   * When a shared store refused to record the logout, `error` is `ERR_STORE_UNAVAILABLE`:
+   * the session is refused here and the logout retried, but other instances may still take it.
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
    */
   async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip">, known?: SessionContext): Promise<SessionChange<boolean>> {
     const context = known ?? (await this.#sessions.context(request));
     if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
-    await this.#sessions.end(context.state, request.ip);
-    return { result: true, setCookie: sessionCookieDeletions(context.cookie) };
+    const recorded = await this.#sessions.end(context.state, request.ip);
+    const setCookie = sessionCookieDeletions(context.cookie);
+    return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }
 
   /** The reply and cookies of a session just opened: the new cookie, and over a cookie the request carried, the deletions of its other places (see {@link settingOver}). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { bodyArgument } from "./body.js";
 
-/** The limits the login body is checked against: the router's options of the same names. */
+/** The limits the login body is checked against: the options of the same names. */
 export interface LoginBodyLimits {
   readonly maxNameLength: number;
   readonly maxPasswordBytes: number;
@@ -12,7 +12,7 @@ export type LoginArgumentName = "username" | "password" | "name" | "pass";
 
 /**
  * The schemas of `user/login`'s four arguments. A value is a string, or a number as PHP
- * would read one, within the router's limits; an over-long name or password is refused
+ * would read one, within the configured limits; an over-long name or password is refused
  * before any hashing (see {@link readLoginArgument}). The endpoint checks each argument
  * with these schemas and the OpenAPI document is generated from them, so the two cannot drift.
  */

@@ -73,11 +73,11 @@ export interface GuardedRoute {
  */
 export interface OpenApiOptions {
   /**
-   * The options object given to the router (the stores in it are not touched): the login
+   * The options object given to `createSessionAuth` (the stores in it are not touched): the login
    * limits, `loginApiVersion`, `logoutApiVersion`, `blockedAccountResponse`, `throttle`, `parsers`,
    * `endpointName`, `clearSiteData` and the cookie options (`sessionName`, `baseUrl`,
    * `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as they shape the wire.
-   * @default the router's defaults
+   * @default the defaults of `createSessionAuth`
    */
   readonly auth?: Partial<SessionAuthOptions>;
   /** Where the router is mounted. @default "/services/json" */
@@ -183,7 +183,7 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
   return out;
 }
 
-/** The session cookie's attributes as the router sets them with these options, for the documents' text. */
+/** The session cookie's attributes as they are set with these options, for the documents' text. */
 function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecure?: string | undefined; sameSite?: string | undefined }): string {
   const domain = auth.cookieDomain === undefined ? "`domain=.<host>` by Drupal's rule (none for IP addresses, `localhost` and single-label hosts)" : `\`domain\` from \`${auth.cookieDomain}\` by Drupal's rule`;
   const secure = auth.cookieSecure === "always" ? "`secure` always" : "`secure` on HTTPS";

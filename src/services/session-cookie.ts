@@ -68,7 +68,7 @@ export interface SessionCookieDescription {
  * to compare with the `Set-Cookie` its Drupal site sends today: the name, `Domain`, `Secure`,
  * `SameSite`, lifetime, and the header itself. The URL is the one clients call (its scheme
  * decides `Secure` and `SSESS`, as it does once `trust proxy` is set right; its host and port
- * the derived name and `Domain`); `options` are the ones given to the router (`sessionName`,
+ * the derived name and `Domain`); `options` are the ones given to `createSessionAuth` (`sessionName`,
  * `cookieDomain`, `baseUrl`, `cookieSecure`, `sameSite`, `absoluteTimeout`; other keys are
  * ignored). Framework-free: it runs in a script, a test or a REPL.
  *

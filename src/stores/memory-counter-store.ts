@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseOptions } from "../core/validate.js";
 import type { CounterStore } from "../types.js";
-import { markProcessLocal } from "./process-local.js";
+import { markProcessLocal } from "../core/process-local.js";
 
 const optionsSchema = z.strictObject({
   maxKeys: z.number().int().positive().optional(),
@@ -31,9 +31,11 @@ export interface MemoryCounterStoreOptions {
    *   {@link memoryCounterStore}). Right for the login throttle, whose keys an attacker can
    *   vary (client addresses, names): memory stays bounded and logins keep working, at the
    *   cost of forgetting some low failure counts under a flood.
-   * - `"reject"`: keep every key and reject the increment (the request gets a 503).
-   *   Required for revocations (`sealedCookieStore`): a forgotten mark would bring a
-   *   logged-out session back, so a full store must refuse new logouts, never undo old ones.
+   * - `"reject"`: keep every key and reject the increment (`ERR_STORE_FULL`). Required for
+   *   revocations (`sealedCookieStore`): a forgotten mark would bring a logged-out session
+   *   back, so a full store refuses new marks and never drops old ones. A logout it refuses
+   *   still ends the session: in this process, where such a store lives (see the
+   *   `sealedCookieStore` option `revocations`).
    * @default "evict"
    */
   whenFull?: "evict" | "reject";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { nowSeconds } from "../core/clock.js";
+import { markProcessLocal } from "../core/process-local.js";
 import { createSessionId, hashSessionId, isSessionIdShape } from "../core/session-id.js";
 import { parseOptions } from "../core/validate.js";
 import { SessionAuthError } from "../errors.js";
@@ -22,9 +23,9 @@ export interface MemorySessionStoreOptions {
   /**
    * The most sessions kept at once, so the map cannot grow without bound. When full (and
    * no session has expired), a new session is refused: `create` rejects with a
-   * {@link SessionAuthError} `ERR_STORE_FULL`, which the router answers with a 503 and a
+   * {@link SessionAuthError} `ERR_STORE_FULL`, answered with a 503 and a
    * `store.full` event. No one's session is ended to make room: one account logging in
-   * again and again must not log other users out. The router's `maxSessionsPerUser` keeps
+   * again and again must not log other users out. The `maxSessionsPerUser` option keeps
    * any one user to a small share.
    * @default 100000
    */
@@ -180,7 +181,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     index(record.uid, handle);
   }
 
-  return {
+  const store: MemorySessionStore = {
     get size() {
       return sessions.size;
     },
@@ -222,6 +223,9 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
+  // Seen by this process only: a logout held here when the store fails is ended everywhere.
+  markProcessLocal(store);
+  return store;
 }
 
 /**

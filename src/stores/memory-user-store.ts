@@ -50,7 +50,7 @@ export interface MemoryUserInput {
  */
 export interface MemoryUserStoreOptions {
   /**
-   * Hashes the plain passwords given. Use the router's hasher, so logins verify with it.
+   * Hashes the plain passwords given. Use the same hasher as `createSessionAuth`, so logins verify with it.
    * @default scryptHasher()
    */
   hasher?: PasswordHasher;

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { memorySessionStore, type SessionStore } from "services-session-auth";
 import { redisSessionStore } from "services-session-auth/redis";
 import { createTestApp, login, statusText } from "../helpers/app.js";
+import { listen, postJson } from "../helpers/clients.js";
 import { redisUrl, useSharedRedis } from "../stores/redis-helpers.js";
 
 function describeUserCap(name: string, makeStore: () => SessionStore) {
@@ -31,6 +32,22 @@ function describeUserCap(name: string, makeStore: () => SessionStore) {
       for (const session of [mine[1]!, mine[20]!, other]) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
       const revoked = events.filter((event) => event.type === "session.revoked");
       expect(revoked).toEqual([{ type: "session.revoked", uid: "14", session: expect.any(String), reason: "session-limit" }]);
+    });
+
+    it("holds under a burst: 30 logins at once leave the user at the cap", async () => {
+      const sessionStore = makeStore();
+      const { app } = createTestApp({ sessionStore, maxSessionsPerUser: 3, hashing: { concurrency: 4 } });
+      const server = await listen(app);
+      try {
+        // From 30 addresses: from one, the login throttle would refuse all but 5 at once (each counts until its password is checked).
+        const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => postJson(server.port, "/services/json/user/login", { username: "demo", password: "demo-password" }, { from: `127.0.0.${10 + i}` })));
+        expect(replies.filter((reply) => reply.status !== 200).map((reply) => `${reply.status} ${reply.reason} ${reply.body}`)).toEqual([]);
+        const live = await sessionStore.listByUser("14");
+        expect(live.length).toBeLessThanOrEqual(3);
+        expect(live.length).toBeGreaterThan(0);
+      } finally {
+        await server.close();
+      }
     });
   });
 }

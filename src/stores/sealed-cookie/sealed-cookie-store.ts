@@ -4,7 +4,7 @@ import { nowSeconds } from "../../core/clock.js";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
 import { evictsUnexpiredKeys } from "../memory-counter-store.js";
-import { processLocalGeneration } from "../process-local.js";
+import { markProcessLocal, processLocalGeneration } from "../../core/process-local.js";
 import { LruMap } from "./lru.js";
 import { createSealedId, fromWire, parseHandle, sealedHandle, toWire, type SealedPayload } from "./payload.js";
 
@@ -26,18 +26,19 @@ export interface SealedCookieStoreOptions {
   password: string | Readonly<Record<string, string>>;
   /**
    * Where revocations live: a per-user count per period for `destroyByUser`, and a mark
-   * per ended session for `destroy`. Share it between instances (the Redis counter
-   * store) or a logout on one instance is not seen by the others.
+   * per ended session for `destroy`. With more than one instance, share it (the Redis
+   * counter store).
    *
-   * A `memoryCounterStore` lives in this process only, and a restart would forget every
-   * logout. So over one, each id is sealed with that store's random generation, and an id
-   * from another generation is refused: a restart ends every sealed session (users log in
-   * again) rather than bring logged-out ones back.
+   * A `memoryCounterStore` lives in this process only. So over one, each id is sealed with
+   * that store's random generation, and an id from another generation is refused: a
+   * session works only on the instance that made it, and a restart ends every sealed
+   * session (users log in again) rather than bring logged-out ones back.
    *
    * It must never drop a key before its TTL: a lost mark makes a logged-out session live
    * again. So a `memoryCounterStore` with its default `whenFull: "evict"` is refused;
-   * pass `memoryCounterStore({ whenFull: "reject" })`, which answers a full store with a
-   * 503 instead, and do not share it with the login throttle, whose keys clients choose.
+   * pass `memoryCounterStore({ whenFull: "reject" })`, which refuses new marks when full
+   * (a logout it refuses still ends the session, held in this process), and do not share
+   * it with the login throttle, whose keys clients choose.
    * On Redis, the server must never evict: `maxmemory-policy noeviction` (Redis's
    * default) or no `maxmemory`. Every revocation key has a TTL, so any `volatile-*`
    * policy may evict it, as may any `allkeys-*` policy.
@@ -45,9 +46,9 @@ export interface SealedCookieStoreOptions {
   revocations: CounterStore;
   /**
    * The longest a session can live, in seconds: a seal is void this long after it was
-   * made, whatever its record says. Keep it at or above the router's `absoluteTimeout`.
+   * made, whatever its record says. Keep it at or above `absoluteTimeout`.
    * Revocation marks are kept for up to twice this.
-   * @default 2000000 (the router's default absoluteTimeout)
+   * @default 2000000 (the default absoluteTimeout)
    */
   maxAgeSeconds?: number;
   /**
@@ -109,10 +110,10 @@ const SESSID_PATTERN = /^[\w-]{43,}$/;
  * cost of a large cookie (667 to 1634 characters, 838 with a typical browser) and these limits:
  *
  * - `touch` cannot rewrite a token the client holds: `lastSeenAt` and `expiresAt` stay
- *   as they were at login. Set the router's `idleTimeout` equal to its
+ *   as they were at login. Set `idleTimeout` equal to
  *   `absoluteTimeout`, or sessions end one idle period after login however active they
  *   are. A touch to an expiry in the past still ends the session.
- * - `listByUser` resolves `[]`: nothing lists the ids held by clients, so the router's
+ * - `listByUser` resolves `[]`: nothing lists the ids held by clients, so the
  *   `maxSessionsPerUser` cap cannot end older sessions on this store.
  * - `destroyByUser` works (every session sealed before it is void) but resolves `0`,
  *   as it cannot count them.
@@ -191,7 +192,7 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
     else await revocations.increment(handleKey(parsed.id), remaining);
   }
 
-  return {
+  const store: SessionStore = {
     async create(record) {
       const sealedAt = nowSeconds();
       const epoch = await revocations.get(userKey(record.uid, periodOf(sealedAt)));
@@ -224,4 +225,7 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
       return 0;
     },
   };
+  // Over revocations kept in this process, a logout held here is as good as one recorded.
+  if (generation !== undefined) markProcessLocal(store);
+  return store;
 }
