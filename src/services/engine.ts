@@ -26,7 +26,7 @@ export interface NotFoundOptions {
   /**
    * The app's own resources under the endpoint (`players`, `events`): a miss below one of
    * them is `Could not find the controller.`, as below `user` and `system`.
-   * @default []: any other first segment is `Could not find resource <name>.`
+   * @default `[]`: any other first segment is `Could not find resource <name>.`
    */
   resources?: readonly string[];
 }
