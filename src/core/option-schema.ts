@@ -28,9 +28,35 @@ function implementing<T>(name: string, methods: readonly string[]) {
 
 const seconds = z.number().int().positive();
 
+/**
+ * A secret that could have come from a random generator: 32 characters at least, at least 8
+ * distinct ones (random hex has 14 on average), and not a shorter string repeated
+ * (`"a".repeat(32)`, `"abcd…abcd…"`), which pass a length check and guard nothing.
+ */
+export const secretSchema = z
+  .string()
+  .min(32, "must be at least 32 characters")
+  .refine(
+    (value) => new Set(value).size >= 8 && !isRepetition(value),
+    "looks weak (a few characters, or a pattern, repeated): use 32+ random characters, e.g. from `npx services-session-auth secret` or `node -e \"console.log(crypto.randomBytes(32).toString('base64url'))\"`",
+  );
+
+/** Whether `text` is a shorter string repeated whole (its smallest period divides its length): KMP's prefix function, linear. */
+function isRepetition(text: string): boolean {
+  const border = new Array<number>(text.length).fill(0);
+  for (let i = 1, k = 0; i < text.length; i++) {
+    while (k > 0 && text[i] !== text[k]) k = border[k - 1]!;
+    if (text[i] === text[k]) k++;
+    border[i] = k;
+  }
+  const period = text.length - border[text.length - 1]!;
+  return period < text.length && text.length % period === 0;
+}
+
 const cookieShape = {
   sessionName: z.string().regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name").optional(),
-  cookieDomain: z.string().regex(/^[a-z0-9.-]+$/i, "must be a domain such as .example.com").optional(),
+  // Letters, digits, underscores, hyphens and dots: nothing that could end or extend a Set-Cookie attribute.
+  cookieDomain: z.string().regex(/^[\w.-]+$/, "must be a domain such as .example.com (no ';', spaces or control characters)").optional(),
   baseUrl: z.url().optional(),
   cookieSecure: z.enum(["auto", "always"]).optional(),
   sameSite: z.enum(["lax", "strict", "none"]).optional(),
@@ -46,11 +72,12 @@ const optionsSchema = z
     ...cookieShape,
     sessionStore: implementing<SessionStore>("SessionStore", ["create", "get", "touch", "destroy", "listByUser", "destroyByUser"]),
     userStore: implementing<UserStore>("UserStore", ["findByName", "findById", "recordLogin", "updatePasswordHash"]),
-    secret: z.string().min(32, "must be at least 32 characters").optional(),
+    secret: secretSchema.optional(),
     csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
     idleTimeout: seconds.optional(),
     touchInterval: z.number().int().nonnegative().optional(),
-    storeTimeout: z.number().int().positive().optional(),
+    // Seconds, as every duration here. A value in milliseconds (2000) would be half an hour.
+    storeTimeout: z.number().positive().max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
     onEvent: fn<AuthEventListener>("event => void").optional(),
     isAdmin: fn<(user: UserRecord) => boolean>("user => boolean").optional(),
     hasher: implementing<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
@@ -95,11 +122,15 @@ const optionsSchema = z
     message: "is required (at least 32 characters, the same on every instance) unless csrfToken is given",
     path: ["secret"],
   })
-  .refine(secureSameSiteNone, sameSiteMessage);
+  .refine(secureSameSiteNone, sameSiteMessage)
+  .refine((value) => value.idleTimeout === undefined || value.idleTimeout <= (value.absoluteTimeout ?? DEFAULTS.absoluteTimeout), {
+    message: "must not be longer than absoluteTimeout: no session lives that long",
+    path: ["idleTimeout"],
+  });
 
 const cookieSchema = z.strictObject(cookieShape).refine(secureSameSiteNone, sameSiteMessage);
 
-const requireSchema = z.strictObject({ csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional() });
+const requireSchema = z.strictObject({ csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional(), onDenied: z.enum(["reply", "next"]).optional() });
 
 /** {@link CookieOptions} with every default filled in. */
 export interface ResolvedCookieOptions {
@@ -156,6 +187,7 @@ export interface SuppliedDefaults {
 export interface ResolvedGuardOptions {
   readonly csrf: boolean;
   readonly roles: readonly string[];
+  readonly onDenied: "reply" | "next";
 }
 
 const SAME_SITE: Readonly<Record<"lax" | "strict" | "none", SameSiteValue>> = { lax: "Lax", strict: "Strict", none: "None" };
@@ -189,7 +221,8 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     sessionStore: parsed.sessionStore,
     userStore: parsed.userStore,
     csrfToken,
-    idleTimeout: parsed.idleTimeout ?? DEFAULTS.idleTimeout,
+    // Unset, the idle timeout never outlasts the absolute one the app chose.
+    idleTimeout: parsed.idleTimeout ?? Math.min(DEFAULTS.idleTimeout, cookie.absoluteTimeout),
     touchInterval: parsed.touchInterval ?? DEFAULTS.touchInterval,
     storeTimeout: parsed.storeTimeout ?? DEFAULTS.storeTimeout,
     onEvent: parsed.onEvent,
@@ -237,5 +270,5 @@ export function resolveCookieOptions(input: Partial<CookieOptions>, factory: str
  */
 export function resolveGuardOptions(input: RequireSessionOptions, factory: string): ResolvedGuardOptions {
   const parsed = parseOptions(requireSchema, input, factory);
-  return Object.freeze({ csrf: parsed.csrf ?? DEFAULTS.csrf, roles: parsed.roles ?? DEFAULTS.roles });
+  return Object.freeze({ csrf: parsed.csrf ?? DEFAULTS.csrf, roles: parsed.roles ?? DEFAULTS.roles, onDenied: parsed.onDenied ?? DEFAULTS.onDenied });
 }

@@ -32,8 +32,9 @@ export interface SessionAuthOptions {
   userStore: UserStore;
   /**
    * The key of the session-bound CSRF token (`HMAC-SHA256(secret, sessid)`): at least 32
-   * characters, the same on every instance, and not guessable. Required unless `csrfToken`
-   * is given; it also keys the hash that stands for login names in logs and counters.
+   * random characters, the same on every instance (`npx services-session-auth secret` makes
+   * one). A secret of a few characters repeated is refused. Required unless `csrfToken` is
+   * given; it also keys the hash that stands for login names in logs and counters.
    * @default none: required unless `csrfToken` is given
    */
   secret?: string;
@@ -77,8 +78,8 @@ export interface SessionAuthOptions {
    */
   sameSite?: "lax" | "strict" | "none";
   /**
-   * Seconds a session may sit unused before it ends (server-side).
-   * @default 200000 (Drupal's session.gc_maxlifetime)
+   * Seconds a session may sit unused before it ends (server-side); at most `absoluteTimeout`.
+   * @default 200000 (Drupal's session.gc_maxlifetime), or `absoluteTimeout` if that is shorter
    */
   idleTimeout?: number;
   /**
@@ -92,9 +93,10 @@ export interface SessionAuthOptions {
    */
   touchInterval?: number;
   /**
-   * Milliseconds any store call may take before the request gets a 503. A hung call is
-   * rejected within an eighth of this after it (one shared watchdog, not a timer per call).
-   * @default 2000
+   * Seconds (fractions allowed, at most 60) any store call may take before the request gets
+   * a 503: seconds, as every duration of these options. A hung call is rejected within an
+   * eighth of this after it (one shared watchdog, not a timer per call).
+   * @default 2
    */
   storeTimeout?: number;
   /**
@@ -295,4 +297,12 @@ export interface RequireSessionOptions {
   csrf?: boolean;
   /** Role names of which the user must have at least one, else 403. @default [] */
   roles?: readonly string[];
+  /**
+   * Who answers a denied request. `"reply"`: the guard, in the wire format (401, 403, 503).
+   * `"next"`: the app's error handlers, which get the {@link SessionAuthError} (with `status`
+   * set to what the wire format would answer) and may redirect a browser to a login page or
+   * answer `application/problem+json`; `errorHandler()` answers it in the wire format.
+   * @default "reply"
+   */
+  onDenied?: "reply" | "next";
 }

@@ -22,6 +22,36 @@ describe("createSessionAuth options", () => {
     expect(() => createSessionAuth(null as never)).toThrow(TypeError);
   });
 
+  it("refuses a secret that is long but not random, and says how to make one", () => {
+    for (const weak of ["a".repeat(32), "abc".repeat(11), "0123401234".repeat(4), "0123456789abcdef".repeat(2), "correct-horse".repeat(3)]) {
+      expect(() => createSessionAuth({ userStore, sessionStore, secret: weak }), weak).toThrow(/secret: looks weak .*npx services-session-auth secret/);
+    }
+    // Hex from a random generator (16 symbols, 128 bits in 32 characters) and base64url both pass.
+    expect(() => createSessionAuth({ userStore, sessionStore, secret: "9f86d081884c7d659a2feaa0c55ad015" })).not.toThrow();
+    expect(() => createSessionAuth({ userStore, sessionStore, secret: "Zm9vYmFyLXNlY3JldC1rZXktbWF0ZXJpYWwtMDEyMzQ1" })).not.toThrow();
+  });
+
+  it("takes every duration in seconds, and an idle timeout no longer than the absolute one", () => {
+    const base = { userStore, sessionStore, secret: SECRET };
+    expect(() => createSessionAuth({ ...base, storeTimeout: 2000 })).toThrow(/storeTimeout: is in seconds/);
+    expect(() => createSessionAuth({ ...base, storeTimeout: 0.5 })).not.toThrow();
+    expect(() => createSessionAuth({ ...base, idleTimeout: 7200, absoluteTimeout: 3600 })).toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
+    expect(() => createSessionAuth({ ...base, idleTimeout: 3_000_000 })).toThrow(/idleTimeout/);
+    // Unset, the idle timeout follows a short absolute one down.
+    expect(() => createSessionAuth({ ...base, absoluteTimeout: 3600 })).not.toThrow();
+  });
+
+  it("refuses a cookie option that would end or extend the Set-Cookie header", () => {
+    const base = { userStore, sessionStore, secret: SECRET };
+    for (const cookieDomain of ["example.com; Path=/x", ".example.com\r\nSet-Cookie: x=1", "exa mple.com", "example.com,evil"]) {
+      expect(() => createSessionAuth({ ...base, cookieDomain }), JSON.stringify(cookieDomain)).toThrow(/cookieDomain: must be a domain/);
+    }
+    for (const sessionName of ["SESS x", "SESS;x", "SESS\nx", "SESS=x", ""]) {
+      expect(() => createSessionAuth({ ...base, sessionName }), JSON.stringify(sessionName)).toThrow(/sessionName/);
+    }
+    expect(() => createSessionAuth({ ...base, cookieDomain: ".my_api.example.com" })).not.toThrow();
+  });
+
   it("refuses cookie and endpoint options that could not be honoured, at start-up", () => {
     const base = { userStore, sessionStore, secret: SECRET };
     expect(() => createSessionAuth({ ...base, cookieDomain: ".example.com; secure" })).toThrow(/cookieDomain/);

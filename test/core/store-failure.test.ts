@@ -21,7 +21,7 @@ describe("store failures", () => {
     it(`answers a wire-format 503 when the store ${mode === "error" ? "fails" : "hangs"}, then recovers without a restart`, async () => {
       const base = createTestApp();
       const { proxy, state } = flaky(base.sessionStore);
-      const { app, agent, events } = createTestApp({ sessionStore: proxy, storeTimeout: 100 });
+      const { app, agent, events } = createTestApp({ sessionStore: proxy, storeTimeout: 0.1 });
       const session = await login(app);
       state.mode = mode;
       const calls = [
@@ -47,7 +47,7 @@ describe("store failures", () => {
   it("never treats a protected request as anonymous when the store is down", async () => {
     const base = createTestApp();
     const { proxy, state } = flaky(base.sessionStore);
-    const { app, agent } = createTestApp({ sessionStore: proxy, storeTimeout: 50 });
+    const { app, agent } = createTestApp({ sessionStore: proxy, storeTimeout: 0.05 });
     const session = await login(app);
     state.mode = "error";
     const res = await agent.get("/services/json/players").set("Cookie", session.cookie);
@@ -58,7 +58,7 @@ describe("store failures", () => {
     const { counterStore } = createTestApp();
     const down = () => Promise.reject(new Error("down"));
     const broken = { ...counterStore, increment: down, decrement: down, get: down, delete: down };
-    const { agent } = createTestApp({ counterStore: broken, storeTimeout: 50 });
+    const { agent } = createTestApp({ counterStore: broken, storeTimeout: 0.05 });
     const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(503);
   });
