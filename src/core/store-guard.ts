@@ -1,5 +1,5 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
-import type { AuthEventListener } from "./events.js";
+import type { Emit } from "./events.js";
 
 /**
  * Wraps every method of a store so that a call which fails or outlasts `timeoutMs`
@@ -9,27 +9,36 @@ import type { AuthEventListener } from "./events.js";
  * because it is at its capacity (`ERR_STORE_FULL`) keeps that code, with a `store.full`
  * event instead of `store.failure`.
  *
+ * A store with a `ready` promise (one that prepares itself after it is made) is waited for
+ * first, and that wait is not timed: the timeout measures the store's answers, not its start.
+ *
  * A call that outlasts `timeoutMs` is rejected within an eighth of `timeoutMs` after it:
  * one shared watchdog checks the calls in flight, rather than a timer armed and cleared
  * for every call on the path of every protected request.
  */
-export function guardStore<T extends object>(store: T, name: string, timeoutMs: number, onEvent: AuthEventListener | undefined): T {
+export function guardStore<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit): T {
   const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
+  // A store that prepares itself after it is made: calls wait for it, outside the timeout.
+  const ready = (store as { ready?: unknown }).ready;
+  let preparing = typeof (ready as Promise<unknown> | undefined)?.then === "function";
+  if (preparing) (ready as Promise<unknown>).then(() => (preparing = false), () => undefined);
   for (const key of methodNames(store)) {
     const method = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;
     const operation = `${name}.${key}`;
-    guarded[key] = (...args: unknown[]) => {
+    const call = (...args: unknown[]): Promise<unknown> => {
       let pending: Promise<unknown>;
       try {
         pending = Promise.resolve(method.apply(store, args));
       } catch (error) {
-        return Promise.reject(failure(operation, error, onEvent));
+        return Promise.reject(failure(operation, error, emit));
       }
-      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs} ms`), onEvent), (error) =>
-        failure(operation, error, onEvent),
+      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs} ms`), emit), (error) =>
+        failure(operation, error, emit),
       );
     };
+    guarded[key] = (...args: unknown[]) =>
+      preparing ? (ready as Promise<unknown>).then(() => call(...args), (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit))) : call(...args);
   }
   return guarded as T;
 }
@@ -108,13 +117,9 @@ class Watchdog {
   }
 }
 
-function failure(operation: string, error: unknown, onEvent: AuthEventListener | undefined): SessionAuthError {
+function failure(operation: string, error: unknown, emit: Emit): SessionAuthError {
   // A store at its capacity is working as designed: its refusal keeps its own code.
   const full = isSessionAuthError(error) && error.code === "ERR_STORE_FULL";
-  try {
-    onEvent?.(full ? { type: "store.full", operation } : { type: "store.failure", operation, error });
-  } catch {
-    // A listener's bug must not turn a 503 into something else.
-  }
+  emit(full ? { type: "store.full", operation } : { type: "store.failure", operation, err: error });
   return full ? error : new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error });
 }

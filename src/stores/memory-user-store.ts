@@ -95,21 +95,24 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
  * @example
  * ```ts
  * const userStore = memoryUserStore(users);
- * await userStore.ready; // plain passwords are hashed at start-up
+ * await userStore.ready; // optional: the first logins then need not wait for the hashing
  * ```
  */
 export interface MemoryUserStore extends UserStore {
   /**
-   * Resolves when every plain password given has been hashed. Lookups wait for it anyway;
-   * await it before listening, so the first logins do not run into the store timeout.
+   * Resolves when every plain password given has been hashed (about 0.6 s each with the
+   * default scrypt, four at a time). Lookups wait for it, and `createSessionAuth` does not
+   * count that wait against `storeTimeout`: a login right after start-up is slower, never
+   * refused. Await it before listening if the first logins should not wait.
    */
   readonly ready: Promise<void>;
 }
 
 /**
  * An in-memory {@link UserStore} for demos, tests and small fixed user lists. Plain
- * passwords are hashed when the store is made (lookups wait for that); names match
- * case-insensitively, as on Drupal's MySQL.
+ * passwords are hashed when the store is made, in the background: lookups wait for that
+ * (see `ready`), so the store can be used at once. Names match case-insensitively, as on
+ * Drupal's MySQL.
  *
  * @example
  * ```ts
