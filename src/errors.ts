@@ -60,6 +60,11 @@ export class SessionAuthError extends Error {
   readonly code: SessionAuthErrorCode;
   readonly detail: string | undefined;
   readonly retryAfter: number | undefined;
+  /**
+   * The HTTP status the wire format answers it with, set when a guard hands the error to the
+   * app's error handlers (`onDenied: "next"`), where Express's convention looks for it.
+   */
+  status?: number;
 
   constructor(code: SessionAuthErrorCode, detail?: string, options?: { cause?: unknown; retryAfter?: number }) {
     super(detail === undefined ? code : `${code}: ${detail}`, options?.cause === undefined ? undefined : { cause: options.cause });

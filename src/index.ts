@@ -22,12 +22,13 @@ export { reasonPhrase } from "./services/status.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
 export type { SessionAuth } from "./express/create-session-auth.js";
+export type { ErrorHandlerOptions } from "./express/error-log.js";
 export type { AuthUser, RequestAuth } from "./express/augment.js";
 export type { DrupalQueryPathOptions } from "./express/query-path.js";
 export type { NotFoundOptions } from "./services/engine.js";
 export type { LoginReply } from "./services/endpoint.js";
 export type { CookieOptions, HashingOptions, RequestParser, RequireSessionOptions, SessionAuthOptions, ThrottleOptions } from "./core/options.js";
-export type { AuthEvent, AuthEventListener, LoginSubjectFields } from "./core/events.js";
+export type { AuthEvent, AuthEventContext, AuthEventListener, LoginSubjectFields } from "./core/events.js";
 export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/memory-session-store.js";
 export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from "./stores/memory-user-store.js";
 export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";

@@ -166,6 +166,13 @@ export interface UserStore {
    * Resolves whether the write happened.
    */
   updatePasswordHash(uid: string, expected: string, next: string): Promise<boolean>;
+  /**
+   * Settles when the store can answer, for a store that prepares itself after it is made
+   * (`memoryUserStore` hashes its plain passwords). Calls made before then wait for it, and
+   * that wait is not counted against `storeTimeout`: logins right after start-up are slow,
+   * never refused. A rejection fails every call with a 503.
+   */
+  readonly ready?: Promise<void>;
 }
 
 /**

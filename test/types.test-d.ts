@@ -88,7 +88,7 @@ describe("option types", () => {
   });
 
   it("keep a guard's options to the guard's own", () => {
-    expectTypeOf<RequireSessionOptions>().toEqualTypeOf<{ csrf?: boolean; roles?: readonly string[] }>();
+    expectTypeOf<RequireSessionOptions>().toEqualTypeOf<{ csrf?: boolean; roles?: readonly string[]; onDenied?: "reply" | "next" }>();
   });
 
   it("require the stores, and only the stores", () => {

@@ -12,7 +12,7 @@ export const DEFAULTS = Object.freeze({
   idleTimeout: 200_000,
   absoluteTimeout: 2_000_000,
   touchInterval: 180,
-  storeTimeout: 2000,
+  storeTimeout: 2,
   throttle: Object.freeze({ ipLimit: 50, ipWindow: 3600, userLimit: 5, userWindow: 21_600, perAccountOnly: false }),
   maxSessionsPerUser: 20,
   blockedAccountResponse: "drupal",
@@ -29,6 +29,7 @@ export const DEFAULTS = Object.freeze({
   clearSiteData: false,
   csrf: true,
   roles: Object.freeze([] as string[]),
+  onDenied: "reply",
 } as const);
 
 /** One check per core, leaving one libuv thread for the file and DNS work that shares the pool. */

@@ -19,10 +19,33 @@ export interface LoginSubjectFields {
 }
 
 /**
+ * What every {@link AuthEvent} carries besides its own fields.
+ *
+ * @example
+ * ```ts
+ * const stamp = (event: AuthEventContext) => `${new Date(event.timestamp).toISOString()} ${event.requestId ?? "-"}`;
+ * ```
+ */
+export interface AuthEventContext {
+  /**
+   * When it happened, in milliseconds since the epoch. Not `time`, which pino and bunyan
+   * write themselves: an event logged as it is keeps both.
+   */
+  readonly timestamp: number;
+  /**
+   * The request it belongs to: `req.id` (set by pino-http and most request-id middleware),
+   * else the `X-Request-Id` header, at most 128 characters. Absent for events no request
+   * caused (a store failing during a background retry) and when the request had none.
+   */
+  readonly requestId?: string;
+}
+
+/**
  * Security events, for audit logs (OWASP ASVS V16.3.1). A session appears only as
  * `base64url(sha256(sessid))` (for the memory and Redis stores, its store handle), never as
  * the raw id or the CSRF token; a password or a login name never appears. Addresses are shown
- * as Drupal shows them (`127.0.0.1`, not `::ffff:127.0.0.1`).
+ * as Drupal shows them (`127.0.0.1`, not `::ffff:127.0.0.1`). An error is under `err`, where
+ * pino and other loggers look for one to serialise.
  *
  * @example
  * ```ts
@@ -31,53 +54,76 @@ export interface LoginSubjectFields {
  * }
  * ```
  */
-export type AuthEvent =
-  | { readonly type: "login.success"; readonly uid: string; readonly session: string; readonly ip: string }
-  | (LoginSubjectFields & {
-      readonly type: "login.failure";
-      /** Kept server-side: the client always sees the same 401. */
-      readonly reason: "unknown-user" | "wrong-password" | "blocked" | "invalid-input";
-      readonly ip: string;
-    })
-  | (LoginSubjectFields & { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly ip: string })
-  /** A login waited too long for a password check and was answered 503 (not counted as a failure). */
-  | { readonly type: "login.busy"; readonly ip: string; readonly retryAfter: number }
-  /**
-   * A login posted from another site's page was refused (403). `message` says why, and how
-   * to allow an origin that is really yours (`trustedOrigins`).
-   */
-  | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
-  | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
-  /**
-   * A logout the session store refused to record (full, or down) on a store other instances
-   * share: this process refuses the session from now on and offers the logout to the store
-   * until it takes it, but other instances may accept the session until then. The client got
-   * a 503 with its cookie deleted.
-   */
-  | { readonly type: "logout.unrecorded"; readonly uid: string; readonly session: string; readonly ip: string }
-  | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
-  | {
-      readonly type: "session.revoked";
-      readonly uid: string;
-      readonly session: string;
-      readonly reason: "session-limit" | "user-blocked";
-    }
-  | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
-  | { readonly type: "store.failure"; readonly operation: string; readonly error: unknown }
-  /** A store at its capacity refused to keep more (the client got a 503 `ERR_STORE_FULL`): nothing was evicted to make room. */
-  | { readonly type: "store.full"; readonly operation: string }
-  /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
-  | { readonly type: "rehash.failed"; readonly uid: string; readonly error: unknown }
-  /** A bug or an unexpected throw (for example from a custom store): the client got a bodyless 500. */
-  | { readonly type: "internal.error"; readonly error: unknown };
+export type AuthEvent = AuthEventContext &
+  (
+    | { readonly type: "login.success"; readonly uid: string; readonly session: string; readonly ip: string }
+    | (LoginSubjectFields & {
+        readonly type: "login.failure";
+        /** Kept server-side: the client always sees the same 401. */
+        readonly reason: "unknown-user" | "wrong-password" | "blocked" | "invalid-input";
+        readonly ip: string;
+      })
+    | (LoginSubjectFields & { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly ip: string })
+    /** A login waited too long for a password check and was answered 503 (not counted as a failure). */
+    | { readonly type: "login.busy"; readonly ip: string; readonly retryAfter: number }
+    /**
+     * A login posted from another site's page was refused (403). `message` says why, and how
+     * to allow an origin that is really yours (`trustedOrigins`).
+     */
+    | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
+    | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
+    /**
+     * A logout the session store refused to record (full, or down) on a store other instances
+     * share: this process refuses the session from now on and offers the logout to the store
+     * until it takes it, but other instances may accept the session until then. The client got
+     * a 503 with its cookie deleted.
+     */
+    | { readonly type: "logout.unrecorded"; readonly uid: string; readonly session: string; readonly ip: string }
+    | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
+    | {
+        readonly type: "session.revoked";
+        readonly uid: string;
+        readonly session: string;
+        readonly reason: "session-limit" | "user-blocked";
+      }
+    | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
+    | { readonly type: "store.failure"; readonly operation: string; readonly err: unknown }
+    /** A store at its capacity refused to keep more (the client got a 503 `ERR_STORE_FULL`): nothing was evicted to make room. */
+    | { readonly type: "store.full"; readonly operation: string }
+    /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
+    | { readonly type: "rehash.failed"; readonly uid: string; readonly err: unknown }
+    /** A bug or an unexpected throw (an app's route, a custom store): the client got a bodyless 500. */
+    | { readonly type: "internal.error"; readonly err: unknown }
+  );
 
 /**
  * Receives {@link AuthEvent}s. It runs synchronously on the request path: keep it cheap, and never throw (a throw is swallowed).
  *
  * @example
  * ```ts
- * const onEvent: AuthEventListener = (event) => logger.info({ event: event.type, ...event });
+ * const onEvent: AuthEventListener = (event) => logger.info(event, event.type);
  * createSessionAuth({ ...options, onEvent });
  * ```
  */
 export type AuthEventListener = (event: AuthEvent) => void;
+
+/** An event as the code that raises it writes it: the context is added on the way out. */
+export type RaisedEvent = AuthEvent extends infer E ? (E extends AuthEvent ? Omit<E, keyof AuthEventContext> : never) : never;
+
+/** Raises an event, stamped with the time and, when a request caused it, the request's id. */
+export type Emit = (event: RaisedEvent, requestId?: string) => void;
+
+/**
+ * The one way events leave the package: stamped, and passed to the app's listener, whose
+ * throws are swallowed (an audit hook's bug must never change an auth decision).
+ */
+export function eventEmitter(listener: AuthEventListener | undefined): Emit {
+  if (listener === undefined) return () => undefined;
+  return (event, requestId) => {
+    try {
+      listener({ ...event, timestamp: Date.now(), ...(requestId === undefined ? {} : { requestId }) } as AuthEvent);
+    } catch {
+      // Swallowed: see above.
+    }
+  };
+}

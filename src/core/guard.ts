@@ -76,7 +76,7 @@ export function sessionGuard(sessions: Sessions, options: ResolvedGuardOptions &
         if (optional) return { auth: undefined, setCookie };
         throw new SessionAuthError("ERR_UNAUTHENTICATED");
       }
-      if (csrf) sessions.checkCsrf(state, request.method, () => request.csrfToken(), request.ip());
+      if (csrf) sessions.checkCsrf(state, request.method, request.csrfToken, request.ip, request.requestId);
       if (roles.length > 0 && !Object.values(state.user.roles).some((role) => roles.includes(role))) {
         throw new SessionAuthError("ERR_FORBIDDEN", state.user.name);
       }

@@ -15,6 +15,8 @@ export interface LoginAttempt {
   readonly ip: string;
   readonly userAgent: string;
   readonly now: number;
+  /** The request's id, for the audit events. */
+  readonly requestId?: string | undefined;
 }
 
 /** A successful login: the new session's id and the user. */
@@ -139,10 +141,11 @@ export class Authenticator {
    */
   async login(attempt: LoginAttempt): Promise<LoginResult> {
     const ip = plainAddress(attempt.ip);
+    const { requestId } = attempt;
     const address = addressGroup(attempt.ip, this.#options.ipv6Prefix);
     const credentials = this.#credentials(attempt);
     if (credentials === null) {
-      this.#sessions.emit({ type: "login.failure", reason: "invalid-input", ip });
+      this.#sessions.emit({ type: "login.failure", reason: "invalid-input", ip }, requestId);
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
     const { name, password, oversized } = credentials;
@@ -158,13 +161,13 @@ export class Authenticator {
     // Services refuses a blocked account before flood control and without hashing. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
-      this.#sessions.emit({ type: "login.failure", reason: "blocked", ...who, ip });
+      this.#sessions.emit({ type: "login.failure", reason: "blocked", ...who, ip }, requestId);
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
     const reservation = await this.#throttle?.reserve(address, { nameHash });
     if (reservation !== undefined && reservation.flood !== null) {
-      this.#sessions.emit({ type: "login.throttled", scope: reservation.flood, ...who, ip });
+      this.#sessions.emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
       throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
     }
 
@@ -173,16 +176,16 @@ export class Authenticator {
     // depends on the input only, never on the account, and still counts as a failure, as in
     // Drupal.
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
-    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password));
+    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId);
     if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
-      this.#sessions.emit({ type: "login.failure", reason, ...who, ip });
+      this.#sessions.emit({ type: "login.failure", reason, ...who, ip }, requestId);
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
 
     await reservation?.succeed();
-    if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade);
-    return this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now });
+    if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
+    return this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
   }
 
   /**
@@ -196,13 +199,13 @@ export class Authenticator {
   }
 
   /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
-  async #admitted(address: string, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>): Promise<Checked> {
+  async #admitted(address: string, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined): Promise<Checked> {
     try {
       return await this.#admission.run(address, check);
     } catch (error) {
       if (isSessionAuthError(error) && error.code === "ERR_LOGIN_BUSY") {
         await reservation?.release();
-        this.#sessions.emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 });
+        this.#sessions.emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 }, requestId);
       }
       throw error;
     }
@@ -222,7 +225,7 @@ export class Authenticator {
    * success. A right password for a blocked account is refused after all, so it does a
    * failure's work too.
    */
-  async #check(user: UserRecord | null, password: string): Promise<Checked> {
+  async #check(user: UserRecord | null, password: string, requestId: string | undefined): Promise<Checked> {
     // A hasher that cannot hash a random password still checks the ones it has: without the
     // sample, failures are equal in cost only among the classes seen.
     await this.#dummy().catch(() => undefined);
@@ -230,7 +233,7 @@ export class Authenticator {
     if (user !== null) {
       ownClass = this.#costClass(user.passwordHash);
       const verified = await this.#verify(user.passwordHash, ownClass, password);
-      if (verified && user.active) return { verified, upgrade: await this.#upgrade(user, password) };
+      if (verified && user.active) return { verified, upgrade: await this.#upgrade(user, password, requestId) };
       if (verified) {
         await this.#samplesExcept(ownClass, password);
         return { verified };
@@ -253,21 +256,21 @@ export class Authenticator {
    * password the new one refuses) must not turn the login into an error; the next login
    * tries again.
    */
-  async #upgrade(user: UserRecord, password: string): Promise<string | undefined> {
+  async #upgrade(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> {
     try {
       return this.#hasher.needsRehash(user.passwordHash) ? await this.#hasher.hash(password) : undefined;
     } catch (error) {
-      this.#sessions.emit({ type: "rehash.failed", uid: user.uid, error });
+      this.#sessions.emit({ type: "rehash.failed", uid: user.uid, err: error }, requestId);
       return undefined;
     }
   }
 
   /** Writes an upgraded hash by compare-and-set (a password change that raced this login wins); a failed write is reported, not fatal. */
-  async #storeUpgrade(user: UserRecord, next: string): Promise<void> {
+  async #storeUpgrade(user: UserRecord, next: string, requestId: string | undefined): Promise<void> {
     try {
       await this.#users.updatePasswordHash(user.uid, user.passwordHash, next);
     } catch (error) {
-      this.#sessions.emit({ type: "rehash.failed", uid: user.uid, error });
+      this.#sessions.emit({ type: "rehash.failed", uid: user.uid, err: error }, requestId);
     }
   }
 }

@@ -2,7 +2,7 @@ import { SessionAuthError } from "../errors.js";
 import type { SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "../types.js";
 import { nowSeconds } from "./clock.js";
 import { readCookies, sessionCookie, sessionCookieDeletions, variantDeletions, type SessionCookie } from "./cookie.js";
-import type { AuthEvent } from "./events.js";
+import type { Emit } from "./events.js";
 import type { ResolvedOptions } from "./option-schema.js";
 import { pendingLogouts, type PendingLogouts } from "./pending-logouts.js";
 import { processLocalGeneration } from "./process-local.js";
@@ -34,6 +34,8 @@ export interface SessionRequest {
   /** Whether the request came over HTTPS. */
   readonly secure: boolean;
   readonly cookieHeader: string | undefined;
+  /** The request's id, for the audit events it causes. */
+  readonly requestId?: string | undefined;
 }
 
 /** A request's session, worked out once. */
@@ -53,6 +55,8 @@ export interface SessionClient {
   readonly ip: string;
   readonly userAgent: string;
   readonly now: number;
+  /** The request's id, for the audit events. */
+  readonly requestId?: string | undefined;
 }
 
 const COOKIE_CACHE_LIMIT = 256;
@@ -83,9 +87,16 @@ export class Sessions {
   /** Whether the session store lives in this process only (no other instance reads it). */
   readonly #local: boolean;
 
-  /** @param stores - The session and user stores, already guarded by timeouts. */
-  constructor(options: ResolvedOptions, stores: { readonly sessions: SessionStore; readonly users: UserStore }) {
+  /** Raises an audit event (stamped, and passed to the app's listener). */
+  readonly emit: Emit;
+
+  /**
+   * @param stores - The session and user stores, already guarded by timeouts.
+   * @param emit - Where events go: stamped, to the app's listener.
+   */
+  constructor(options: ResolvedOptions, stores: { readonly sessions: SessionStore; readonly users: UserStore }, emit: Emit) {
     this.#options = options;
+    this.emit = emit;
     this.#store = stores.sessions;
     this.#users = stores.users;
     this.#pending = pendingLogouts(options.sessionStore, stores.sessions, options.absoluteTimeout);
@@ -117,7 +128,7 @@ export class Sessions {
     const sessids = readCookies(request.cookieHeader, cookie.name, MAX_COOKIE_CANDIDATES);
     let state: SessionState = sessids.length === 0 ? { kind: "none" } : { kind: "stale", sessid: sessids[0]! };
     for (const sessid of sessids) {
-      const found = await this.#resolve(sessid, now);
+      const found = await this.#resolve(sessid, now, request.requestId);
       if (found !== undefined) {
         state = found;
         break;
@@ -135,21 +146,21 @@ export class Sessions {
   }
 
   /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
-  async #resolve(sessid: string, now: number): Promise<LiveSession | undefined> {
+  async #resolve(sessid: string, now: number, requestId: string | undefined): Promise<LiveSession | undefined> {
     const session = await this.#store.get(sessid);
     if (session === null || this.#pending.covers(session)) return undefined;
     const { record } = session;
     const expired = now >= record.createdAt + this.#options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.#options.idleTimeout ? "idle" : undefined;
     if (expired !== undefined) {
       await this.#store.destroy(session.handle);
-      this.emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired });
+      this.emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired }, requestId);
       return undefined;
     }
     // Drupal joins the session to its user on status = 1: a blocked user's sessions are void.
     const user = await this.#users.findById(record.uid);
     if (user === null || !user.active) {
       await this.#store.destroy(session.handle);
-      this.emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" });
+      this.emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, requestId);
       return undefined;
     }
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
@@ -181,9 +192,9 @@ export class Sessions {
     const others = (await this.#store.listByUser(user.uid)).filter((stored) => stored.handle !== session);
     for (const old of others.slice(0, Math.max(0, others.length - this.#options.maxSessionsPerUser + 1))) {
       await this.#store.destroy(old.handle);
-      this.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" });
+      this.emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" }, client.requestId);
     }
-    this.emit({ type: "login.success", uid: user.uid, session, ip: client.ip });
+    this.emit({ type: "login.success", uid: user.uid, session, ip: client.ip }, client.requestId);
     return sessid;
   }
 
@@ -198,7 +209,7 @@ export class Sessions {
    * is held here only while the store is shared with other instances (a `logout.unrecorded`
    * event), so that the caller does not tell the client it is logged out everywhere.
    */
-  async end(live: LiveSession, ip: string): Promise<boolean> {
+  async end(live: LiveSession, ip: string, requestId?: string): Promise<boolean> {
     const session = hashSessionId(live.sessid);
     try {
       await this.#store.destroy(live.session.handle);
@@ -210,12 +221,12 @@ export class Sessions {
         this.#pending.add(live.session);
         // A store in this process's memory is seen by no other instance: held here is ended everywhere it exists.
         if (!this.#local) {
-          this.emit({ type: "logout.unrecorded", uid: live.user.uid, session, ip });
+          this.emit({ type: "logout.unrecorded", uid: live.user.uid, session, ip }, requestId);
           return false;
         }
       }
     }
-    this.emit({ type: "logout", uid: live.user.uid, session, ip });
+    this.emit({ type: "logout", uid: live.user.uid, session, ip }, requestId);
     return true;
   }
 
@@ -249,21 +260,12 @@ export class Sessions {
    * must be the session's own, compared in constant time.
    * @throws SessionAuthError `ERR_CSRF` (with a `csrf.rejected` event) when it is not.
    */
-  checkCsrf(state: SessionState, method: string, supplied: () => string | undefined, ip: string): void {
+  checkCsrf(state: SessionState, method: string, supplied: () => string | undefined, ip: () => string, requestId?: string): void {
     if (state.kind !== "live" || SAFE_METHODS.has(method)) return;
     const token = supplied();
     if (token !== undefined && safeEqual(token, this.token(state.sessid))) return;
-    this.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip, method });
+    this.emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip: ip(), method }, requestId);
     throw new SessionAuthError("ERR_CSRF");
-  }
-
-  /** Passes an event to the app's listener; a listener that throws is ignored. */
-  emit(event: AuthEvent): void {
-    try {
-      this.#options.onEvent?.(event);
-    } catch {
-      // An audit hook's bug must never change an auth decision.
-    }
   }
 
   /**

@@ -3,8 +3,11 @@ import type { RequireSessionOptions, SessionAuthOptions } from "../core/options.
 import type { LoginReply } from "../services/endpoint.js";
 import { createServicesEngine, type NotFoundOptions } from "../services/engine.js";
 import { errorReply } from "../services/wire.js";
+import { parseOptions } from "../core/validate.js";
+import { isSessionAuthError } from "../errors.js";
 import type { StoredSession, UserRecord } from "../types.js";
-import { endpointRequest, guardRequest, notFoundRequest, servicesRequest, sessionRequest } from "./request.js";
+import { endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
+import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
 import { appendCookies, send } from "./respond.js";
 
 /**
@@ -43,9 +46,11 @@ export interface SessionAuth {
   /**
    * Sets `req.auth` when the request has a live session, and never refuses it for lack of one:
    * for pages that serve everyone and show more to the signed-in. On an unsafe method a session
-   * counts only with its CSRF token. A failing store still answers 503.
+   * counts only with its CSRF token. A failing store still answers 503 (or goes to the app's
+   * error handlers with `onDenied: "next"`).
+   * @throws TypeError at start-up for an invalid option.
    */
-  optionalSession(): RequestHandler;
+  optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): RequestHandler;
   /** `services/session/token` (any method; mount it at the site root): the session's token as bare text. */
   tokenHandler(): RequestHandler;
   /**
@@ -59,9 +64,12 @@ export interface SessionAuth {
   /**
    * The last error handler on the app: errors in the wire format (an undecodable path a
    * body-less 400, a body parser's errors as the endpoint's own, another middleware's 4xx
-   * kept), anything else a body-less 500 with an `internal.error` event. Never a stack trace.
+   * kept, a guard's denial passed on with `onDenied: "next"` as the guard would answer it),
+   * anything else a body-less 500 with an `internal.error` event, and logged (see
+   * {@link ErrorHandlerOptions.log}). Never a stack trace to the client.
+   * @throws TypeError at start-up for an invalid option.
    */
-  errorHandler(): ErrorRequestHandler;
+  errorHandler(options?: ErrorHandlerOptions): ErrorRequestHandler;
   /**
    * Opens a session for a user the app authenticated itself (single sign-on, a sign-up) and
    * sets its cookie on `res`: a new id whatever the request carried (a live session it carried
@@ -102,12 +110,17 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
   const { endpoint, sessions } = engine;
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
-    const check = engine.guard(guardOptions, optional);
+    const { check, options } = engine.guard(guardOptions, optional);
     return async function sessionGuard(req: Request, res: Response, next: NextFunction) {
       try {
         const outcome = await check(guardRequest(req));
         appendCookies(res, outcome.setCookie);
-        if (outcome.error !== undefined) return send(res, errorReply(outcome.error));
+        if (outcome.error !== undefined) {
+          const reply = errorReply(outcome.error);
+          if (options.onDenied === "reply") return send(res, reply);
+          // For the app's own error handlers: the status the wire format gives it, as Express reads it.
+          return next(Object.assign(outcome.error, { status: reply.status }));
+        }
         if (outcome.auth !== undefined) req.auth = outcome.auth;
       } catch (error) {
         return next(error);
@@ -130,7 +143,7 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
       });
     },
     requireSession: (guardOptions = {}) => guard(guardOptions, false),
-    optionalSession: () => guard({}, true),
+    optionalSession: (guardOptions = {}) => guard(guardOptions, true),
     tokenHandler() {
       return async function servicesSessionToken(req: Request, res: Response) {
         send(res, await endpoint.sessionToken(sessionRequest(req)));
@@ -142,11 +155,21 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
         send(res, reply(notFoundRequest(req)));
       };
     },
-    errorHandler() {
-      return function servicesErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction) {
+    errorHandler(handlerOptions = {}) {
+      const log = parseOptions(errorHandlerSchema, handlerOptions, "errorHandler").log ?? logLikeExpress;
+      return function servicesErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
         // Once the reply has started, only Express can end it (it destroys the socket).
         if (res.headersSent) return next(error);
-        send(res, engine.errorReply(error));
+        const reply = engine.errorReply(error, requestId(req));
+        // A 500 is a bug or an outage somewhere in the app: it must reach a log, as Express's own handler would print it.
+        if (reply.status >= 500 && !isSessionAuthError(error) && log !== false) {
+          try {
+            log(error, req);
+          } catch {
+            // A logger's failure must not take the reply with it.
+          }
+        }
+        send(res, reply);
       };
     },
     async startSession(req, res, user) {

@@ -36,9 +36,22 @@ function clientIp(req: Request): string {
   return plainAddress(req.ip ?? req.socket.remoteAddress ?? "");
 }
 
-/** What finding a request's session needs: its `Host`, whether it came over HTTPS (`trust proxy` decides), its cookies. */
+/** What finding a request's session needs: its `Host`, whether it came over HTTPS (`trust proxy` decides), its cookies; and its id, for the events. */
 export function sessionRequest(req: Request): SessionRequest {
-  return { host: header(req, "host") ?? "", secure: req.secure, cookieHeader: header(req, "cookie") };
+  return { host: header(req, "host") ?? "", secure: req.secure, cookieHeader: header(req, "cookie"), requestId: requestId(req) };
+}
+
+/** Longer ids are cut: they go into every event of the request. */
+const MAX_REQUEST_ID = 128;
+
+/**
+ * The request's id: `req.id`, as pino-http and most request-id middleware set it, else the
+ * `X-Request-Id` header (a proxy's, or the client's).
+ */
+export function requestId(req: Request): string | undefined {
+  const own = (req as Request & { id?: unknown }).id;
+  const id = typeof own === "string" || (typeof own === "number" && Number.isFinite(own)) ? String(own) : header(req, "x-request-id");
+  return id === undefined || id === "" ? undefined : id.slice(0, MAX_REQUEST_ID);
 }
 
 /** A request to one of the Services calls. */

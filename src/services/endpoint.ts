@@ -159,7 +159,7 @@ export class ServicesEndpoint {
       // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
       // name is "blocked" before anything else is checked, and nothing is counted or hashed.
       if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
-      const { sessid, user } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now });
+      const { sessid, user } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
       const { result, setCookie } = this.#opened(sessid, user, context);
       return jsonReply(result, cookieHeader(setCookie));
     });
@@ -218,11 +218,11 @@ export class ServicesEndpoint {
    * session it carried is ended: rotation), the login time recorded, and the cookie set.
    * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
    */
-  async start(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "userAgent">, user: UserRecord): Promise<SessionChange<LoginReply>> {
+  async start(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "userAgent" | "requestId">, user: UserRecord): Promise<SessionChange<LoginReply>> {
     if (!user.active) throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", user.name);
     const context = await this.#sessions.context(request);
-    if (context.state.kind === "live") await this.#sessions.end(context.state, request.ip);
-    const opened = await this.#auth.open(user, { ip: request.ip, userAgent: request.userAgent, now: context.now });
+    if (context.state.kind === "live") await this.#sessions.end(context.state, request.ip, request.requestId);
+    const opened = await this.#auth.open(user, { ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
     return this.#opened(opened.sessid, opened.user, context);
   }
 
@@ -233,10 +233,10 @@ export class ServicesEndpoint {
    * the session is refused here and the logout retried, but other instances may still take it.
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
    */
-  async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip">, known?: SessionContext): Promise<SessionChange<boolean>> {
+  async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "requestId">, known?: SessionContext): Promise<SessionChange<boolean>> {
     const context = known ?? (await this.#sessions.context(request));
     if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
-    const recorded = await this.#sessions.end(context.state, request.ip);
+    const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
     const setCookie = sessionCookieDeletions(context.cookie);
     return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }
@@ -260,7 +260,8 @@ export class ServicesEndpoint {
     const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
     if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
     const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
-    this.#sessions.emit({
+    this.#sessions.emit(
+      {
       type: "login.cross-site",
       origin,
       fetchSite: request.fetchSite?.slice(0, 32) ?? null,
@@ -269,7 +270,9 @@ export class ServicesEndpoint {
         origin === null
           ? "login refused: the browser marked it cross-site"
           : `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins (a trusted "null" also needs an X-CSRF-Token header or a JSON body); behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`,
-    });
+      },
+      request.requestId,
+    );
     throw new SessionAuthError("ERR_CROSS_SITE_LOGIN");
   }
 
@@ -303,13 +306,13 @@ export class ServicesEndpoint {
       const context = await this.#sessions.context(request);
       setCookie = context.setCookie;
       // Services' order: the header, then $_REQUEST (the query, or a form or multipart body; never JSON).
-      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => request.csrfHeader ?? request.queryToken ?? (fromForm ? formToken(body) : undefined), request.ip);
+      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => request.csrfHeader ?? request.queryToken ?? (fromForm ? formToken(body) : undefined), () => request.ip, request.requestId);
       const reply = await callback(args, context);
       // A call that sets the session cookie itself (login, logout) says all there is to say of it.
       const { "Set-Cookie": own, ...headers } = reply.headers;
       return { ...reply, headers: { ...headers, ...vary, ...(own === undefined ? cookieHeader(setCookie) : { "Set-Cookie": own }) } };
     } catch (error) {
-      if (!isSessionAuthError(error)) this.#sessions.emit({ type: "internal.error", error });
+      if (!isSessionAuthError(error)) this.#sessions.emit({ type: "internal.error", err: error }, request.requestId);
       return errorReply(error, { ...vary, ...cookieHeader(setCookie) });
     }
   }

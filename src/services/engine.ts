@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { eventEmitter } from "../core/events.js";
 import { sessionGuard, type GuardOutcome, type GuardRequest } from "../core/guard.js";
 import { Authenticator } from "../core/login.js";
-import { resolveGuardOptions, resolveOptions, type ResolvedOptions } from "../core/option-schema.js";
+import { resolveGuardOptions, resolveOptions, type ResolvedGuardOptions, type ResolvedOptions } from "../core/option-schema.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../core/options.js";
 import { Sessions } from "../core/sessions.js";
 import { guardStore } from "../core/store-guard.js";
@@ -33,6 +34,13 @@ export interface NotFoundOptions {
 
 const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).readonly().optional() });
 
+/** A guard and the options it was made with. */
+export interface Guard {
+  readonly options: ResolvedGuardOptions;
+  /** Decides one request. */
+  check(request: GuardRequest): Promise<GuardOutcome>;
+}
+
 /** Everything a framework binding needs, built once over one set of options. */
 export interface ServicesEngine {
   readonly options: ResolvedOptions;
@@ -40,8 +48,8 @@ export interface ServicesEngine {
   readonly sessions: Sessions;
   /** The Services calls and the programmatic start and end of a session. */
   readonly endpoint: ServicesEndpoint;
-  /** A guard for an app's own routes: required, or optional (never refuses for lack of a session). */
-  guard(options: RequireSessionOptions, optional: boolean): (request: GuardRequest) => Promise<GuardOutcome>;
+  /** A guard for an app's own routes: required, or optional (never refuses for lack of a session); with its resolved options. */
+  guard(options: RequireSessionOptions, optional: boolean): Guard;
   /** The answer to a path no route answered: Services' own below the endpoint (`mounted`), Drupal's page-not-found elsewhere. */
   notFound(options: NotFoundOptions): (request: NotFoundRequest) => WireResponse;
   /**
@@ -49,7 +57,7 @@ export interface ServicesEngine {
    * the status table, a framework's or body parser's as the wire format has it, and anything
    * else a body-less 500 with an `internal.error` event. Never a stack trace.
    */
-  errorReply(error: unknown): WireResponse;
+  errorReply(error: unknown, requestId?: string): WireResponse;
 }
 
 /**
@@ -62,10 +70,11 @@ export interface ServicesEngine {
  */
 export function createServicesEngine(input: SessionAuthOptions, factory: string): ServicesEngine {
   const options = resolveOptions(input, { counterStore: () => memoryCounterStore(), cookieOf: sessionCookieOf }, factory);
-  const { storeTimeout, onEvent } = options;
-  const users = guardStore(options.userStore, "userStore", storeTimeout, onEvent);
-  const sessions = new Sessions(options, { sessions: guardStore(options.sessionStore, "sessionStore", storeTimeout, onEvent), users });
-  const counters = guardStore(options.counterStore, "counterStore", storeTimeout, onEvent);
+  const emit = eventEmitter(options.onEvent);
+  const timeoutMs = options.storeTimeout * 1000;
+  const users = guardStore(options.userStore, "userStore", timeoutMs, emit);
+  const sessions = new Sessions(options, { sessions: guardStore(options.sessionStore, "sessionStore", timeoutMs, emit), users }, emit);
+  const counters = guardStore(options.counterStore, "counterStore", timeoutMs, emit);
   const endpoint = new ServicesEndpoint(options, sessions, new Authenticator(options, sessions, { users, counters }));
 
   return {
@@ -73,16 +82,17 @@ export function createServicesEngine(input: SessionAuthOptions, factory: string)
     sessions,
     endpoint,
     guard(guardOptions, optional) {
-      return sessionGuard(sessions, { ...resolveGuardOptions(guardOptions, "requireSession"), optional });
+      const resolved = resolveGuardOptions(guardOptions, optional ? "optionalSession" : "requireSession");
+      return { options: resolved, check: sessionGuard(sessions, { ...resolved, optional }) };
     },
     notFound(notFoundOptions) {
       const resources = new Set(parseOptions(notFoundSchema, notFoundOptions, "notFound").resources);
       return (request) => notFoundReply(request, resources);
     },
-    errorReply(error) {
+    errorReply(error, requestId) {
       const reply = isSessionAuthError(error) ? errorReply(error) : foreignErrorReply(error);
       if (reply !== undefined) return reply;
-      sessions.emit({ type: "internal.error", error });
+      emit({ type: "internal.error", err: error }, requestId);
       return errorReply(error);
     },
   };

@@ -273,7 +273,7 @@ describe("admission control behind the router", () => {
       expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       expect(refused.headers["set-cookie"]).toBeUndefined();
       await expect(test.counterStore.get("ip:127.0.0.20")).resolves.toBe(before);
-      expect(test.events.filter((e) => e.type === "login.busy")).toEqual([{ type: "login.busy", ip: "127.0.0.20", retryAfter: expect.any(Number) }]);
+      expect(test.events.filter((e) => e.type === "login.busy")).toEqual([{ type: "login.busy", ip: "127.0.0.20", retryAfter: expect.any(Number), timestamp: expect.any(Number) }]);
       const drain = setInterval(() => checks.forEach((check) => check.finish()), 2);
       try {
         expect((await Promise.all(waiting)).map((reply) => reply.status)).toEqual([401, 401, 401]);

@@ -1,6 +1,6 @@
 import express from "express";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createSessionAuth, memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
 import { createTestApp, SECRET, statusText } from "../helpers/app.js";
 
@@ -93,7 +93,7 @@ describe("SessionAuth.errorHandler", () => {
     expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
     expect(res.text).toBe("");
     expect(statusText(res)).not.toContain("hunter2");
-    expect(events).toEqual([{ type: "internal.error", error }]);
+    expect(events).toEqual([{ type: "internal.error", err: error, timestamp: expect.any(Number) }]);
   });
 
   it("keeps another middleware's client error status, with no body", async () => {
@@ -122,6 +122,42 @@ describe("SessionAuth.errorHandler", () => {
     });
     app.use(auth.errorHandler());
     expect((await request(app).get("/boom")).status).toBe(500);
+  });
+
+  it("logs what it answers with a 500 to stderr as Express does, unless told otherwise, and never a client's 4xx", async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
+    vi.stubEnv("NODE_ENV", "production");
+    try {
+      const boom = new Error("the database is down");
+      await appThatThrows(boom).get("/boom");
+      expect(written).toEqual([`${boom.stack}\n`]);
+      written.length = 0;
+      await appThatThrows(Object.assign(new Error("nope"), { status: 404 })).get("/boom");
+      await appThatThrows(new Error("x")).post("/json").set("Content-Type", "application/json").send("{x");
+      expect(written).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+      write.mockRestore();
+    }
+    // Under test, as Express, it keeps quiet; a log function of the app's own takes the error and the request.
+    const seen: unknown[] = [];
+    const app = express();
+    app.get("/boom", () => {
+      throw new Error("custom");
+    });
+    app.use(bareAuth().errorHandler({ log: (err, req) => seen.push([(err as Error).message, req.path]) }));
+    expect((await request(app).get("/boom")).status).toBe(500);
+    expect(seen).toEqual([["custom", "/boom"]]);
+    expect(() => bareAuth().errorHandler({ log: "console" } as never)).toThrow(TypeError);
+  });
+
+  it("answers a guard's denial passed on with onDenied: next as the guard would", async () => {
+    const { agent } = createTestApp({}, undefined, (app, auth) => {
+      app.get("/services/json/next", auth.requireSession({ onDenied: "next" }), (_req, res) => res.json({}));
+    });
+    const res = await agent.get("/services/json/next");
+    expect([res.status, statusText(res), res.text]).toEqual([401, "Unauthorized : Access denied for user anonymous", '["Access denied for user anonymous"]']);
   });
 
   it("leaves a reply that has already started to Express", async () => {

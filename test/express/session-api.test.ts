@@ -144,3 +144,76 @@ describe("one createSessionAuth, many pieces", () => {
     expect(blocked.status).toBe(406);
   });
 });
+
+describe("SessionAuth.requireSession({ onDenied: \"next\" })", () => {
+  it("hands a denial to the app's error handlers, with the status the wire format gives it", async () => {
+    const page = express();
+    const sent: unknown[] = [];
+    const { app, auth } = ssoApp();
+    page.get("/account", auth.requireSession({ onDenied: "next" }), (_req, res) => res.send("account"));
+    page.get("/admin", auth.requireSession({ roles: ["administrator"], onDenied: "next" }), (_req, res) => res.send("admin"));
+    // A web page's own answer: a redirect to its login form.
+    page.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+      sent.push([(err as { code: string }).code, (err as { status: number }).status]);
+      if ((err as { status?: number }).status === 401) return res.redirect(303, "/login");
+      next(err);
+    });
+    page.use(auth.errorHandler());
+    const anonymous = await request(page).get("/account");
+    expect([anonymous.status, anonymous.headers.location]).toEqual([303, "/login"]);
+    // A signed-in user without the role: past the app's handler, errorHandler() answers as the guard would.
+    const signedIn = (await request(app).post("/sso/callback/14")).body as { session_name: string; sessid: string };
+    const forbidden = await request(page).get("/admin").set("Cookie", `${signedIn.session_name}=${signedIn.sessid}`);
+    expect([forbidden.status, forbidden.text]).toEqual([403, '["Access denied for user demo"]']);
+    expect(sent).toEqual([
+      ["ERR_UNAUTHENTICATED", 401],
+      ["ERR_FORBIDDEN", 403],
+    ]);
+    expect(() => auth.requireSession({ onDenied: "throw" } as never)).toThrow(/onDenied/);
+  });
+
+  it("still answers in the wire format by default, and for optionalSession only a failing store is a denial", async () => {
+    const { app } = ssoApp({ sessionStore: { ...memorySessionStore(), get: () => Promise.reject(new Error("down")) } });
+    const optional = express();
+    const { auth } = ssoApp({ sessionStore: { ...memorySessionStore(), get: () => Promise.reject(new Error("down")) } });
+    const codes: string[] = [];
+    optional.get("/home", auth.optionalSession({ onDenied: "next" }), (_req, res) => res.send("home"));
+    optional.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      codes.push((err as { code: string }).code);
+      res.status((err as { status: number }).status).send("sorry");
+    });
+    expect((await request(optional).get("/home")).text).toBe("home");
+    const res = await request(optional).get("/home").set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`);
+    expect([res.status, res.text, codes]).toEqual([503, "sorry", ["ERR_STORE_UNAVAILABLE"]]);
+    expect((await request(app).get("/home").set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`)).status).toBe(503);
+  });
+});
+
+
+describe("a memory user store right after start-up", () => {
+  it("holds the first logins until its passwords are hashed, and never counts that wait as a store timeout", async () => {
+    // Hashing slower than storeTimeout, as the default scrypt is with a few users.
+    const slowHasher = { ...fastHasher, hash: async (password: string) => (await new Promise((resolve) => setTimeout(resolve, 300)), fastHasher.hash(password)) };
+    const userStore = memoryUserStore(USERS, { hasher: slowHasher });
+    let hashed = false;
+    void userStore.ready.then(() => (hashed = true));
+    const events: string[] = [];
+    const auth = createSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, storeTimeout: 0.05, onEvent: (event) => events.push(event.type) });
+    const app = express().use("/services/json", auth.router());
+    const login = request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
+    const res = await login;
+    expect(res.status).toBe(200);
+    expect(hashed).toBe(true);
+    expect(events).toEqual(["login.success"]);
+  });
+
+  it("answers 503 for every call when the store cannot get ready", async () => {
+    const broken = { ...memoryUserStore([]), ready: Promise.reject(new Error("users table missing")) };
+    broken.ready.catch(() => undefined);
+    const events: string[] = [];
+    const auth = createSessionAuth({ userStore: broken, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event.type) });
+    const res = await request(express().use("/services/json", auth.router())).post("/services/json/user/login").send({ username: "demo", password: "x" });
+    expect(res.status).toBe(503);
+    expect(events).toEqual(["store.failure"]);
+  });
+});

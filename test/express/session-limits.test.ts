@@ -31,7 +31,7 @@ function describeUserCap(name: string, makeStore: () => SessionStore) {
       expect((await agent.get("/services/json/players").set("Cookie", mine[0]!.cookie)).status).toBe(401);
       for (const session of [mine[1]!, mine[20]!, other]) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
       const revoked = events.filter((event) => event.type === "session.revoked");
-      expect(revoked).toEqual([{ type: "session.revoked", uid: "14", session: expect.any(String), reason: "session-limit" }]);
+      expect(revoked).toEqual([{ type: "session.revoked", uid: "14", session: expect.any(String), reason: "session-limit", timestamp: expect.any(Number) }]);
     });
 
     it("holds under a burst: 30 logins at once leave the user at the cap", async () => {
@@ -76,8 +76,8 @@ describe("a memory session store at its capacity", () => {
       expect(res.headers["set-cookie"]).toBeUndefined();
     }
     expect(events.filter((event) => event.type === "store.full")).toEqual([
-      { type: "store.full", operation: "sessionStore.create" },
-      { type: "store.full", operation: "sessionStore.create" },
+      { type: "store.full", operation: "sessionStore.create", timestamp: expect.any(Number) },
+      { type: "store.full", operation: "sessionStore.create", timestamp: expect.any(Number) },
     ]);
     expect(events.some((event) => event.type === "store.failure")).toBe(false);
     for (const session of sessions) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);

@@ -93,7 +93,7 @@ describe("createServicesEngine", () => {
     expect(json(connect)).toMatchObject({ sessid: session.sessid, user: { uid: "14", name: "demo" } });
     expect(connect?.headers.Vary).toBe("Accept");
 
-    const guard = built.guard({}, false);
+    const guard = built.guard({}, false).check;
     const through = await guard(guardRequest("GET", session.cookie));
     expect(through.error).toBeUndefined();
     expect(through.auth?.user.uid).toBe("14");
@@ -108,13 +108,13 @@ describe("createServicesEngine", () => {
   it("guards: CSRF on unsafe methods, roles, and an optional guard that never refuses for lack of a session", async () => {
     const { engine: built, events } = engine();
     const session = await logIn(built);
-    const required = built.guard({}, false);
+    const required = built.guard({}, false).check;
     expect((await required(guardRequest("POST", session.cookie))).error?.code).toBe("ERR_CSRF");
     expect((await required(guardRequest("POST", session.cookie, session.token))).auth?.user.name).toBe("demo");
-    expect((await built.guard({ roles: ["administrator"] }, false)(guardRequest("GET", session.cookie))).error?.code).toBe("ERR_FORBIDDEN");
-    expect((await built.guard({ csrf: false }, false)(guardRequest("POST", session.cookie))).auth?.user.name).toBe("demo");
+    expect((await built.guard({ roles: ["administrator"] }, false).check(guardRequest("GET", session.cookie))).error?.code).toBe("ERR_FORBIDDEN");
+    expect((await built.guard({ csrf: false }, false).check(guardRequest("POST", session.cookie))).auth?.user.name).toBe("demo");
 
-    const optional = built.guard({}, true);
+    const optional = built.guard({}, true).check;
     expect(await optional(guardRequest("GET"))).toEqual({ auth: undefined, setCookie: [] });
     expect((await optional(guardRequest("GET", session.cookie))).auth?.user.name).toBe("demo");
     // An unsafe request without its token is let through as anonymous, and the attempt reported.
@@ -130,9 +130,9 @@ describe("createServicesEngine", () => {
     const { engine: built, store } = engine();
     const session = await logIn(built);
     store.reset();
-    await built.guard({}, false)(guardRequest("GET", session.cookie));
-    await built.guard({ roles: ["authenticated user"] }, false)(guardRequest("GET", session.cookie));
-    await built.guard({}, true)(guardRequest("GET", session.cookie));
+    await built.guard({}, false).check(guardRequest("GET", session.cookie));
+    await built.guard({ roles: ["authenticated user"] }, false).check(guardRequest("GET", session.cookie));
+    await built.guard({}, true).check(guardRequest("GET", session.cookie));
     expect(store.calls).toEqual({ get: 3 });
   });
 
@@ -145,7 +145,7 @@ describe("createServicesEngine", () => {
     expect(started.result.sessid).not.toBe(before.sessid);
     expect(started.setCookie[0]).toMatch(new RegExp(`^${started.result.session_name}=${started.result.sessid}; `));
     // The session the request carried is over.
-    expect((await built.guard({}, false)(guardRequest("GET", before.cookie))).error?.code).toBe("ERR_UNAUTHENTICATED");
+    expect((await built.guard({}, false).check(guardRequest("GET", before.cookie))).error?.code).toBe("ERR_UNAUTHENTICATED");
 
     const cookie = `${started.result.session_name}=${started.result.sessid}`;
     expect((await built.sessions.list("1")).length).toBe(1);
@@ -160,7 +160,7 @@ describe("createServicesEngine", () => {
     const clock = fakeClock();
     const { engine: built, events } = engine({ idleTimeout: 600, absoluteTimeout: 3600 });
     const session = await logIn(built);
-    const guard = built.guard({}, false);
+    const guard = built.guard({}, false).check;
     clock.advance(599);
     expect((await guard(guardRequest("GET", session.cookie))).auth).toBeDefined();
     clock.advance(601);
@@ -179,6 +179,6 @@ describe("createServicesEngine", () => {
     const failure = new Error("database password is hunter2");
     const reply = built.errorReply(failure);
     expect([reply.status, reply.body]).toEqual([500, null]);
-    expect(events).toEqual([{ type: "internal.error", error: failure }]);
+    expect(events).toEqual([{ type: "internal.error", err: failure, timestamp: expect.any(Number) }]);
   });
 });
