@@ -56,6 +56,8 @@ describe("README.md", () => {
       "Require a role",
       "Use Redis",
       "Log out everywhere",
+      "Log audit events with pino",
+      "Answer a denied request yourself",
       "Migrate from Drupal 7",
       "Write your own store",
       "Describe your API with OpenAPI",

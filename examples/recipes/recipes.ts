@@ -1,31 +1,15 @@
 /**
- * The README's quick start and recipes as code that compiles and runs:
- * test/examples/recipes.test.ts drives each one, and test/readme.test.ts checks that every
- * line of the README's snippets is a line of this file (or of the example app).
+ * The README's recipes as code that compiles and runs: test/examples/recipes.test.ts drives
+ * each one, and test/readme.test.ts checks that every line of the README's snippets is a line
+ * of this file (or of the example app).
  */
-import express, { type Express, type RequestHandler } from "express";
+import type { Express, RequestHandler } from "express";
+import type { Logger } from "pino";
 import { createClient } from "redis";
-import { createSessionAuth, memorySessionStore, memoryUserStore, type SessionAuth, type SessionAuthOptions, type UserStore } from "services-session-auth";
+import { createSessionAuth, type SessionAuth, type SessionAuthOptions, type UserStore } from "services-session-auth";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { players } from "../sports-api/data.js";
-
-/** Quick start: the smallest app, with one account in memory. */
-export function quickStartApp(): Express {
-  const auth = createSessionAuth({
-    userStore: memoryUserStore([{ name: "demo", password: "demo-password", mail: "demo@example.com" }]),
-    sessionStore: memorySessionStore(),
-    secret: process.env.SESSION_SECRET!, // 32+ characters, the same on every instance
-  });
-
-  const app = express();
-  app.use("/services/json", auth.router());
-  app.all("/services/session/token", auth.tokenHandler());
-  app.get("/services/json/players", auth.requireSession(), (req, res) => res.json(players));
-  app.use("/services/json", auth.notFound({ resources: ["players"] })); // Services' 404s, not Express's HTML page
-  app.use(auth.notFound()); // and a body-less 404 on every other path
-  app.use(auth.errorHandler()); // last: errors in the wire format, never a stack trace
-  return app;
-}
+import { pinoAuditEvents } from "./pino-events.js";
 
 /** Recipe: protect a route. A GET needs the session cookie; a POST also its X-CSRF-Token. */
 export function protectARoute(app: Express, auth: SessionAuth, addPlayer: RequestHandler): void {
@@ -59,4 +43,12 @@ export async function redisAuth(userStore: UserStore): Promise<{ options: Sessio
     counterStore: redisCounterStore({ client, prefix: "myapp:c:" }), // login throttling shared by every instance
   };
   return { options, close: async () => void (await client.quit()) };
+}
+
+/** Recipe: log audit events (and the errors answered with a 500) with pino. */
+export function pinoLoggedAuth(options: SessionAuthOptions, logger: Logger): { auth: SessionAuth; finish(app: Express): void } {
+  const auth = createSessionAuth({ ...options, onEvent: pinoAuditEvents(logger) });
+  // internal.error already reaches pino through onEvent, with its request id: no second log.
+  const finish = (app: Express) => void app.use(auth.errorHandler({ log: false }));
+  return { auth, finish };
 }

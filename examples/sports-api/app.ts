@@ -75,9 +75,9 @@ const sessionListItem = z.object({
 /** Logs an audit event as one JSON line; session handles are hashes, never raw ids. */
 function logEvent(log: (line: string) => void) {
   return (event: AuthEvent) => {
-    const { type, ...rest } = event;
-    const safe = "error" in rest ? { ...rest, error: String(rest.error) } : rest;
-    log(JSON.stringify({ at: new Date().toISOString(), event: type, ...safe }));
+    const { type, timestamp, ...rest } = event;
+    const safe = "err" in rest ? { ...rest, err: String(rest.err) } : rest;
+    log(JSON.stringify({ at: new Date(timestamp).toISOString(), event: type, ...safe }));
   };
 }
 

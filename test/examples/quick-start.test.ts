@@ -1,0 +1,145 @@
+/**
+ * The README's quick start, exactly as printed: each `<!-- quick-start: file -->` block is
+ * written to a fresh app directory, the TypeScript one type-checked with `tsc` (strict,
+ * `moduleResolution: node16`), and each run as its own process, then driven over HTTP.
+ * The package resolves to this checkout's sources through the app's tsconfig `paths`.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = join(ROOT, "node_modules", ".bin");
+
+/** The README's quick-start blocks, by file name. */
+function quickStartBlocks(): Map<string, string> {
+  const lines = readFileSync(join(ROOT, "README.md"), "utf8").split("\n");
+  const blocks = new Map<string, string>();
+  lines.forEach((line, index) => {
+    const match = /^<!-- quick-start: (\S+) -->$/.exec(line);
+    if (match === null) return;
+    const end = lines.indexOf("```", index + 2);
+    blocks.set(match[1]!, `${lines.slice(index + 2, end).join("\n")}\n`);
+  });
+  return blocks;
+}
+
+/** A fresh app directory (inside the checkout, so that express and tsx resolve from its node_modules). */
+function appDir(name: string, packageJson: object, file: string, code: string): string {
+  const dir = join(ROOT, "test-output", `quick-start-${name}-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify(packageJson));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: "node16",
+        moduleResolution: "node16",
+        target: "es2022",
+        noEmit: true,
+        skipLibCheck: true,
+        types: ["node"],
+        allowJs: true,
+        paths: { "services-session-auth": [join(ROOT, "src/index.ts")] },
+      },
+      files: [file],
+    }),
+  );
+  writeFileSync(join(dir, file), code);
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts `file` with tsx and resolves once it says it listens; fails with its output if it exits first. */
+async function start(dir: string, file: string, env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(join(BIN, "tsx"), [file], { cwd: dir, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${file} did not start in 60 s:\n${output}`)), 60_000);
+    child.stdout!.on("data", () => {
+      if (output.includes("Services endpoint on http://localhost:")) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${file} exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, output: () => output };
+}
+
+async function json(url: string, init: RequestInit = {}) {
+  const res = await fetch(url, init);
+  return { status: res.status, body: (await res.text()) || "", headers: res.headers };
+}
+
+const blocks = quickStartBlocks();
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const child of children) child.kill();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  { file: "server.ts", packageJson: { type: "module" } },
+  { file: "server.js", packageJson: {} },
+])("README quick start: $file", ({ file, packageJson }) => {
+  let dir = "";
+  beforeAll(() => {
+    const code = blocks.get(file);
+    expect(code, `README has a <!-- quick-start: ${file} --> block`).toBeDefined();
+    dir = appDir(file.replace(".", "-"), packageJson, file, code!);
+    dirs.push(dir);
+  });
+
+  it.runIf(file.endsWith(".ts"))("type-checks as printed (strict, moduleResolution node16)", () => {
+    const tsc = spawnSync(join(BIN, "tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  }, 120_000);
+
+  it("refuses to start without SESSION_SECRET, saying how to make one", () => {
+    const env: Record<string, string | undefined> = { ...process.env };
+    delete env.SESSION_SECRET;
+    const run = spawnSync(join(BIN, "tsx"), [file], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("npx services-session-auth secret");
+  }, 90_000);
+
+  it("listens, logs in right away, serves the players to the session and 404s in the wire format", async () => {
+    const port = await freePort();
+    const { child } = await start(dir, file, { PORT: String(port), SESSION_SECRET: "quick-start-test-secret-0123456789abcdefghij" });
+    children.push(child);
+    const base = `http://localhost:${port}`;
+    expect((await json(`${base}/services/json/players`)).status).toBe(401);
+    // At once: the demo password may still be hashing; the login waits for it.
+    const login = await json(`${base}/services/json/user/login.json`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "demo", password: "demo-password" }) });
+    expect(login.status).toBe(200);
+    const { session_name, sessid, token } = JSON.parse(login.body) as { session_name: string; sessid: string; token: string };
+    const cookie = `${session_name}=${sessid}`;
+    const players = await json(`${base}/services/json/players`, { headers: { Cookie: cookie } });
+    expect([players.status, JSON.parse(players.body)]).toEqual([200, [{ id: 1, name: "Ada Lovelace" }, { id: 2, name: "Grace Hopper" }]]);
+    expect((await json(`${base}/services/session/token`, { headers: { Cookie: cookie } })).body).toBe(token);
+    const missing = await json(`${base}/services/json/teams`);
+    expect([missing.status, missing.body]).toEqual([404, ""]);
+    const logout = await json(`${base}/services/json/user/logout.json`, { method: "POST", headers: { Cookie: cookie, "X-CSRF-Token": token } });
+    expect(logout.body).toBe("[true]");
+    child.kill();
+  }, 120_000);
+});
