@@ -19,6 +19,8 @@ import { parseRequestBody, requestMime } from "../../src/services/body.js";
 import { notFoundReply } from "../../src/services/not-found.js";
 import { errorReply } from "../../src/services/wire.js";
 import { matchAction } from "../../src/services/routing.js";
+import { negotiateFormat } from "../../src/services/negotiate.js";
+import { parseMultipart } from "../../src/services/multipart.js";
 
 const GROWTH = 16;
 const BOUND = 64;
@@ -92,11 +94,25 @@ const PARSERS: readonly Parser[] = [
   ["readCookies", (text) => readCookies(text, "SESSabc", 3), 1000],
   ["drupalQueryPath", (text) => queryPath({ url: `/?q=${encodeURIComponent(text)}&x=${text}` } as Request, {} as Response, noop), 1000],
   ["matchAction", (text) => matchAction(text), 1000],
+  ["negotiateFormat (Accept)", (text) => attempt(() => negotiateFormat(undefined, text)), 1000],
+  ["negotiateFormat (Accept of many ranges)", (text) => attempt(() => negotiateFormat(undefined, `text/html;q=0.1, ${text}, application/json`)), 1000],
   ["notFoundReply", (text) => notFoundReply({ path: text, mounted: true, method: "GET", methodOverride: undefined, methodParam: undefined }, new Set()), 1000],
   ["parseRequestBody (JSON)", (text) => tryParse(text, "application/json"), 4000],
   ["parseRequestBody (form)", (text) => tryParse(text, "application/x-www-form-urlencoded"), 4000],
   ["phpUnserialize", (text) => phpUnserialize(text), 4000],
+  ["parseMultipart (field value)", (text) => parseMultipart(Buffer.from(`--b\r\nContent-Disposition: form-data; name="a"\r\n\r\n${text}\r\n--b--\r\n`), "multipart/form-data; boundary=b"), 4000],
+  ["parseMultipart (part headers)", (text) => parseMultipart(Buffer.from(`--b\r\nContent-Disposition: form-data; name="${text}"; x=${text}\r\n\r\nv\r\n--b--\r\n`), "multipart/form-data; boundary=b"), 4000],
+  ["parseMultipart (boundary)", (text) => parseMultipart(Buffer.from(text), `multipart/form-data; boundary=${text.slice(0, 70)}`), 4000],
 ];
+
+/** Runs a parser that refuses what it cannot read by throwing: the refusal costs time too. */
+function attempt(run: () => unknown): unknown {
+  try {
+    return run();
+  } catch (error) {
+    return error;
+  }
+}
 
 const PARSERS_ON = new Set(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"] as const);
 
