@@ -1,12 +1,15 @@
 import { Busboy } from "@fastify/busboy";
 
+/** PHP's `max_input_vars` default: the fields of a form body past it are not in `$_POST`. */
+export const PHP_MAX_INPUT_VARS = 1000;
+
 /**
  * Bounds on a multipart body besides its size in bytes (already capped by `bodyLimit`
  * before parsing): PHP's defaults, which the Services endpoints that enable multipart ran
  * under. Fields past `max_input_vars` and files past `max_file_uploads` are ignored, as PHP
  * ignores them.
  */
-const LIMITS = { fields: 1000, files: 20, parts: 1020, fieldNameSize: 1024, headerPairs: 16 } as const;
+const LIMITS = { fields: PHP_MAX_INPUT_VARS, files: 20, parts: PHP_MAX_INPUT_VARS + 20, fieldNameSize: 1024, headerPairs: 16 } as const;
 
 /**
  * The fields of a `multipart/form-data` body, as PHP puts them in `$_POST` for Services'

@@ -19,6 +19,17 @@ describe("POST user/login", () => {
     expect(user).not.toHaveProperty("init");
   });
 
+  it("reads a form body as PHP's parse_str does: the last of a repeated name wins, pairs past max_input_vars are dropped", async () => {
+    const { agent } = createTestApp({ bodyLimit: 200_000 });
+    const repeated = await agent.post("/services/json/user/login").type("form").send("username=nobody&password=x&username=demo&password=demo-password");
+    expect(repeated.status).toBe(200);
+    const padding = Array.from({ length: 1000 }, (_, i) => `f${i}=x`).join("&");
+    const late = await agent.post("/services/json/user/login").type("form").send(`${padding}&username=demo&password=demo-password`);
+    expect([late.status, late.text]).toEqual([401, '["Missing required argument username"]']);
+    const inTime = await agent.post("/services/json/user/login").type("form").send(`${padding.split("&").slice(2).join("&")}&username=demo&password=demo-password`);
+    expect(inTime.status).toBe(200);
+  });
+
   it("sends the same id as a Set-Cookie written as Drupal's PHP writes it: no SameSite, no Domain for an IP host, no Secure over HTTP", async () => {
     const { app } = createTestApp();
     const before = Math.floor(Date.now() / 1000);
