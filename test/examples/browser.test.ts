@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memorySessionStore } from "services-session-auth";
+import { drupalSessionName, memorySessionStore } from "services-session-auth";
 import { createApp, demoUserStore } from "../../examples/sports-api/app.js";
 import { fastHasher, SECRET } from "../helpers/app.js";
 
@@ -162,3 +162,60 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
     expect(await page.isVisible("#app-view")).toBe(false);
   });
 });
+
+// A Drupal-era browser holds a cookie Drupal set for the dotted host (Domain=.api.sports.test).
+// The browser resolves that name to loopback, so cookies are stored under a real dotted host.
+describe.skipIf(!present && !required)("examples/sports-api in a real browser, on a dotted host name", () => {
+  const HOST = "api.sports.test";
+  const sessionStore = memorySessionStore();
+  const userStore = demoUserStore(fastHasher);
+  let server: Server;
+  let browser: Browser;
+  let page: Page;
+  let origin: string;
+
+  beforeAll(async () => {
+    if (!present) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install -y chromium`);
+    await userStore.ready;
+    server = createApp({ secret: SECRET, userStore, sessionStore, hasher: fastHasher }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    origin = `http://${HOST}:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--host-resolver-rules=MAP ${HOST} 127.0.0.1`],
+    });
+    page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(10_000);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+    sessionStore.close();
+  });
+
+  it("replaces a stale Drupal-era domain cookie on login, stays logged in, and removes it on logout", async () => {
+    // The name Drupal gave the site: from the Host header, port included.
+    const name = drupalSessionName({ secure: false, host: new URL(origin).host });
+    await page.context().addCookies([{ name, value: "drupal-era-session-id", domain: `.${HOST}`, path: "/", httpOnly: true, expires: Math.floor(Date.now() / 1000) + 86_400 }]);
+    await page.goto(`${origin}/`);
+    await page.waitForSelector("#login-form", { state: "visible" });
+    await page.fill("#login-form input[name=username]", "demo");
+    await page.fill("#login-form input[name=password]", "demo-password");
+    await page.click("#login-form button[type=submit]");
+    await page.waitForSelector("#players tbody tr");
+
+    const sessions = (await page.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"));
+    expect(sessions.map(({ name, domain, path }) => ({ name, domain, path }))).toEqual([{ name, domain: `.${HOST}`, path: "/" }]);
+    expect(sessions[0]!.value).not.toBe("drupal-era-session-id");
+    await page.reload();
+    await page.waitForSelector("#players tbody tr");
+    expect(await page.textContent("#user-name")).toBe("demo");
+
+    await page.click("#logout");
+    await page.waitForSelector("#login-form", { state: "visible" });
+    expect((await page.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"))).toEqual([]);
+  });
+});
+
