@@ -17,6 +17,15 @@ if (!present && !required) {
   console.warn(`\n  [skip] examples/sports-api in a browser: ${CHROMIUM} not found (apt-get install -y chromium; REQUIRE_BROWSER=1 makes this a failure)\n`);
 }
 
+/** Chromium headless, quiet (no background traffic), with a fresh throw-away profile (launch() makes one per run). */
+function launchChromium(args: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", ...args],
+  });
+}
+
 describe.skipIf(!present && !required)("examples/sports-api in a real browser", () => {
   const sessionStore = memorySessionStore();
   const userStore = demoUserStore(fastHasher);
@@ -49,20 +58,7 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
     attacker.listen(0, "127.0.0.2");
     await new Promise((resolve) => attacker.once("listening", resolve));
     attackerOrigin = `http://127.0.0.2:${(attacker.address() as AddressInfo).port}`;
-    // launch() gives every run a fresh, throw-away profile (its own --user-data-dir).
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     // One browser profile for the tabs of a test: the victim's page and the attacker's share cookies.
     page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(10_000);
@@ -161,61 +157,38 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
     expect(await page.textContent("#message")).toBe("Too many failed logins: account is temporarily blocked. Try again later.");
     expect(await page.isVisible("#app-view")).toBe(false);
   });
-});
 
-// A Drupal-era browser holds a cookie Drupal set for the dotted host (Domain=.api.sports.test).
-// The browser resolves that name to loopback, so cookies are stored under a real dotted host.
-describe.skipIf(!present && !required)("examples/sports-api in a real browser, on a dotted host name", () => {
-  const HOST = "api.sports.test";
-  const sessionStore = memorySessionStore();
-  const userStore = demoUserStore(fastHasher);
-  let server: Server;
-  let browser: Browser;
-  let page: Page;
-  let origin: string;
+  // A Drupal-era browser holds a cookie Drupal set for the dotted host (Domain=.api.sports.test).
+  // This browser resolves that name to loopback, so cookies are stored under a real dotted host.
+  it("on a dotted host name, replaces a stale Drupal-era domain cookie on login, stays logged in, and removes it on logout", async () => {
+    const host = "api.sports.test";
+    const dotted = await launchChromium([`--host-resolver-rules=MAP ${host} 127.0.0.1`]);
+    try {
+      const site = `http://${host}:${(server.address() as AddressInfo).port}`;
+      const tab = await (await dotted.newContext()).newPage();
+      tab.setDefaultTimeout(10_000);
+      // The name Drupal gave the site: from the Host header, port included.
+      const name = drupalSessionName({ secure: false, host: new URL(site).host });
+      await tab.context().addCookies([{ name, value: "drupal-era-session-id", domain: `.${host}`, path: "/", httpOnly: true, expires: Math.floor(Date.now() / 1000) + 86_400 }]);
+      await tab.goto(`${site}/`);
+      await tab.waitForSelector("#login-form", { state: "visible" });
+      await tab.fill("#login-form input[name=username]", "demo");
+      await tab.fill("#login-form input[name=password]", "demo-password");
+      await tab.click("#login-form button[type=submit]");
+      await tab.waitForSelector("#players tbody tr");
 
-  beforeAll(async () => {
-    if (!present) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install -y chromium`);
-    await userStore.ready;
-    server = createApp({ secret: SECRET, userStore, sessionStore, hasher: fastHasher }).listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    origin = `http://${HOST}:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--host-resolver-rules=MAP ${HOST} 127.0.0.1`],
-    });
-    page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(10_000);
-  });
+      const sessions = (await tab.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"));
+      expect(sessions.map(({ name, domain, path }) => ({ name, domain, path }))).toEqual([{ name, domain: `.${host}`, path: "/" }]);
+      expect(sessions[0]!.value).not.toBe("drupal-era-session-id");
+      await tab.reload();
+      await tab.waitForSelector("#players tbody tr");
+      expect(await tab.textContent("#user-name")).toBe("demo");
 
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
-    sessionStore.close();
-  });
-
-  it("replaces a stale Drupal-era domain cookie on login, stays logged in, and removes it on logout", async () => {
-    // The name Drupal gave the site: from the Host header, port included.
-    const name = drupalSessionName({ secure: false, host: new URL(origin).host });
-    await page.context().addCookies([{ name, value: "drupal-era-session-id", domain: `.${HOST}`, path: "/", httpOnly: true, expires: Math.floor(Date.now() / 1000) + 86_400 }]);
-    await page.goto(`${origin}/`);
-    await page.waitForSelector("#login-form", { state: "visible" });
-    await page.fill("#login-form input[name=username]", "demo");
-    await page.fill("#login-form input[name=password]", "demo-password");
-    await page.click("#login-form button[type=submit]");
-    await page.waitForSelector("#players tbody tr");
-
-    const sessions = (await page.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"));
-    expect(sessions.map(({ name, domain, path }) => ({ name, domain, path }))).toEqual([{ name, domain: `.${HOST}`, path: "/" }]);
-    expect(sessions[0]!.value).not.toBe("drupal-era-session-id");
-    await page.reload();
-    await page.waitForSelector("#players tbody tr");
-    expect(await page.textContent("#user-name")).toBe("demo");
-
-    await page.click("#logout");
-    await page.waitForSelector("#login-form", { state: "visible" });
-    expect((await page.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"))).toEqual([]);
+      await tab.click("#logout");
+      await tab.waitForSelector("#login-form", { state: "visible" });
+      expect((await tab.context().cookies()).filter((cookie) => cookie.name.startsWith("SESS"))).toEqual([]);
+    } finally {
+      await dotted.close();
+    }
   });
 });
-
