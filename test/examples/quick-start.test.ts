@@ -1,11 +1,13 @@
 /**
  * The README's quick start, exactly as printed: each `<!-- quick-start: file -->` block is
  * written to a fresh app directory, the TypeScript one type-checked with `tsc` (strict,
- * `moduleResolution: node16`), and each run as its own process, then driven over HTTP.
- * The package resolves to this checkout's sources through the app's tsconfig `paths`.
+ * `moduleResolution: node16`) and run with tsx, the CommonJS one run with plain `node`, each
+ * as its own process, then driven over HTTP. The package is built as it is published (the
+ * `files` of package.json, `dist` from tsup) and installed in the app's node_modules, so its
+ * `exports` map, its `.d.ts` and `.cjs` files are what the apps resolve.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,11 +28,28 @@ function quickStartBlocks(): Map<string, string> {
   return blocks;
 }
 
-/** A fresh app directory (inside the checkout, so that express and tsx resolve from its node_modules). */
-function appDir(name: string, packageJson: object, file: string, code: string): string {
-  const dir = join(ROOT, "test-output", `quick-start-${name}-${process.pid}`);
-  rmSync(dir, { recursive: true, force: true });
+const OUTPUT = join(ROOT, "test-output", `quick-start-${process.pid}`);
+
+/**
+ * The package as npm would publish it: package.json's `files` copied and `dist` built by tsup
+ * (inside the checkout, so that its own dependencies resolve from the checkout's node_modules).
+ */
+function publishedPackage(): string {
+  const dir = join(OUTPUT, "package");
   mkdirSync(dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] };
+  for (const entry of manifest.files.filter((entry) => entry !== "dist")) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+  cpSync(join(ROOT, "package.json"), join(dir, "package.json"));
+  const build = spawnSync(join(BIN, "tsup"), ["--out-dir", join(dir, "dist"), "--silent"], { cwd: ROOT, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`tsup failed:\n${build.stdout}${build.stderr}`);
+  return dir;
+}
+
+/** A fresh app directory with the published package in its node_modules (express and tsx resolve from the checkout's). */
+function appDir(name: string, packageJson: object, file: string, code: string, pkg: string): string {
+  const dir = join(OUTPUT, name);
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(pkg, join(dir, "node_modules", "services-session-auth"), "dir");
   writeFileSync(join(dir, "package.json"), JSON.stringify(packageJson));
   writeFileSync(
     join(dir, "tsconfig.json"),
@@ -43,8 +62,6 @@ function appDir(name: string, packageJson: object, file: string, code: string): 
         noEmit: true,
         skipLibCheck: true,
         types: ["node"],
-        allowJs: true,
-        paths: { "services-session-auth": [join(ROOT, "src/index.ts")] },
       },
       files: [file],
     }),
@@ -61,9 +78,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `file` with tsx and resolves once it says it listens; fails with its output if it exits first. */
+/** How the README runs each file: TypeScript with tsx, JavaScript with plain node. */
+function runner(file: string): [string, string[]] {
+  return file.endsWith(".ts") ? [join(BIN, "tsx"), [file]] : [process.execPath, [file]];
+}
+
+/** Starts `file` and resolves once it says it listens; fails with its output if it exits first. */
 async function start(dir: string, file: string, env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(join(BIN, "tsx"), [file], { cwd: dir, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const [command, args] = runner(file);
+  const child = spawn(command, args, { cwd: dir, env: { ...process.env, NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -90,10 +113,13 @@ async function json(url: string, init: RequestInit = {}) {
 
 const blocks = quickStartBlocks();
 const children: ChildProcess[] = [];
-const dirs: string[] = [];
+let pkg = "";
+beforeAll(() => {
+  pkg = publishedPackage();
+}, 120_000);
 afterAll(() => {
   for (const child of children) child.kill();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  rmSync(OUTPUT, { recursive: true, force: true });
 });
 
 describe.each([
@@ -104,8 +130,7 @@ describe.each([
   beforeAll(() => {
     const code = blocks.get(file);
     expect(code, `README has a <!-- quick-start: ${file} --> block`).toBeDefined();
-    dir = appDir(file.replace(".", "-"), packageJson, file, code!);
-    dirs.push(dir);
+    dir = appDir(file.replace(".", "-"), packageJson, file, code!, pkg);
   });
 
   it.runIf(file.endsWith(".ts"))("type-checks as printed (strict, moduleResolution node16)", () => {
@@ -114,12 +139,16 @@ describe.each([
     expect(tsc.status).toBe(0);
   }, 120_000);
 
-  it("refuses to start without SESSION_SECRET, saying how to make one", () => {
+  it("refuses to start without SESSION_SECRET, or with an empty one, saying how to make one", () => {
     const env: Record<string, string | undefined> = { ...process.env };
     delete env.SESSION_SECRET;
-    const run = spawnSync(join(BIN, "tsx"), [file], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain("npx services-session-auth secret");
+    const [command, args] = runner(file);
+    // Empty: what SESSION_SECRET=$(…) gives when the command in it fails.
+    for (const secret of [undefined, ""]) {
+      const run = spawnSync(command, args, { cwd: dir, env: secret === undefined ? env : { ...env, SESSION_SECRET: secret }, encoding: "utf8", timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toContain("npx services-session-auth secret");
+    }
   }, 90_000);
 
   it("listens, logs in right away, serves the players to the session and 404s in the wire format", async () => {
