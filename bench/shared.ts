@@ -4,4 +4,4 @@ export const BENCH_PASSWORD = "bench-password";
 /** An account still on a Drupal 7 `$S$D` hash, in the migrating configuration. */
 export const LEGACY_NAME = "legacy";
 /** 32+ characters: the secret every configuration signs or seals with. */
-export const SECRET = "bench-secret-bench-secret-bench-secret-0123456789";
+export const SECRET = "bench-only-secret-0123456789-abcdefghijklmn";

@@ -170,7 +170,8 @@ export interface UserStore {
    * Settles when the store can answer, for a store that prepares itself after it is made
    * (`memoryUserStore` hashes its plain passwords). Calls made before then wait for it, and
    * that wait is not counted against `storeTimeout`: logins right after start-up are slow,
-   * never refused. A rejection fails every call with a 503.
+   * never refused. A rejection fails every call with a 503, and so does a `ready` that has
+   * not settled after 30 s, until it does.
    */
   readonly ready?: Promise<void>;
 }

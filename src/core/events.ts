@@ -34,8 +34,10 @@ export interface AuthEventContext {
   readonly timestamp: number;
   /**
    * The request it belongs to: `req.id` (set by pino-http and most request-id middleware),
-   * else the `X-Request-Id` header, at most 128 characters. Absent for events no request
-   * caused (a store failing during a background retry) and when the request had none.
+   * else the `X-Request-Id` header when it is 1 to 128 visible ASCII characters (a client
+   * may send any: a proxy that sets its own makes it trustworthy). Absent when the request
+   * had none, and on `store.failure` and `store.full`: a store call is timed apart from the
+   * requests that wait for it.
    */
   readonly requestId?: string;
 }
@@ -115,15 +117,39 @@ export type Emit = (event: RaisedEvent, requestId?: string) => void;
 
 /**
  * The one way events leave the package: stamped, and passed to the app's listener, whose
- * throws are swallowed (an audit hook's bug must never change an auth decision).
+ * throws are swallowed (an audit hook's bug must never change an auth decision). Without a
+ * listener, the events that report a fault (an error, a full store, an unrecorded logout)
+ * go to stderr, so an outage or a bug never passes without a trace.
  */
 export function eventEmitter(listener: AuthEventListener | undefined): Emit {
-  if (listener === undefined) return () => undefined;
+  const deliver = listener ?? logFault;
   return (event, requestId) => {
     try {
-      listener({ ...event, timestamp: Date.now(), ...(requestId === undefined ? {} : { requestId }) } as AuthEvent);
+      deliver({ ...event, timestamp: Date.now(), ...(requestId === undefined ? {} : { requestId }) } as AuthEvent);
     } catch {
       // Swallowed: see above.
     }
   };
+}
+
+const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set(["internal.error", "store.failure", "store.full", "rehash.failed", "logout.unrecorded"]);
+
+/** Writes a fault to stderr, with the error's stack, as Express's own handler would print it (not when `NODE_ENV` is `test`). */
+function logFault(event: AuthEvent): void {
+  if (!FAULTS.has(event.type)) return;
+  const { type, timestamp, requestId, ...fields } = event;
+  const { err, ...rest } = fields as { err?: unknown };
+  const context = Object.entries({ ...rest, requestId }).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${String(value)}`);
+  writeStderr(`services-session-auth ${new Date(timestamp).toISOString()} ${type}${context.length > 0 ? ` ${context.join(" ")}` : ""}${err === undefined ? "" : `\n${stackOf(err)}`}`);
+}
+
+/** The stack of an error, else its text: what Express's final handler prints. */
+export function stackOf(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? String(err)) : String(err);
+}
+
+/** A line on stderr, except under test, as Express's final handler does. */
+export function writeStderr(text: string): void {
+  if ((process.env.NODE_ENV ?? "development") === "test") return;
+  process.stderr.write(`${text}\n`);
 }

@@ -30,27 +30,24 @@ const seconds = z.number().int().positive();
 
 /**
  * A secret that could have come from a random generator: 32 characters at least, at least 8
- * distinct ones (random hex has 14 on average), and not a shorter string repeated
- * (`"a".repeat(32)`, `"abcd…abcd…"`), which pass a length check and guard nothing.
+ * distinct ones (random hex has 14 on average), and hardly a run of three characters twice:
+ * a word or pattern repeated (`"a".repeat(32)`, `"password"` four times and a `1`) passes a
+ * length check and guards nothing, while 32 random characters repeat a run of three about
+ * once in two secrets at worst (hex).
  */
 export const secretSchema = z
   .string()
   .min(32, "must be at least 32 characters")
   .refine(
-    (value) => new Set(value).size >= 8 && !isRepetition(value),
+    (value) => new Set(value).size >= 8 && !repeatsItself(value),
     "looks weak (a few characters, or a pattern, repeated): use 32+ random characters, e.g. from `npx services-session-auth secret` or `node -e \"console.log(crypto.randomBytes(32).toString('base64url'))\"`",
   );
 
-/** Whether `text` is a shorter string repeated whole (its smallest period divides its length): KMP's prefix function, linear. */
-function isRepetition(text: string): boolean {
-  const border = new Array<number>(text.length).fill(0);
-  for (let i = 1, k = 0; i < text.length; i++) {
-    while (k > 0 && text[i] !== text[k]) k = border[k - 1]!;
-    if (text[i] === text[k]) k++;
-    border[i] = k;
-  }
-  const period = text.length - border[text.length - 1]!;
-  return period < text.length && text.length % period === 0;
+/** Whether more than a quarter of the runs of three characters in `text` occurred earlier in it. Linear. */
+function repeatsItself(text: string): boolean {
+  const runs = new Set<string>();
+  for (let i = 0; i + 3 <= text.length; i++) runs.add(text.slice(i, i + 3));
+  return runs.size < 0.75 * (text.length - 2);
 }
 
 const cookieShape = {
@@ -76,8 +73,8 @@ const optionsSchema = z
     csrfToken: fn<(sessid: string) => string>("sessid => token").optional(),
     idleTimeout: seconds.optional(),
     touchInterval: z.number().int().nonnegative().optional(),
-    // Seconds, as every duration here. A value in milliseconds (2000) would be half an hour.
-    storeTimeout: z.number().positive().max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
+    // Seconds, as every duration here. A value in milliseconds (2000) would be half an hour; under 10 ms no store answers.
+    storeTimeout: z.number().min(0.01, "is in seconds (at least 0.01)").max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
     onEvent: fn<AuthEventListener>("event => void").optional(),
     isAdmin: fn<(user: UserRecord) => boolean>("user => boolean").optional(),
     hasher: implementing<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
@@ -126,11 +123,19 @@ const optionsSchema = z
   .refine((value) => value.idleTimeout === undefined || value.idleTimeout <= (value.absoluteTimeout ?? DEFAULTS.absoluteTimeout), {
     message: "must not be longer than absoluteTimeout: no session lives that long",
     path: ["idleTimeout"],
+  })
+  // A last-seen time written less often than the idle timeout ends sessions that are in use.
+  .refine((value) => value.touchInterval === undefined || value.touchInterval < (value.idleTimeout ?? DEFAULTS.idleTimeout), {
+    message: "must be shorter than idleTimeout: a session in use would expire between two writes of its last-seen time",
+    path: ["touchInterval"],
   });
 
 const cookieSchema = z.strictObject(cookieShape).refine(secureSameSiteNone, sameSiteMessage);
 
-const requireSchema = z.strictObject({ csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional(), onDenied: z.enum(["reply", "next"]).optional() });
+const onDenied = z.enum(["reply", "next"]).optional();
+const requireSchema = z.strictObject({ csrf: z.boolean().optional(), roles: z.array(z.string()).readonly().optional(), onDenied });
+// optionalSession takes no csrf or roles: from JavaScript, { csrf: false } would make a cookie alone count as signed in on a POST.
+const optionalSchema = z.strictObject({ onDenied });
 
 /** {@link CookieOptions} with every default filled in. */
 export interface ResolvedCookieOptions {
@@ -216,14 +221,15 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
   const cookie = resolveCookie(parsed);
   const csrfToken = parsed.csrfToken ?? hmacCsrfToken(parsed.secret!);
   const throttle = parsed.throttle === false ? false : Object.freeze({ ...DEFAULTS.throttle, ...parsed.throttle });
+  // Unset, the idle timeout never outlasts the absolute one the app chose.
+  const idleTimeout = parsed.idleTimeout ?? Math.min(DEFAULTS.idleTimeout, cookie.absoluteTimeout);
   return Object.freeze({
     ...cookie,
     sessionStore: parsed.sessionStore,
     userStore: parsed.userStore,
     csrfToken,
-    // Unset, the idle timeout never outlasts the absolute one the app chose.
-    idleTimeout: parsed.idleTimeout ?? Math.min(DEFAULTS.idleTimeout, cookie.absoluteTimeout),
-    touchInterval: parsed.touchInterval ?? DEFAULTS.touchInterval,
+    idleTimeout,
+    touchInterval: parsed.touchInterval ?? Math.min(DEFAULTS.touchInterval, Math.floor(idleTimeout / 2)),
     storeTimeout: parsed.storeTimeout ?? DEFAULTS.storeTimeout,
     onEvent: parsed.onEvent,
     isAdmin: parsed.isAdmin ?? defaultIsAdmin,
@@ -268,7 +274,7 @@ export function resolveCookieOptions(input: Partial<CookieOptions>, factory: str
  * Validates and completes one route's {@link RequireSessionOptions}.
  * @throws TypeError naming every invalid option.
  */
-export function resolveGuardOptions(input: RequireSessionOptions, factory: string): ResolvedGuardOptions {
-  const parsed = parseOptions(requireSchema, input, factory);
+export function resolveGuardOptions(input: RequireSessionOptions, factory: string, optional = false): ResolvedGuardOptions {
+  const parsed: RequireSessionOptions = parseOptions(optional ? optionalSchema : requireSchema, input, factory);
   return Object.freeze({ csrf: parsed.csrf ?? DEFAULTS.csrf, roles: parsed.roles ?? DEFAULTS.roles, onDenied: parsed.onDenied ?? DEFAULTS.onDenied });
 }

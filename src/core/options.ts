@@ -88,8 +88,9 @@ export interface SessionAuthOptions {
    */
   absoluteTimeout?: number;
   /**
-   * The last-seen time is written at most once per this many seconds, so most authenticated requests cost one store read.
-   * @default 180 (Drupal's session_write_interval)
+   * The last-seen time is written at most once per this many seconds, so most authenticated
+   * requests cost one store read. Shorter than `idleTimeout`.
+   * @default 180 (Drupal's session_write_interval), or half of a shorter `idleTimeout`
    */
   touchInterval?: number;
   /**

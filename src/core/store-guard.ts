@@ -10,19 +10,21 @@ import type { Emit } from "./events.js";
  * event instead of `store.failure`.
  *
  * A store with a `ready` promise (one that prepares itself after it is made) is waited for
- * first, and that wait is not timed: the timeout measures the store's answers, not its start.
+ * first, outside `timeoutMs` (which measures the store's answers, not its start), and for
+ * at most `readyTimeoutMs`: a store that never gets ready answers 503 then, never hangs.
  *
  * A call that outlasts `timeoutMs` is rejected within an eighth of `timeoutMs` after it:
  * one shared watchdog checks the calls in flight, rather than a timer armed and cleared
  * for every call on the path of every protected request.
  */
-export function guardStore<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit): T {
+export function guardStore<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, readyTimeoutMs = READY_TIMEOUT_MS): T {
   const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
   // A store that prepares itself after it is made: calls wait for it, outside the timeout.
-  const ready = (store as { ready?: unknown }).ready;
-  let preparing = typeof (ready as Promise<unknown> | undefined)?.then === "function";
-  if (preparing) (ready as Promise<unknown>).then(() => (preparing = false), () => undefined);
+  const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
+  let preparing = ready !== undefined;
+  // Ready, however late: from then on calls go straight to the store.
+  (store as { ready?: Promise<unknown> }).ready?.then?.(() => (preparing = false), () => undefined);
   for (const key of methodNames(store)) {
     const method = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;
     const operation = `${name}.${key}`;
@@ -33,14 +35,30 @@ export function guardStore<T extends object>(store: T, name: string, timeoutMs: 
       } catch (error) {
         return Promise.reject(failure(operation, error, emit));
       }
-      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs} ms`), emit), (error) =>
+      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs / 1000} s`), emit), (error) =>
         failure(operation, error, emit),
       );
     };
     guarded[key] = (...args: unknown[]) =>
-      preparing ? (ready as Promise<unknown>).then(() => call(...args), (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit))) : call(...args);
+      preparing ? ready!.then(() => call(...args), (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit))) : call(...args);
   }
   return guarded as T;
+}
+
+/** How long calls wait for a store's `ready` before they are answered 503: the start-up of a store, not one of its answers. */
+const READY_TIMEOUT_MS = 30_000;
+
+/** A store's `ready` promise, rejected when it has not settled within `limitMs`; undefined when it has none. */
+function readiness(ready: unknown, limitMs: number, message: string): Promise<unknown> | undefined {
+  if (typeof (ready as Promise<unknown> | undefined)?.then !== "function") return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), limitMs);
+    timer.unref?.();
+  });
+  const settled = Promise.race([ready as Promise<unknown>, late]);
+  settled.then(() => clearTimeout(timer), () => clearTimeout(timer));
+  return settled;
 }
 
 function methodNames(store: object): string[] {

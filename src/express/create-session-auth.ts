@@ -39,7 +39,8 @@ export interface SessionAuth {
    * in the query or a form body the app parsed), and one of `roles`; else a 401, 401
    * `CSRF validation failed` or 403 in the wire format, and a 503 when a store fails (never a
    * silent anonymous request). Sets `req.auth`. A protected GET costs one session read and
-   * one user read.
+   * one user read. With `onDenied: "next"`, a denial goes to the app's error handlers as a
+   * `SessionAuthError` with its `status`, for the app to answer (a redirect, problem+json).
    * @throws TypeError at start-up for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): RequestHandler;
@@ -156,10 +157,9 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
       };
     },
     errorHandler(handlerOptions = {}) {
-      const log = parseOptions(errorHandlerSchema, handlerOptions, "errorHandler").log ?? logLikeExpress;
-      return function servicesErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction) {
-        // Once the reply has started, only Express can end it (it destroys the socket).
-        if (res.headersSent) return next(error);
+      // Without onEvent the internal.error event is itself written to stderr: once is enough.
+      const log = parseOptions(errorHandlerSchema, handlerOptions, "errorHandler").log ?? (engine.options.onEvent === undefined ? false : logLikeExpress);
+      return function servicesErrorHandler(error: unknown, req: Request, res: Response, _next: NextFunction) {
         const reply = engine.errorReply(error, requestId(req));
         // A 500 is a bug or an outage somewhere in the app: it must reach a log, as Express's own handler would print it.
         if (reply.status >= 500 && !isSessionAuthError(error) && log !== false) {
@@ -169,7 +169,9 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
             // A logger's failure must not take the reply with it.
           }
         }
-        send(res, reply);
+        // Once the reply has started it cannot become an error reply: end the connection, as Express does, so the client sees it cut short.
+        if (res.headersSent) req.socket.destroy();
+        else send(res, reply);
       };
     },
     async startSession(req, res, user) {

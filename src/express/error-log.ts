@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import { z } from "zod";
+import { stackOf, writeStderr } from "../core/events.js";
 import { fn } from "../core/validate.js";
 
 /**
@@ -12,10 +13,12 @@ import { fn } from "../core/validate.js";
  */
 export interface ErrorHandlerOptions {
   /**
-   * Where an error answered with a 500 goes (an app route's bug, a custom store's throw): a
-   * function of the error and the request, or `false` for nowhere (when `onEvent` already
-   * logs `internal.error`). Denials and clients' mistakes (4xx) are not logged.
-   * @default the error's stack on stderr, as Express's own handler prints it (not when `NODE_ENV` is `test`)
+   * Where an error answered with a 500 goes (an app route's bug, a custom store's throw), and
+   * one that came after the reply had started: a function of the error and the request, or
+   * `false` for nowhere besides the `internal.error` event. Denials and clients' mistakes
+   * (4xx) are not logged. Without `onEvent` the event itself is written to stderr, so the
+   * default then writes nothing more.
+   * @default with `onEvent`: the error's stack on stderr, as Express's own handler prints it (not when `NODE_ENV` is `test`); without: nothing more than the event on stderr
    */
   log?: ((err: unknown, req: Request) => void) | false;
 }
@@ -26,7 +29,5 @@ export const errorHandlerSchema = z.strictObject({
 
 /** Express's final handler prints the stack of an error nobody handled, except under test. */
 export function logLikeExpress(err: unknown): void {
-  if ((process.env.NODE_ENV ?? "development") === "test") return;
-  const text = err instanceof Error ? (err.stack ?? String(err)) : String(err);
-  process.stderr.write(`${text}\n`);
+  writeStderr(stackOf(err));
 }

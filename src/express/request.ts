@@ -41,17 +41,22 @@ export function sessionRequest(req: Request): SessionRequest {
   return { host: header(req, "host") ?? "", secure: req.secure, cookieHeader: header(req, "cookie"), requestId: requestId(req) };
 }
 
-/** Longer ids are cut: they go into every event of the request. */
-const MAX_REQUEST_ID = 128;
+/**
+ * What an `X-Request-Id` header may hold to be used: 1 to 128 visible ASCII characters. A
+ * client chooses it (unless a proxy overwrites it), and it goes into every event of the
+ * request: no tab, space or byte beyond ASCII that could forge a field in a text log.
+ */
+const REQUEST_ID_HEADER = /^[\x21-\x7e]{1,128}$/;
 
 /**
- * The request's id: `req.id`, as pino-http and most request-id middleware set it, else the
- * `X-Request-Id` header (a proxy's, or the client's).
+ * The request's id: `req.id`, as pino-http and most request-id middleware set it (the app's
+ * own, cut to 128 characters), else the `X-Request-Id` header when it looks like an id.
  */
 export function requestId(req: Request): string | undefined {
   const own = (req as Request & { id?: unknown }).id;
-  const id = typeof own === "string" || (typeof own === "number" && Number.isFinite(own)) ? String(own) : header(req, "x-request-id");
-  return id === undefined || id === "" ? undefined : id.slice(0, MAX_REQUEST_ID);
+  if (typeof own === "string" || (typeof own === "number" && Number.isFinite(own))) return String(own).slice(0, 128) || undefined;
+  const sent = header(req, "x-request-id");
+  return sent !== undefined && REQUEST_ID_HEADER.test(sent) ? sent : undefined;
 }
 
 /** A request to one of the Services calls. */

@@ -82,7 +82,7 @@ export function createServicesEngine(input: SessionAuthOptions, factory: string)
     sessions,
     endpoint,
     guard(guardOptions, optional) {
-      const resolved = resolveGuardOptions(guardOptions, optional ? "optionalSession" : "requireSession");
+      const resolved = resolveGuardOptions(guardOptions, optional ? "optionalSession" : "requireSession", optional);
       return { options: resolved, check: sessionGuard(sessions, { ...resolved, optional }) };
     },
     notFound(notFoundOptions) {

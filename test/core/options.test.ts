@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { secretSchema } from "../../src/core/option-schema.js";
 import { describe, expect, it } from "vitest";
 import { createSessionAuth, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { SECRET } from "../helpers/app.js";
@@ -23,18 +25,31 @@ describe("createSessionAuth options", () => {
   });
 
   it("refuses a secret that is long but not random, and says how to make one", () => {
-    for (const weak of ["a".repeat(32), "abc".repeat(11), "0123401234".repeat(4), "0123456789abcdef".repeat(2), "correct-horse".repeat(3)]) {
+    const weakOnes = ["a".repeat(32), "abc".repeat(11), "0123401234".repeat(4), "0123456789abcdef".repeat(2), "correct-horse".repeat(3)];
+    // Repeated, but not whole: a pattern with a tail, a period that does not divide the length, a run and then a few others.
+    weakOnes.push("password".repeat(4) + "1", "changeme".repeat(4) + "!", "0123456789".repeat(3) + "01", "ab".repeat(12) + "abcdefgh", "a".repeat(24) + "bcdefgh1", "ABCDEFGH".repeat(4) + " ");
+    for (const weak of weakOnes) {
       expect(() => createSessionAuth({ userStore, sessionStore, secret: weak }), weak).toThrow(/secret: looks weak .*npx services-session-auth secret/);
     }
     // Hex from a random generator (16 symbols, 128 bits in 32 characters) and base64url both pass.
     expect(() => createSessionAuth({ userStore, sessionStore, secret: "9f86d081884c7d659a2feaa0c55ad015" })).not.toThrow();
     expect(() => createSessionAuth({ userStore, sessionStore, secret: "Zm9vYmFyLXNlY3JldC1rZXktbWF0ZXJpYWwtMDEyMzQ1" })).not.toThrow();
+    // Whatever a generator gives: 5,000 of each common encoding, none refused (the rule itself, without building an app each time).
+    for (const make of [() => randomBytes(16).toString("hex"), () => randomBytes(32).toString("hex"), () => randomBytes(24).toString("base64"), () => randomBytes(32).toString("base64url")]) {
+      for (let i = 0; i < 5000; i++) {
+        const secret = make();
+        expect(secretSchema.safeParse(secret).success, secret).toBe(true);
+      }
+    }
   });
 
   it("takes every duration in seconds, and an idle timeout no longer than the absolute one", () => {
     const base = { userStore, sessionStore, secret: SECRET };
     expect(() => createSessionAuth({ ...base, storeTimeout: 2000 })).toThrow(/storeTimeout: is in seconds/);
     expect(() => createSessionAuth({ ...base, storeTimeout: 0.5 })).not.toThrow();
+    expect(() => createSessionAuth({ ...base, storeTimeout: 1e-300 })).toThrow(/storeTimeout: is in seconds \(at least 0.01\)/);
+    expect(() => createSessionAuth({ ...base, idleTimeout: 120 })).not.toThrow();
+    expect(() => createSessionAuth({ ...base, idleTimeout: 120, touchInterval: 180 })).toThrow(/touchInterval: must be shorter than idleTimeout/);
     expect(() => createSessionAuth({ ...base, idleTimeout: 7200, absoluteTimeout: 3600 })).toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
     expect(() => createSessionAuth({ ...base, idleTimeout: 3_000_000 })).toThrow(/idleTimeout/);
     // Unset, the idle timeout follows a short absolute one down.

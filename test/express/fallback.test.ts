@@ -4,6 +4,19 @@ import { describe, expect, it, vi } from "vitest";
 import { createSessionAuth, memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
 import { createTestApp, SECRET, statusText } from "../helpers/app.js";
 
+/** Runs `body` outside NODE_ENV=test (where nothing is logged), with what it writes to stderr captured. */
+async function withStderr(body: (written: string[]) => Promise<void>): Promise<void> {
+  const written: string[] = [];
+  const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
+  vi.stubEnv("NODE_ENV", "production");
+  try {
+    await body(written);
+  } finally {
+    vi.unstubAllEnvs();
+    write.mockRestore();
+  }
+}
+
 /** An auth over empty stores, for the handlers that need none of its sessions. */
 function bareAuth(onEvent?: AuthEventListener) {
   return createSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET, ...(onEvent === undefined ? {} : { onEvent }) });
@@ -125,10 +138,7 @@ describe("SessionAuth.errorHandler", () => {
   });
 
   it("logs what it answers with a 500 to stderr as Express does, unless told otherwise, and never a client's 4xx", async () => {
-    const written: string[] = [];
-    const write = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (written.push(String(chunk)), true));
-    vi.stubEnv("NODE_ENV", "production");
-    try {
+    await withStderr(async (written) => {
       const boom = new Error("the database is down");
       await appThatThrows(boom).get("/boom");
       expect(written).toEqual([`${boom.stack}\n`]);
@@ -136,10 +146,7 @@ describe("SessionAuth.errorHandler", () => {
       await appThatThrows(Object.assign(new Error("nope"), { status: 404 })).get("/boom");
       await appThatThrows(new Error("x")).post("/json").set("Content-Type", "application/json").send("{x");
       expect(written).toEqual([]);
-    } finally {
-      vi.unstubAllEnvs();
-      write.mockRestore();
-    }
+    });
     // Under test, as Express, it keeps quiet; a log function of the app's own takes the error and the request.
     const seen: unknown[] = [];
     const app = express();
@@ -150,6 +157,66 @@ describe("SessionAuth.errorHandler", () => {
     expect((await request(app).get("/boom")).status).toBe(500);
     expect(seen).toEqual([["custom", "/boom"]]);
     expect(() => bareAuth().errorHandler({ log: "console" } as never)).toThrow(TypeError);
+  });
+
+  it("without onEvent, writes each fault once to stderr, a store outage too; an error after the reply started ends the connection", async () => {
+    await withStderr(async (written) => {
+      const boom = new Error("the database is down");
+      const app = express();
+      app.get("/boom", () => {
+        throw boom;
+      });
+      app.get("/late", (_req, res, next) => {
+        res.write("partial");
+        next(new Error("failed half-way"));
+      });
+      app.use(bareAuth().errorHandler());
+      expect((await request(app).get("/boom").set("X-Request-Id", "req-1")).status).toBe(500);
+      expect(written).toHaveLength(1);
+      expect(written[0]).toMatch(/^services-session-auth \S+ internal\.error requestId=req-1\nError: the database is down\n/);
+      written.length = 0;
+      await expect(request(app).get("/late")).rejects.toThrow();
+      expect(written).toHaveLength(1);
+      expect(written[0]).toContain("Error: failed half-way");
+
+      // A session store that fails: the 503 goes to the client and the fault to stderr.
+      written.length = 0;
+      const failing = { ...memorySessionStore(), get: () => Promise.reject(new Error("ECONNREFUSED")) };
+      const auth = createSessionAuth({ userStore: memoryUserStore([]), sessionStore: failing, secret: SECRET, sessionName: "SESStest" });
+      const guarded = express().get("/p", auth.requireSession(), (_req, res) => res.json([]));
+      expect((await request(guarded).get("/p").set("Cookie", "SESStest=abc")).status).toBe(503);
+      expect(written.join("")).toMatch(/store\.failure operation=sessionStore\.get\nError: ECONNREFUSED/);
+    });
+  });
+
+  it("takes the request id from req.id, else from an X-Request-Id that looks like one", async () => {
+    const events: AuthEvent[] = [];
+    const app = express();
+    app.get("/own", (req, _res, next) => {
+      (req as unknown as { id: number }).id = 7;
+      next(new Error("x"));
+    });
+    app.get("/boom", () => {
+      throw new Error("y");
+    });
+    app.use(bareAuth((event) => events.push(event)).errorHandler({ log: false }));
+    await request(app).get("/own").set("X-Request-Id", "from-client");
+    for (const id of ["abc-123_x.y:z", "forged\tid", "x\u0085y", "a".repeat(129), "with space"]) await request(app).get("/boom").set("X-Request-Id", id);
+    expect(events.map((event) => event.requestId)).toEqual(["7", "abc-123_x.y:z", undefined, undefined, undefined, undefined]);
+  });
+
+  it("reports an error after the reply started to onEvent and to its log, not to Express's handler", async () => {
+    const events: AuthEvent[] = [];
+    const logged: string[] = [];
+    const app = express();
+    app.get("/late", (_req, res, next) => {
+      res.write("partial");
+      next(new Error("failed half-way"));
+    });
+    app.use(bareAuth((event) => events.push(event)).errorHandler({ log: (err) => logged.push((err as Error).message) }));
+    await expect(request(app).get("/late")).rejects.toThrow();
+    expect(logged).toEqual(["failed half-way"]);
+    expect(events).toMatchObject([{ type: "internal.error", err: { message: "failed half-way" } }]);
   });
 
   it("answers a guard's denial passed on with onDenied: next as the guard would", async () => {

@@ -88,6 +88,13 @@ describe("SessionAuth.optionalSession", () => {
     expect((await request(app).post("/home").set("Cookie", session.cookie).set("X-CSRF-Token", session.token)).body).toEqual({ name: "demo" });
   });
 
+  it("takes no csrf or roles, even from JavaScript: a cookie alone must never count on a POST", () => {
+    const auth = createSessionAuth({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher });
+    expect(() => auth.optionalSession({ csrf: false } as never)).toThrow(/optionalSession: invalid options: .*csrf/);
+    expect(() => auth.optionalSession({ roles: ["admin"] } as never)).toThrow(TypeError);
+    expect(() => auth.optionalSession({ onDenied: "next" })).not.toThrow();
+  });
+
   it("still answers 503 when the store fails, never a silent anonymous page", async () => {
     const { app } = ssoApp({ sessionStore: { ...memorySessionStore(), get: () => Promise.reject(new Error("down")) } });
     const res = await request(app).get("/home").set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`);

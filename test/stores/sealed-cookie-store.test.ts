@@ -56,8 +56,10 @@ describe("sealedCookieStore", () => {
     vi.useRealTimers();
   });
 
-  it("refuses a password shorter than 32 characters, or a bad option, with a TypeError", () => {
+  it("refuses a password shorter than 32 characters or weak as the secret rule has it, or a bad option, with a TypeError", () => {
     const revocations = revocationStore();
+    expect(() => sealedCookieStore({ password: "a".repeat(32), revocations })).toThrow(/looks weak/);
+    expect(() => sealedCookieStore({ password: "password".repeat(4) + "1", revocations })).toThrow(/looks weak/);
     expect(() => sealedCookieStore({ password: "short", revocations })).toThrow(TypeError);
     expect(() => sealedCookieStore({ password: { 1: password, 2: "short" }, revocations })).toThrow(/32/);
     expect(() => sealedCookieStore({ password: { first: password }, revocations })).toThrow(TypeError);
@@ -107,7 +109,7 @@ describe("sealedCookieStore", () => {
 
   it("cannot be read with another password", async () => {
     const sessid = await sealedCookieStore({ password, revocations: revocationStore() }).create(recordFor("5"));
-    const other = sealedCookieStore({ password: "x".repeat(32), revocations: revocationStore() });
+    const other = sealedCookieStore({ password: "another-sealing-password-0123456789-xyz", revocations: revocationStore() });
     await expect(other.get(sessid)).resolves.toBeNull();
   });
 

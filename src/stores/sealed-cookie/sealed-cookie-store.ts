@@ -1,6 +1,7 @@
 import { sealData, unsealData } from "iron-session";
 import { z } from "zod";
 import { nowSeconds } from "../../core/clock.js";
+import { secretSchema } from "../../core/option-schema.js";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
 import { evictsUnexpiredKeys } from "../memory-counter-store.js";
@@ -73,7 +74,8 @@ export interface SealedCookieStoreOptions {
   maxMarksPerUser?: number;
 }
 
-const secret = z.string().min(32, "must be at least 32 characters");
+// The key that seals every session: the same rule as the package's secret, at least.
+const secret = secretSchema;
 
 const optionsSchema = z.strictObject({
   password: z.union([
