@@ -108,7 +108,8 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
     const forced = redisSessionStore({ client: cluster, prefix: "forced:", cluster: false });
     const now = nowSeconds();
     // The client sends the MULTI to the node owning its first key, or to another one: every
-    // attempt fails, with CROSSSLOT where the node owns that slot and MOVED elsewhere. Forty
+    // attempt fails, with CROSSSLOT where the node owns that slot and MOVED elsewhere (which
+    // node-redis 6 follows itself until it gives up with "Too many Cluster redirections"). Forty
     // attempts make "no CROSSSLOT at all" a one-in-ten-million event ((2/3)^40).
     const attempts = Array.from({ length: 40 }, (_, i) =>
       forced.create({ uid: String(900 + i), createdAt: now, lastSeenAt: now, expiresAt: now + 60, ip: "::1", userAgent: "x" }).then(
@@ -117,7 +118,7 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
       ),
     );
     const outcomes = await Promise.all(attempts);
-    for (const outcome of outcomes) expect(outcome).toMatch(/CROSSSLOT|MOVED/);
+    for (const outcome of outcomes) expect(outcome).toMatch(/CROSSSLOT|MOVED|Too many Cluster redirections/);
     expect(outcomes.some((outcome) => outcome.includes("CROSSSLOT"))).toBe(true);
   });
 

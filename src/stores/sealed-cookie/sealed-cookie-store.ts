@@ -102,6 +102,8 @@ const optionsSchema = z.strictObject({
 // can have come from this store, so it is refused before any decryption.
 const MAX_SESSID_LENGTH = 4096;
 const SESSID_PATTERN = /^[\w-]{43,}$/;
+// What iron-session 8 and 9 append to every seal they make (`~` and their seal format).
+const SEAL_VERSION_MARKER = "~2";
 
 /**
  * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
@@ -160,6 +162,10 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
     let payload: SealedPayload | null;
     try {
       const seal = Buffer.from(sessid, "base64url").toString("utf8");
+      // Only the exact string create() made: iron-session 9 ignores the version marker
+      // after the MAC (8 refused most changes to it), and base64url decoding ignores spare
+      // bits, so without this several ids would open the same seal.
+      if (!seal.endsWith(SEAL_VERSION_MARKER) || Buffer.from(seal, "utf8").toString("base64url") !== sessid) return null;
       payload = fromWire(await unsealData(seal, { password, ttl: maxAgeSeconds }));
     } catch {
       // A malformed seal is a bad id, never a store failure.
