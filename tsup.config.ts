@@ -14,5 +14,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
+  // The CJS build gets import.meta.url, which optional peers are loaded relative to.
+  shims: true,
   external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
 });

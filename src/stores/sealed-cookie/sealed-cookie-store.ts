@@ -1,6 +1,7 @@
-import { sealData, unsealData } from "iron-session";
+import type * as IronSession from "iron-session";
 import { z } from "zod";
 import { nowSeconds } from "../../core/clock.js";
+import { loadOptionalPeer } from "../../core/optional-peer.js";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
 import { evictsUnexpiredKeys } from "../memory-counter-store.js";
@@ -135,10 +136,12 @@ const SEAL_VERSION_MARKER = "~2";
  *   revocations: redisCounterStore({ client }),
  * });
  * ```
- * @throws TypeError when the password is shorter than 32 characters, `revocations` is a
- *   memory counter store that evicts when full, or an option is out of range.
+ * @throws TypeError when `iron-session` is not installed, the password is shorter than 32
+ *   characters, `revocations` is a memory counter store that evicts when full, or an option
+ *   is out of range.
  */
 export function sealedCookieStore(options: SealedCookieStoreOptions): SessionStore {
+  const { sealData, unsealData } = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore (services-session-auth/sealed-cookie)");
   const parsed = parseOptions(optionsSchema, options, "sealedCookieStore");
   const { revocations, maxAgeSeconds = 2_000_000, cacheSize = 5000, prefix = "sealed:", maxMarksPerUser = 32 } = parsed;
   const generation = processLocalGeneration(revocations);
