@@ -15,7 +15,7 @@ function isMissing(error: unknown, name: string): boolean {
  *
  * @example
  * ```ts
- * const iron = loadOptionalPeer<typeof import("iron-session")>("iron-session", "sealedCookieStore");
+ * const iron = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore");
  * ```
  * @throws TypeError naming the package and the `npm install` that fixes it, when it is not installed.
  */

@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import type * as Zod from "zod";
 import { loadOptionalPeer } from "../../src/core/optional-peer.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -56,7 +57,7 @@ describe("loadOptionalPeer", () => {
   });
 
   it("loads a peer that is installed", () => {
-    expect(loadOptionalPeer<typeof import("zod")>("zod", "test").z.string().parse("x")).toBe("x");
+    expect(loadOptionalPeer<typeof Zod>("zod", "test").z.string().parse("x")).toBe("x");
   });
 });
 
