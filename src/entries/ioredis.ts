@@ -9,7 +9,8 @@
  * import { Redis } from "ioredis";
  * import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
  *
- * const client = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false });
+ * const client = new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false });
+ * await client.connect();
  * const sessionStore = ioredisSessionStore({ client });
  * const counterStore = ioredisCounterStore({ client });
  * ```

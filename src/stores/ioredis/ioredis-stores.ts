@@ -18,7 +18,8 @@ export interface IoredisSessionStoreOptions {
    * A `Redis` (one server, or Sentinel) or `Cluster` client from ioredis 5 that the app
    * created and owns; the store never connects, retries or closes it. Create it with
    * `enableOfflineQueue: false` (a `Cluster` takes it in its own options) so that calls
-   * fail at once while Redis is unreachable instead of queueing. Leave ioredis's
+   * fail at once while Redis is unreachable instead of queueing, and with `lazyConnect: true`
+   * and `await client.connect()`, so none is sent before it is ready. Leave ioredis's
    * `keyPrefix` unset and use `prefix` here.
    */
   client: IoredisClient;
@@ -72,7 +73,8 @@ const optionsSchema = z.strictObject({ client, prefix: z.string().optional() });
  * import { Redis } from "ioredis";
  * import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
  *
- * const client = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false });
+ * const client = new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false });
+ * await client.connect();
  * const sessionStore = ioredisSessionStore({ client, prefix: "myapp:" });
  * const counterStore = ioredisCounterStore({ client, prefix: "myapp:c:" });
  * ```
