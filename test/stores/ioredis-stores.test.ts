@@ -2,7 +2,13 @@ import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { nowSeconds } from "../../src/core/clock.js";
 import { hashSessionId } from "../../src/core/session-id.js";
-import { ioredisCounterStore, ioredisSessionStore, type IoredisClient } from "services-session-auth/ioredis";
+import type { createClient } from "redis";
+import {
+  ioredisCounterStore,
+  ioredisSessionStore,
+  type IoredisCounterStoreOptions,
+  type IoredisSessionStoreOptions,
+} from "services-session-auth/ioredis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeCounterStore, describeSessionStore } from "./contract.js";
 import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";
@@ -12,9 +18,10 @@ if (!redisUrl) it.skip("REDIS_URL not set: set REDIS_URL=redis://127.0.0.1:6379 
 
 // No connection is opened here: the clients are only constructed, to check types and options.
 describe("ioredis stores, without a server", () => {
-  it("take a Redis or a Cluster client", () => {
-    expectTypeOf<Redis>().toExtend<IoredisClient>();
-    expectTypeOf<Cluster>().toExtend<IoredisClient>();
+  it("take a Redis or a Cluster client, and not a node-redis one (that goes to /redis)", () => {
+    expectTypeOf<{ client: Redis; prefix: string }>().toExtend<IoredisSessionStoreOptions>();
+    expectTypeOf<{ client: Cluster }>().toExtend<IoredisCounterStoreOptions>();
+    expectTypeOf<{ client: ReturnType<typeof createClient> }>().not.toExtend<IoredisSessionStoreOptions>();
   });
 
   it("refuse something that is not an ioredis client, and ioredis's own keyPrefix, with a TypeError naming the factory", () => {
