@@ -6,6 +6,7 @@ export default defineConfig({
     index: "src/index.ts",
     drupal: "src/entries/drupal.ts",
     redis: "src/entries/redis.ts",
+    ioredis: "src/entries/ioredis.ts",
     "sealed-cookie": "src/entries/sealed-cookie.ts",
   },
   format: ["esm", "cjs"],
@@ -13,5 +14,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
-  external: ["express", "mysql2", "pg", "redis", "iron-session"],
+  // The CJS build gets import.meta.url, which optional peers are loaded relative to.
+  shims: true,
+  external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
 });

@@ -68,6 +68,22 @@ describe("README.md", () => {
     }
   });
 
+  it("links with absolute URLs, which work on the npm page too, to files that exist in this repository", () => {
+    const { url } = (JSON.parse(readFileSync("package.json", "utf8")) as { repository: { url: string } }).repository;
+    const repo = /^git\+(https:\/\/github\.com\/[\w.-]+\/[\w.-]+?)\.git$/.exec(url)?.[1];
+    expect(repo, url).toBeDefined();
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
+    // Only in-page anchors and absolute URLs: a relative path is dead on npmjs.com.
+    for (const target of targets) expect(target, target).toMatch(/^(#|https:\/\/)/);
+    const own = targets.filter((target) => target.startsWith(`${repo}/`));
+    expect(own.length).toBeGreaterThan(5);
+    for (const target of own) {
+      const path = /^\/(?:blob|tree)\/main\/([^#?]+)/.exec(target.slice(repo!.length))?.[1];
+      expect(path, `${target} is not a file on main`).toBeDefined();
+      expect(existsSync(path!), target).toBe(true);
+    }
+  });
+
   it("names only files that exist", () => {
     const paths = [...readme.matchAll(/[`(]((?:test|examples|docs|src)\/[\w/.-]+\.(?:ts|md))[`)]/g)].map((match) => match[1]!);
     expect(paths.length).toBeGreaterThan(10);

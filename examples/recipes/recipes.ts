@@ -5,8 +5,10 @@
  */
 import type { Express, RequestHandler } from "express";
 import type { Logger } from "pino";
+import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { createSessionAuth, type SessionAuth, type SessionAuthOptions, type UserStore } from "services-session-auth";
+import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { players } from "../sports-api/data.js";
 import { pinoAuditEvents } from "./pino-events.js";
@@ -41,6 +43,19 @@ export async function redisAuth(userStore: UserStore): Promise<{ options: Sessio
     secret: process.env.SESSION_SECRET!,
     sessionStore: redisSessionStore({ client, prefix: "myapp:" }),
     counterStore: redisCounterStore({ client, prefix: "myapp:c:" }), // login throttling shared by every instance
+  };
+  return { options, close: async () => void (await client.quit()) };
+}
+
+/** Recipe: use Redis through the ioredis client an app already runs (a `Cluster` works the same). */
+export async function ioredisAuth(userStore: UserStore): Promise<{ options: SessionAuthOptions; close(): Promise<void> }> {
+  const client = new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false });
+  await client.connect(); // without the offline queue, commands before "ready" would fail
+  const options = {
+    userStore,
+    secret: process.env.SESSION_SECRET!,
+    sessionStore: ioredisSessionStore({ client, prefix: "myapp:" }),
+    counterStore: ioredisCounterStore({ client, prefix: "myapp:c:" }),
   };
   return { options, close: async () => void (await client.quit()) };
 }

@@ -1,5 +1,5 @@
 /**
- * `services-session-auth/redis`: session and counter stores on Redis (node-redis v5),
+ * `services-session-auth/redis`: session and counter stores on Redis (node-redis v5 or v6),
  * for apps that run more than one instance. `redis` is an optional peer dependency:
  * install it in the app, create and connect the client there, and pass it in.
  *

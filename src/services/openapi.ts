@@ -57,8 +57,12 @@ export interface GuardedRoute {
   readonly roles?: readonly string[];
   /** The `csrf` given to this route's `requireSession`. @default true */
   readonly csrf?: boolean;
-  /** The schema of the route's 200 body (the same zod schema the app validates or builds it with). @default any JSON */
-  readonly response?: z.ZodType;
+  /**
+   * The schema of the route's 200 body (the same zod 4 schema the app validates or builds it
+   * with; `zod/mini` schemas too). A zod 3 schema is refused with a TypeError that says so.
+   * @default any JSON
+   */
+  readonly response?: z.core.$ZodType;
   /** Other statuses the route's own handler answers, with what they mean, e.g. `{ 404: "No such player." }`. @default none */
   readonly responses?: Readonly<Record<number, string>>;
 }
@@ -90,7 +94,19 @@ export interface OpenApiOptions {
   readonly routes?: readonly GuardedRoute[];
 }
 
-const zodSchema = z.custom<z.ZodType>((value) => value instanceof z.ZodType, { message: "must be a zod schema" });
+/**
+ * Why a value cannot describe a response body, or `undefined` when it is a zod 4 schema. Any
+ * zod 4 schema is accepted (classic, `zod/mini`, or the app's own copy of zod 4, where
+ * `instanceof` would fail) by the `_zod` internals they share; zod 3 has `_def` without them.
+ */
+function zodSchemaProblem(value: unknown): string | undefined {
+  if (typeof value === "object" && value !== null && "_zod" in value) return undefined;
+  if (typeof value === "object" && value !== null && "_def" in value && typeof (value as { safeParse?: unknown }).safeParse === "function") {
+    return 'is a zod 3 schema, and openApiDocument needs zod 4: install zod@^4 and import it from "zod" (with zod 3.25, from "zod/v4")';
+  }
+  return "must be a zod 4 schema";
+}
+const zodSchema = z.custom<z.core.$ZodType>((value) => zodSchemaProblem(value) === undefined, { error: (issue) => zodSchemaProblem(issue.input) });
 const optionsSchema = z.strictObject({
   auth: z
     .looseObject({
@@ -129,7 +145,7 @@ const optionsSchema = z.strictObject({
     .optional(),
 });
 
-function jsonSchema(schema: z.ZodType): OpenApiObject {
+function jsonSchema(schema: z.core.$ZodType): OpenApiObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
   return rest as OpenApiObject;
 }

@@ -3,7 +3,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { createSessionAuth, memoryUserStore } from "services-session-auth";
 import { mapSessionStore } from "../../examples/recipes/map-session-store.js";
-import { logOutEverywhere, protectARoute, redisAuth, requireARole } from "../../examples/recipes/recipes.js";
+import { ioredisAuth, logOutEverywhere, protectARoute, redisAuth, requireARole } from "../../examples/recipes/recipes.js";
 import { createTestApp, fastHasher, login, SECRET, USERS } from "../helpers/app.js";
 import { describeSessionStore } from "../stores/contract.js";
 
@@ -62,9 +62,12 @@ const redisUrl = process.env.REDIS_URL;
 if (redisUrl === undefined) console.warn("\n  [skip] README recipe 'use Redis': set REDIS_URL (e.g. redis://127.0.0.1:6379)\n");
 
 describe.skipIf(redisUrl === undefined)("README recipe: use Redis", () => {
-  it("logs in, reads a protected route and logs out everywhere through Redis", async () => {
+  it.each([
+    ["node-redis", redisAuth],
+    ["ioredis", ioredisAuth],
+  ])("logs in, reads a protected route and logs out everywhere through Redis (%s)", async (_client, recipe) => {
     process.env.SESSION_SECRET ??= SECRET;
-    const { options, close } = await redisAuth(memoryUserStore(USERS, { hasher: fastHasher }));
+    const { options, close } = await recipe(memoryUserStore(USERS, { hasher: fastHasher }));
     try {
       const { app } = recipeApp({ sessionStore: options.sessionStore, counterStore: options.counterStore! });
       const demo = await login(app);

@@ -229,8 +229,17 @@ describe("oversized uploads get a 413 the client reads", () => {
     expect(written).toBeLessThan(96 * MB);
     expect(written).toBeGreaterThan(64 * MB);
     // Discarded as it came: once garbage is collected, this process (server and client) holds no copy of it.
-    gc();
-    expect(retained() - before).toBeLessThan(16 * MB);
+    // Polled: under load (the full suite on Node 24 here) socket buffers can still be in flight at the
+    // first collection; a copy really kept would never drop below the bound.
+    await expect
+      .poll(
+        () => {
+          gc();
+          return retained() - before;
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBeLessThan(16 * MB);
   }, 60_000);
 
   it("bounds a never-ending upload: a slow one by time", async () => {

@@ -3,6 +3,8 @@ import type { Express } from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import * as zm from "zod/mini";
+import { z as z3 } from "zod/v3";
 import { openApiDocument, type GuardedRoute, type SessionStore } from "services-session-auth";
 import { createApp } from "../../examples/sports-api/app.js";
 import { createTestApp, fastHasher, login, SECRET } from "../helpers/app.js";
@@ -223,6 +225,15 @@ describe("openApiDocument", () => {
     expect(() => openApiDocument({ endpointPath: "services/json/" })).toThrow(/endpointPath/);
     expect(() => openApiDocument({ routes: [{ method: "trace" as "get", path: "/x" }] })).toThrow(/routes\.0\.method/);
     expect(() => openApiDocument({ unknown: 1 } as never)).toThrow(TypeError);
+  });
+
+  it("takes any zod 4 schema as a route's response, and says so when given a zod 3 one", () => {
+    const mini = openApiDocument({ routes: [{ method: "get", path: "/x", response: zm.object({ name: zm.string() }) }] }) as unknown as Doc;
+    expect(JSON.stringify(mini.paths["/x"]!.get!.responses["200"])).toContain('"required":["name"]');
+    const legacy = { routes: [{ method: "get", path: "/x", response: z3.object({ name: z3.string() }) }] } as never;
+    expect(() => openApiDocument(legacy)).toThrow(TypeError);
+    expect(() => openApiDocument(legacy)).toThrow(/routes\.0\.response: is a zod 3 schema, and openApiDocument needs zod 4/);
+    expect(() => openApiDocument({ routes: [{ method: "get", path: "/x", response: { type: "object" } as never }] })).toThrow(/routes\.0\.response: must be a zod 4 schema/);
   });
 });
 

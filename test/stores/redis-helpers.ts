@@ -19,13 +19,20 @@ export function uniquePrefix(label: string): string {
   return `ssa-test:${label}:${Date.now()}:${randomBytes(4).toString("hex")}:`;
 }
 
+// Typed by what createClient returns for these options, which differs between redis 5 and 6
+// (6 speaks RESP3 by default), so the helpers compile against either major.
+function sharedClient() {
+  return createClient({ url: redisUrl, disableOfflineQueue: true });
+}
+type SharedClient = ReturnType<typeof sharedClient>;
+
 /**
  * A client on the shared server for the enclosing describe block, with a prefix of its own:
  * connected before the block's tests, its keys deleted and the client closed after them.
  */
-export function useSharedRedis(label: string): { client: ReturnType<typeof createClient>; prefix: string } {
+export function useSharedRedis(label: string): { client: SharedClient; prefix: string } {
   const prefix = uniquePrefix(label);
-  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+  const client = sharedClient();
   beforeAll(async () => {
     await client.connect();
   });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { createClient } from "redis";
+import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import type { SessionRecord } from "../../src/types.js";
@@ -70,6 +72,35 @@ describe.skipIf(!canRun)("Redis stores during an outage", () => {
     } finally {
       client.destroy();
       // A failed assertion above must not leave the next test without its server.
+      if (!server.running) await server.start();
+    }
+  });
+
+  it("over ioredis too: rejects, never hangs, while Redis is down and recovers (enableOfflineQueue: false)", async () => {
+    const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => 100 });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      const sessions = ioredisSessionStore({ client, prefix: "io-outage:" });
+      const counters = ioredisCounterStore({ client, prefix: "io-outage:c:" });
+      const sessid = await sessions.create(record());
+      await expect(sessions.get(sessid)).resolves.not.toBeNull();
+
+      await server.stop();
+      await expect.poll(() => client.status, { timeout: 5000 }).not.toBe("ready");
+      const calls = [sessions.get(sessid), sessions.create(record()), sessions.listByUser("7"), sessions.destroyByUser("7"), counters.increment("k", 60)];
+      for (const outcome of await Promise.all(calls.map(settle))) {
+        expect(outcome.rejected).toBe(true);
+        expect(outcome.error).toBeInstanceOf(Error);
+      }
+
+      await server.start();
+      await expect.poll(() => client.status, { timeout: 5000 }).toBe("ready");
+      const again = await sessions.create(record());
+      await expect(sessions.get(again)).resolves.not.toBeNull();
+      await expect(counters.increment("k", 60)).resolves.toBe(1);
+    } finally {
+      client.disconnect();
       if (!server.running) await server.start();
     }
   });

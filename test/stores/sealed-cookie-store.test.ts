@@ -107,6 +107,21 @@ describe("sealedCookieStore", () => {
     await expect(retired.get(fresh)).resolves.not.toBeNull();
   });
 
+  it("reads only the exact id it made: a changed version marker or spare base64url bits are refused", async () => {
+    const store = sealedCookieStore({ password, revocations: revocationStore() });
+    // An id whose length is not a multiple of 4: its last character carries bits the decoder drops.
+    let sessid = await store.create(recordFor("5"));
+    for (let uid = "55"; sessid.length % 4 === 0; uid += "5") sessid = await store.create(recordFor(uid));
+    const seal = Buffer.from(sessid, "base64url").toString("utf8");
+    const otherMarker = Buffer.from(seal.replace(/~2$/, "~0"), "utf8").toString("base64url");
+    const spareBits = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+      .map((last) => sessid.slice(0, -1) + last)
+      .filter((id) => id !== sessid && Buffer.from(id, "base64url").equals(Buffer.from(sessid, "base64url")));
+    expect(spareBits.length).toBeGreaterThan(0);
+    for (const id of [otherMarker, ...spareBits]) await expect(store.get(id)).resolves.toBeNull();
+    await expect(store.get(sessid)).resolves.not.toBeNull();
+  });
+
   it("cannot be read with another password", async () => {
     const sessid = await sealedCookieStore({ password, revocations: revocationStore() }).create(recordFor("5"));
     const other = sealedCookieStore({ password: "another-sealing-password-0123456789-xyz", revocations: revocationStore() });

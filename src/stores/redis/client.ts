@@ -1,5 +1,5 @@
 /**
- * The slice of a node-redis v5 client this package uses. It is written out rather than
+ * The slice of a node-redis v5 or v6 client this package uses. It is written out rather than
  * imported so that any client shape fits (`createClient`, `createCluster`,
  * `createSentinel`, with or without modules, scripts or RESP3) and `redis` stays an
  * optional peer: these are types only and load nothing at run time.
@@ -51,7 +51,7 @@ export interface RedisTransactionLike {
 }
 
 /**
- * A connected node-redis v5 client, cluster or sentinel, as the app already has it. The
+ * A connected node-redis v5 or v6 client, cluster or sentinel, as the app already has it. The
  * stores never connect, reconnect or close it: its lifecycle is the app's.
  *
  * @example

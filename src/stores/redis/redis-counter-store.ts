@@ -13,7 +13,7 @@ import { DECREMENT_SCRIPT } from "./scripts.js";
  * ```
  */
 export interface RedisCounterStoreOptions {
-  /** A connected node-redis v5 client, cluster or sentinel that the app owns (see {@link RedisSessionStoreOptions.client}). */
+  /** A connected node-redis v5 or v6 client, cluster or sentinel that the app owns (see {@link RedisSessionStoreOptions.client}). */
   client: RedisClientLike;
   /**
    * Put before every counter key.
@@ -25,7 +25,7 @@ export interface RedisCounterStoreOptions {
 const optionsSchema = z.strictObject({
   client: z.custom<RedisClientLike>(
     (value) => typeof value === "object" && value !== null && typeof (value as { multi?: unknown }).multi === "function",
-    "expected a node-redis v5 client, cluster or sentinel",
+    "expected a node-redis v5 or v6 client, cluster or sentinel",
   ),
   prefix: z.string().optional(),
 });

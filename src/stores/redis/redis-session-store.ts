@@ -18,7 +18,7 @@ import { DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
  */
 export interface RedisSessionStoreOptions {
   /**
-   * A connected node-redis v5 client, cluster or sentinel that the app created and owns.
+   * A connected node-redis v5 or v6 client, cluster or sentinel that the app created and owns.
    * The store sends commands only: it never connects, retries or closes. Create it with
    * `disableOfflineQueue: true` so that calls fail at once while Redis is unreachable.
    */
@@ -41,7 +41,7 @@ export interface RedisSessionStoreOptions {
 const optionsSchema = z.strictObject({
   client: z.custom<RedisClientLike>(
     (value) => typeof value === "object" && value !== null && typeof (value as { multi?: unknown }).multi === "function",
-    "expected a node-redis v5 client, cluster or sentinel",
+    "expected a node-redis v5 or v6 client, cluster or sentinel",
   ),
   prefix: z.string().optional(),
   cluster: z.boolean().optional(),

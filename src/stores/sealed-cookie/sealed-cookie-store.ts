@@ -1,6 +1,7 @@
-import { sealData, unsealData } from "iron-session";
+import type * as IronSession from "iron-session";
 import { z } from "zod";
 import { nowSeconds } from "../../core/clock.js";
+import { loadOptionalPeer } from "../../core/optional-peer.js";
 import { secretSchema } from "../../core/option-schema.js";
 import { parseOptions } from "../../core/validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
@@ -104,6 +105,8 @@ const optionsSchema = z.strictObject({
 // can have come from this store, so it is refused before any decryption.
 const MAX_SESSID_LENGTH = 4096;
 const SESSID_PATTERN = /^[\w-]{43,}$/;
+// What iron-session 8 and 9 append to every seal they make (`~` and their seal format).
+const SEAL_VERSION_MARKER = "~2";
 
 /**
  * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
@@ -135,10 +138,12 @@ const SESSID_PATTERN = /^[\w-]{43,}$/;
  *   revocations: redisCounterStore({ client }),
  * });
  * ```
- * @throws TypeError when the password is shorter than 32 characters, `revocations` is a
- *   memory counter store that evicts when full, or an option is out of range.
+ * @throws TypeError when `iron-session` is not installed, the password is shorter than 32
+ *   characters, `revocations` is a memory counter store that evicts when full, or an option
+ *   is out of range.
  */
 export function sealedCookieStore(options: SealedCookieStoreOptions): SessionStore {
+  const { sealData, unsealData } = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore (services-session-auth/sealed-cookie)");
   const parsed = parseOptions(optionsSchema, options, "sealedCookieStore");
   const { revocations, maxAgeSeconds = 2_000_000, cacheSize = 5000, prefix = "sealed:", maxMarksPerUser = 32 } = parsed;
   const generation = processLocalGeneration(revocations);
@@ -162,6 +167,10 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
     let payload: SealedPayload | null;
     try {
       const seal = Buffer.from(sessid, "base64url").toString("utf8");
+      // Only the exact string create() made: iron-session 9 ignores the version marker
+      // after the MAC (8 refused most changes to it), and base64url decoding ignores spare
+      // bits, so without this several ids would open the same seal.
+      if (!seal.endsWith(SEAL_VERSION_MARKER) || Buffer.from(seal, "utf8").toString("base64url") !== sessid) return null;
       payload = fromWire(await unsealData(seal, { password, ttl: maxAgeSeconds }));
     } catch {
       // A malformed seal is a bad id, never a store failure.

@@ -1,0 +1,36 @@
+/* global console */
+// Copied into a fresh app that installed the packed tarball and no optional peer, and run
+// there: every subpath loads in ESM and CommonJS, and the one that needs a missing peer says
+// which to install.
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const subpaths = ["services-session-auth", "services-session-auth/redis", "services-session-auth/ioredis", "services-session-auth/sealed-cookie", "services-session-auth/drupal"];
+for (const name of ["redis", "ioredis", "iron-session", "mysql2", "pg"]) {
+  try {
+    require.resolve(name);
+    throw new Error(`${name} is installed in the app, so this check proves nothing`);
+  } catch (error) {
+    if (error.code !== "MODULE_NOT_FOUND") throw error;
+  }
+}
+for (const subpath of subpaths) {
+  const esm = await import(subpath);
+  const cjs = require(subpath);
+  if (Object.keys(esm).length === 0 || Object.keys(esm).join() !== Object.keys(cjs).join()) throw new Error(`${subpath}: ESM and CJS exports differ`);
+  console.log(`${subpath}: ${Object.keys(esm).length} exports`);
+}
+const expected = 'needs the optional peer dependency "iron-session", which is not installed: run `npm install iron-session`';
+for (const [format, { sealedCookieStore }] of [
+  ["ESM", await import("services-session-auth/sealed-cookie")],
+  ["CJS", require("services-session-auth/sealed-cookie")],
+]) {
+  let message = "no error";
+  try {
+    sealedCookieStore({ password: "x".repeat(40), revocations: {} });
+  } catch (error) {
+    message = `${error.name}: ${error.message}`;
+  }
+  if (!message.startsWith("TypeError: ") || !message.includes(expected)) throw new Error(`${format} sealedCookieStore without iron-session: ${message}`);
+  console.log(`${format}: ${message}`);
+}

@@ -1,0 +1,31 @@
+import { createRequire } from "node:module";
+
+/** Whether `error` says that `name` itself could not be found (not one of its own imports). */
+function isMissing(error: unknown, name: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && typeof message === "string" && message.includes(`'${name}'`);
+}
+
+/**
+ * Loads an optional peer dependency when the factory that needs it is called, so that a
+ * missing one is a clear start-up error naming what to install rather than a bare
+ * `MODULE_NOT_FOUND` from deep inside the package. `require` (through `createRequire`) keeps
+ * the factory synchronous and works from both builds; an ESM-only peer loads through
+ * Node's `require(esm)`, which every supported Node version has.
+ *
+ * @example
+ * ```ts
+ * const iron = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore");
+ * ```
+ * @throws TypeError naming the package and the `npm install` that fixes it, when it is not installed.
+ */
+export function loadOptionalPeer<T>(name: string, neededBy: string): T {
+  try {
+    return createRequire(import.meta.url)(name) as T;
+  } catch (error) {
+    if (!isMissing(error, name)) throw error;
+    throw new TypeError(`${neededBy} needs the optional peer dependency "${name}", which is not installed: run \`npm install ${name}\` in the app`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,99 @@
+import type { ChainableCommander, Cluster, Redis } from "ioredis";
+import type { RedisClientLike, RedisTransactionLike } from "../redis/client.js";
+
+/**
+ * An ioredis client as the ioredis stores take it: one server (`new Redis()`, with or
+ * without Sentinel) or a cluster (`new Cluster()`). Only types are imported from ioredis,
+ * so this package never loads it: the app creates, connects and closes its own client.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis";
+ * const client: IoredisClient = new Redis(process.env.REDIS_URL!);
+ * ```
+ */
+export type IoredisClient = Redis | Cluster;
+
+/** Replies of an ioredis `exec()`: one `[error, result]` pair per queued command. */
+type ExecReplies = [error: Error | null, result: unknown][] | null;
+
+/**
+ * Whether the app set ioredis's own `keyPrefix`. The session store's Lua scripts build
+ * index and record keys from their arguments, which ioredis does not prefix, so such a
+ * client would write one key under its prefix and look for the other without it.
+ */
+export function hasKeyPrefix(client: IoredisClient): boolean {
+  const options = client.options as { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } };
+  const prefix = client.isCluster ? options.redisOptions?.keyPrefix : options.keyPrefix;
+  return typeof prefix === "string" && prefix !== "";
+}
+
+/**
+ * Throws the first failed command of a transaction, as node-redis does, and otherwise
+ * resolves the plain results. `null` is a transaction the server discarded (`EXECABORT`).
+ */
+function results(replies: ExecReplies): unknown[] {
+  if (replies === null) throw new Error("Redis discarded the transaction (EXEC returned null)");
+  for (const [error] of replies) if (error !== null) throw error;
+  return replies.map(([, result]) => result);
+}
+
+function transaction(tx: ChainableCommander): RedisTransactionLike {
+  const self: RedisTransactionLike = {
+    set(key, value, { expiration, condition }) {
+      if (condition === "XX") tx.set(key, value, "PXAT", expiration.value, "XX");
+      else tx.set(key, value, "PXAT", expiration.value);
+      return self;
+    },
+    zAdd(key, { score, value }, options) {
+      if (options?.condition === "XX") tx.zadd(key, "XX", score, value);
+      else tx.zadd(key, score, value);
+      return self;
+    },
+    zRemRangeByScore(key, min, max) {
+      tx.zremrangebyscore(key, min, max);
+      return self;
+    },
+    pExpireAt(key, msTimestamp, mode) {
+      if (mode === "NX") tx.pexpireat(key, msTimestamp, "NX");
+      else if (mode === "GT") tx.pexpireat(key, msTimestamp, "GT");
+      else tx.pexpireat(key, msTimestamp);
+      return self;
+    },
+    incr(key) {
+      tx.incr(key);
+      return self;
+    },
+    pExpire(key, milliseconds, mode) {
+      if (mode === "NX") tx.pexpire(key, milliseconds, "NX");
+      else tx.pexpire(key, milliseconds);
+      return self;
+    },
+    async exec() {
+      return results(await tx.exec());
+    },
+  };
+  return self;
+}
+
+/**
+ * The ioredis client seen as the node-redis command slice the Redis stores send, so both
+ * clients share one store implementation, key layout and set of tests.
+ *
+ * @example
+ * ```ts
+ * const store = redisSessionStore({ client: fromIoredis(new Redis()), cluster: false });
+ * ```
+ */
+export function fromIoredis(client: IoredisClient): RedisClientLike {
+  return {
+    get: (key) => client.get(key),
+    getDel: (key) => client.getdel(key),
+    del: (keys) => client.del(...(Array.isArray(keys) ? keys : [keys])),
+    zRem: (key, members) => client.zrem(key, ...(Array.isArray(members) ? members : [members])),
+    zRangeByScore: (key, min, max) => client.zrangebyscore(key, min, max),
+    zRemRangeByScore: (key, min, max) => client.zremrangebyscore(key, min, max),
+    multi: () => transaction(client.multi()),
+    eval: (script, { keys, arguments: args }) => client.eval(script, keys.length, ...keys, ...args),
+  };
+}
