@@ -147,7 +147,9 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
   // Keyset paging on sid; LIMIT is written in, as MySQL's prepared statements refuse it as a parameter.
   const sql = `${liveSessionsSql(db, "AND s.sid > ?")} ORDER BY s.sid LIMIT ${batchSize}`;
   const since = nowSeconds() - idleTimeout;
-  const { live: total, leftBehind } = await countRows(db, since);
+  // The count runs alongside the first pages: it scans the whole table, and only progress reports need it.
+  const counted = countRows(db, since);
+  counted.catch(() => undefined);
   const store = storeWriter(into);
 
   let read = 0;
@@ -178,9 +180,9 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
     }
     read += rows.length;
     imported += sessions.length;
-    onProgress?.({ read, total, imported, skipped });
+    if (onProgress !== undefined) onProgress({ read, total: (await counted).live, imported, skipped });
   }
-  return { imported, skipped, hashedSids, dryRun, leftBehind };
+  return { imported, skipped, hashedSids, dryRun, leftBehind: (await counted).leftBehind };
 }
 
 /** Writes one page of sessions: with `adoptMany` if the store has it, else with a bounded number of `adopt`s at once. */

@@ -6,7 +6,7 @@ import { parseOptions } from "../../core/validate.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
 import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type RedisTransactionLike } from "./client.js";
 import { sessionKey, userIndexKey } from "./keys.js";
-import { DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
+import { ADOPT_MANY_SCRIPT, DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
 /**
  * Options of {@link redisSessionStore}.
@@ -231,9 +231,17 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
       const chunks: Array<readonly StoredSession[]> = [];
       for (let i = 0; i < sessions.length; i += ADOPT_CHUNK) chunks.push(sessions.slice(i, i + ADOPT_CHUNK));
       if (!cluster) {
-        // One MULTI per chunk, all sent at once: the client pipelines them on its connection,
-        // and no chunk holds Redis for long.
-        await Promise.all(chunks.map((chunk) => write(adoptSteps(chunk).flat())));
+        // One script per chunk, all sent at once: the client pipelines them on its connection,
+        // no chunk holds Redis for long, and a few arguments per session cost far less to
+        // encode than the five commands of a transaction.
+        const now = String(nowSeconds());
+        await Promise.all(
+          chunks.map((chunk) => {
+            const args = [sessionKey(prefix, ""), userIndexKey(prefix, ""), now];
+            for (const { handle, record } of chunk) args.push(handle, record.uid, String(record.expiresAt), encodeSessionRecord(record));
+            return client.eval(ADOPT_MANY_SCRIPT, { keys: [], arguments: args });
+          }),
+        );
         return;
       }
       // A cluster transaction keeps to one slot: every index first, then every record, each
