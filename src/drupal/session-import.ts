@@ -155,6 +155,14 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
   let read = 0;
   let imported = 0;
   let skipped = 0;
+  const done = async (rows: number, adopted: number, left: number) => {
+    read += rows;
+    imported += adopted;
+    skipped += left;
+    if (onProgress !== undefined) onProgress({ read, total: (await counted).live, imported, skipped });
+  };
+  // The page being written while the next one is turned into records: the store is never idle waiting for us.
+  let writing: Promise<void> = Promise.resolve();
   let page: Promise<SessionRow[]> | null = db.select<SessionRow>(sql, [since, ""]);
   while (page !== null) {
     const rows: SessionRow[] = await page;
@@ -167,21 +175,25 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
     for (const row of rows) {
       const sid = String(row.sid);
       const handle = handleFor(sid, hashedSids);
-      if (handle === null) {
-        skipped += 1;
-        continue;
-      }
+      if (handle === null) continue;
       sessions.push({ handle, record: toSessionRecord(row, idleTimeout, absoluteTimeout) });
       sids.push(sid);
     }
-    if (!dryRun) {
-      await store(sessions);
-      if (deleteImported) await deleteRows(db, sids);
-    }
-    read += rows.length;
-    imported += sessions.length;
-    if (onProgress !== undefined) onProgress({ read, total: (await counted).live, imported, skipped });
+    const previous = writing;
+    writing = (async () => {
+      if (!dryRun) {
+        await store(sessions);
+        if (deleteImported) await deleteRows(db, sids);
+      }
+      // Pages are counted in order, so progress never runs ahead of what is stored.
+      await previous;
+      await done(rows.length, sessions.length, rows.length - sessions.length);
+    })();
+    writing.catch(() => undefined);
+    // At most two pages in the store's hands, so memory stays bounded by batchSize.
+    await previous;
   }
+  await writing;
   return { imported, skipped, hashedSids, dryRun, leftBehind: (await counted).leftBehind };
 }
 

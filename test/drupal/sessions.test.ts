@@ -157,6 +157,19 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
     expect(batches).toEqual([3, 3, 1]);
     for (const raw of many) expect((await store.get(raw))?.record.uid).toBe("14");
   });
+
+  it("fails when the store fails, and says so before reporting the page done", async () => {
+    await seedLive(14, 7);
+    let calls = 0;
+    const failing: SessionStore = {
+      ...withoutAdopt(store),
+      adopt: () => Promise.resolve(),
+      adoptMany: () => (++calls === 2 ? Promise.reject(new Error("Redis went away")) : Promise.resolve()),
+    };
+    const progress: number[] = [];
+    await expect(importDrupal7Sessions({ ...options(), into: failing, hashedSids: true, batchSize: 3, onProgress: (p) => progress.push(p.imported) })).rejects.toThrow("Redis went away");
+    expect(progress).toEqual([3]);
+  });
 });
 
 describeEachDrupalDb("drupal7SessionFallback", (db) => {
