@@ -74,6 +74,8 @@ export async function importSessionsCommand(args: readonly string[], io: Io, sec
   for (const url of [databaseUrl, redisUrl]) if (url !== undefined) secrets.push(...credentialsOf(url));
   if (databaseUrl === undefined || databaseUrl === "") throw new UsageError("drupal7 import-sessions: --database (or DATABASE_URL) is needed");
   if (redisUrl === undefined || redisUrl === "") throw new UsageError("drupal7 import-sessions: --redis (or REDIS_URL) is needed");
+  if (!URL.canParse(databaseUrl)) throw new UsageError("--database is not a URL (mysql://user:password@host:3306/drupal, postgres://…)");
+  if (!URL.canParse(redisUrl)) throw new UsageError("--redis is not a URL (redis://host:6379, rediss://…)");
   const hashed = oneOf(values["hashed-sids"], "hashed-sids", ["auto", "true", "false"]);
   const dryRun = values["dry-run"] === true;
   const options = {

@@ -112,7 +112,7 @@ describeEachDrupalDb("services-session-auth drupal7 import-sessions", (db) => {
   });
 
   it("refuses bad arguments with the usage and exit code 2", async () => {
-    for (const bad of [["--batch-size", "0"], ["--hashed-sids", "maybe"], ["--idle-timeout", "2d"], ["--database", "sqlite:///drupal.db"], ["--batch-size", "1000000"]]) {
+    for (const bad of [["--batch-size", "0"], ["--hashed-sids", "maybe"], ["--idle-timeout", "2d"], ["--database", "sqlite:///drupal.db"], ["--database", "mysql://root:pw@127.0.0.1:99999/x"], ["--batch-size", "1000000"]]) {
       const run = await runCli(args(...bad));
       expect(run.code, bad.join(" ")).toBe(2);
       expect(run.stderr).toContain("Usage: services-session-auth");
