@@ -115,7 +115,7 @@ export async function importSessionsCommand(args: readonly string[], io: Io, sec
 }
 
 /** The lines printed once the import is over. */
-export function summary(result: ImportDrupal7SessionsResult, seconds: number, idleTimeout: number): string {
+function summary(result: ImportDrupal7SessionsResult, seconds: number, idleTimeout: number): string {
   const { imported, skipped, leftBehind, dryRun } = result;
   const read = imported + skipped;
   const rate = seconds > 0 ? read / seconds : read;

@@ -47,7 +47,7 @@ const optionsSchema = z.strictObject({
   cluster: z.boolean().optional(),
 });
 
-/** Sessions per transaction in `adoptMany`: a MULTI runs whole, so a large one would hold Redis up. */
+/** Sessions per script (or, on a cluster, per round of transactions) in `adoptMany`: Redis runs a script whole, so a large one would hold it up. */
 const ADOPT_CHUNK = 500;
 
 /** Commands for one key (so one slot), queued on a transaction. */
