@@ -28,6 +28,7 @@ describeEachDrupalDb("services-session-auth drupal7 import-sessions", (db) => {
     await seedSite(db());
   });
   afterAll(async () => {
+    if (prefix !== undefined) await deleteKeys([url], prefix);
     client.destroy();
   });
   beforeEach(async () => {
