@@ -1,20 +1,33 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  // One entry per subpath export, so an optional peer is loaded only by the subpath that needs it.
-  entry: {
-    index: "src/index.ts",
-    drupal: "src/entries/drupal.ts",
-    redis: "src/entries/redis.ts",
-    ioredis: "src/entries/ioredis.ts",
-    "sealed-cookie": "src/entries/sealed-cookie.ts",
+export default defineConfig([
+  {
+    // One entry per subpath export, so an optional peer is loaded only by the subpath that needs it.
+    entry: {
+      index: "src/index.ts",
+      drupal: "src/entries/drupal.ts",
+      redis: "src/entries/redis.ts",
+      ioredis: "src/entries/ioredis.ts",
+      "sealed-cookie": "src/entries/sealed-cookie.ts",
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    // The command line is built alongside by the second config: clean everything but it.
+    clean: ["!cli.js", "!cli.js.map"],
+    target: "node20",
+    // The CJS build gets import.meta.url, which optional peers are loaded relative to.
+    shims: true,
+    external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
   },
-  format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "node20",
-  // The CJS build gets import.meta.url, which optional peers are loaded relative to.
-  shims: true,
-  external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
-});
+  {
+    // The `bin`: ESM only, run by node directly; the peers it needs are loaded when a command needs them.
+    entry: { cli: "src/cli/main.ts" },
+    format: ["esm"],
+    banner: { js: "#!/usr/bin/env node" },
+    sourcemap: true,
+    clean: false,
+    target: "node20",
+    external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+  },
+]);

@@ -99,6 +99,13 @@ export interface SessionStore {
    * choose its own id. Stateless stores cannot adopt and leave it out.
    */
   adopt?(handle: string, record: SessionRecord): Promise<void>;
+  /**
+   * {@link SessionStore.adopt} for many sessions at once, for the bulk import at the cut-over:
+   * the same result as adopting each, in far fewer round trips. Not atomic as a whole: when
+   * it rejects, some of the sessions may be stored (adopting again is harmless). Stores
+   * without it are filled by concurrent `adopt` calls.
+   */
+  adoptMany?(sessions: readonly StoredSession[]): Promise<void>;
 }
 
 /**

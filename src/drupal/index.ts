@@ -11,7 +11,13 @@ export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } f
 export { phpUnserialize, UNPARSEABLE, userDataField, type PhpJson } from "./php-unserialize.js";
 export { readDrupal7PrivateKey } from "./private-key.js";
 export { drupal7SessionFallback, type Drupal7SessionFallbackOptions } from "./session-fallback.js";
-export { importDrupal7Sessions, type ImportDrupal7SessionsOptions, type ImportDrupal7SessionsResult } from "./session-import.js";
+export {
+  importDrupal7Sessions,
+  type Drupal7SessionsLeftBehind,
+  type ImportDrupal7SessionsOptions,
+  type ImportDrupal7SessionsProgress,
+  type ImportDrupal7SessionsResult,
+} from "./session-import.js";
 export { HASHED_SIDS_SCHEMA_VERSION, type Drupal7SessionOptions } from "./session-rows.js";
 export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
 export { drupal7UserStore, type Drupal7UserStoreOptions } from "./user-store.js";

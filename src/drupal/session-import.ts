@@ -1,16 +1,24 @@
 import { z } from "zod";
 import { nowSeconds } from "../core/clock.js";
 import { parseOptions } from "../core/validate.js";
-import type { SessionStore } from "../types.js";
-import { drupal7Database } from "./database.js";
-import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, sidEquals, toSessionRecord, type Drupal7SessionOptions, type SessionRow } from "./session-rows.js";
+import type { SessionStore, StoredSession } from "../types.js";
+import { drupal7Database, type Drupal7Database } from "./database.js";
+import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, toSessionRecord, type Drupal7SessionOptions, type SessionRow } from "./session-rows.js";
 
 const optionsSchema = z.strictObject({
   ...sessionOptionFields,
   into: z.custom<SessionStore>((value) => typeof value === "object" && value !== null && typeof (value as SessionStore).get === "function"),
   batchSize: z.number().int().min(1).max(100_000).optional(),
   deleteImported: z.boolean().optional(),
+  dryRun: z.boolean().optional(),
+  onProgress: z.custom<(progress: ImportDrupal7SessionsProgress) => void>((value) => typeof value === "function", "must be a function").optional(),
 });
+
+/** `adopt` calls in flight at once for a store without `adoptMany`. */
+const ADOPT_CONCURRENCY = 64;
+
+/** Rows per DELETE: well under the 65,535 parameters MySQL and PostgreSQL take in one statement. */
+const DELETE_CHUNK = 1000;
 
 /**
  * Options of {@link importDrupal7Sessions}.
@@ -21,11 +29,12 @@ const optionsSchema = z.strictObject({
  * ```
  */
 export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
-  /** The store to fill. It must implement `adopt` (the memory and Redis stores do). */
+  /** The store to fill. It must implement `adopt` (the memory and Redis stores do); `adoptMany` is used when present. */
   into: SessionStore;
   /**
-   * Rows read per query: the import pages through `sessions` by `sid`, so a large table is
-   * never held in memory at once.
+   * Rows read per query and written per store call: the import pages through `sessions`
+   * by `sid` (keyset, never OFFSET), reading the next page while the store writes this one,
+   * so a large table is never held in memory at once.
    * @default 1000
    */
   batchSize?: number;
@@ -37,6 +46,52 @@ export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
    * @default false
    */
   deleteImported?: boolean;
+  /**
+   * Read and count everything, but write nothing: neither to the store nor (with
+   * `deleteImported`) to Drupal's table. The result then says what an import would do.
+   * @default false
+   */
+  dryRun?: boolean;
+  /** Called after each page, with the counts so far. It must not throw. @default none */
+  onProgress?: (progress: ImportDrupal7SessionsProgress) => void;
+}
+
+/**
+ * How far {@link importDrupal7Sessions} is, as handed to `onProgress` after each page.
+ *
+ * @example
+ * ```ts
+ * onProgress: ({ read, total }) => process.stderr.write(`${read}/${total}\r`),
+ * ```
+ */
+export interface ImportDrupal7SessionsProgress {
+  /** Live rows read so far. */
+  readonly read: number;
+  /** Live rows counted when the import started; `read` may pass it if sessions were added meanwhile. */
+  readonly total: number;
+  /** Sessions adopted so far (in a dry run: that would have been). */
+  readonly imported: number;
+  /** Live rows skipped so far (see {@link ImportDrupal7SessionsResult.skipped}). */
+  readonly skipped: number;
+}
+
+/**
+ * The rows of `sessions` that an import leaves behind because they are not live, by reason,
+ * as counted when it started.
+ *
+ * @example
+ * ```ts
+ * const { leftBehind } = await importDrupal7Sessions({ pool, into: sessionStore });
+ * console.log(`${leftBehind.expired} expired rows not carried over`);
+ * ```
+ */
+export interface Drupal7SessionsLeftBehind {
+  /** Rows of anonymous visitors (uid 0). */
+  readonly anonymous: number;
+  /** Rows whose account is blocked (`users.status` 0) or deleted. */
+  readonly blocked: number;
+  /** Rows of active accounts last written `idleTimeout` or longer ago. */
+  readonly expired: number;
 }
 
 /**
@@ -49,12 +104,16 @@ export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
  * ```
  */
 export interface ImportDrupal7SessionsResult {
-  /** Sessions adopted into the store. */
+  /** Sessions adopted into the store (in a dry run: that would have been). */
   readonly imported: number;
   /** Live rows left out because their sid is not a 43-character base64url id. */
   readonly skipped: number;
   /** Whether the sids were read as hashed (resolved from `"auto"` if so asked). */
   readonly hashedSids: boolean;
+  /** Whether this was a dry run, which wrote nothing. */
+  readonly dryRun: boolean;
+  /** Rows that are not live sessions, by reason; none of them is read or imported. */
+  readonly leftBehind: Drupal7SessionsLeftBehind;
 }
 
 /**
@@ -65,8 +124,13 @@ export interface ImportDrupal7SessionsResult {
  * 7.98+ (already `base64url(sha256(id))`), else the hash of the raw sid. Times come from
  * `sessions.timestamp` and the IP from `hostname`; `$_SESSION` data is not carried over.
  *
+ * Rows are read a page at a time and written with the store's `adoptMany` when it has one
+ * (the Redis store: one pipelined round trip per page), else with concurrent `adopt` calls.
+ * Memory stays bounded by `batchSize`, whatever the size of the table.
+ *
  * Run it once at the switch, after Drupal stops taking logins, with the timeouts given to
  * `createSessionAuth`. Running it again is harmless: adopting a handle replaces its record.
+ * The command line runs it too: `npx services-session-auth drupal7 import-sessions`.
  *
  * @example
  * ```ts
@@ -76,32 +140,99 @@ export interface ImportDrupal7SessionsResult {
  */
 export async function importDrupal7Sessions(options: ImportDrupal7SessionsOptions): Promise<ImportDrupal7SessionsResult> {
   const parsed = parseOptions(optionsSchema, options, "importDrupal7Sessions");
-  const { into, batchSize = 1000, deleteImported = false, hashedSids: setting = "auto", idleTimeout = 200_000, absoluteTimeout = 2_000_000 } = parsed;
+  const { into, batchSize = 1000, deleteImported = false, dryRun = false, onProgress, hashedSids: setting = "auto", idleTimeout = 200_000, absoluteTimeout = 2_000_000 } = parsed;
   if (typeof into.adopt !== "function") throw new TypeError("importDrupal7Sessions: invalid options: into: the store cannot adopt sessions");
   const db = drupal7Database(parsed, "importDrupal7Sessions");
   const hashedSids = await resolveHashedSids(db, setting);
   // Keyset paging on sid; LIMIT is written in, as MySQL's prepared statements refuse it as a parameter.
   const sql = `${liveSessionsSql(db, "AND s.sid > ?")} ORDER BY s.sid LIMIT ${batchSize}`;
   const since = nowSeconds() - idleTimeout;
+  // The count runs alongside the first pages: it scans the whole table, and only progress reports need it.
+  const counted = countRows(db, since);
+  counted.catch(() => undefined);
+  const store = storeWriter(into);
 
+  let read = 0;
   let imported = 0;
   let skipped = 0;
-  let after = "";
-  for (;;) {
-    const rows = await db.select<SessionRow>(sql, [since, after]);
+  const done = async (rows: number, adopted: number, left: number) => {
+    read += rows;
+    imported += adopted;
+    skipped += left;
+    if (onProgress !== undefined) onProgress({ read, total: (await counted).live, imported, skipped });
+  };
+  // The page being written while the next one is turned into records: the store is never idle waiting for us.
+  let writing: Promise<void> = Promise.resolve();
+  let page: Promise<SessionRow[]> | null = db.select<SessionRow>(sql, [since, ""]);
+  while (page !== null) {
+    const rows: SessionRow[] = await page;
+    // The next page is read while this one is written: the import costs the slower of the two, not their sum.
+    page = rows.length < batchSize ? null : db.select<SessionRow>(sql, [since, String(rows[rows.length - 1]!.sid)]);
+    // A failed read of the page ahead must not go unhandled while this one is being written.
+    page?.catch(() => undefined);
+    const sessions: StoredSession[] = [];
+    const sids: string[] = [];
     for (const row of rows) {
       const sid = String(row.sid);
       const handle = handleFor(sid, hashedSids);
-      if (handle === null) {
-        skipped += 1;
-        continue;
-      }
-      await into.adopt(handle, toSessionRecord(row, idleTimeout, absoluteTimeout));
-      if (deleteImported) await db.write(`DELETE FROM ${db.table("sessions")} WHERE ${sidEquals(db, "sid")}`, [sid]);
-      imported += 1;
+      if (handle === null) continue;
+      sessions.push({ handle, record: toSessionRecord(row, idleTimeout, absoluteTimeout) });
+      sids.push(sid);
     }
-    if (rows.length < batchSize) break;
-    after = String(rows[rows.length - 1]!.sid);
+    const previous = writing;
+    writing = (async () => {
+      if (!dryRun) {
+        await store(sessions);
+        if (deleteImported) await deleteRows(db, sids);
+      }
+      // Pages are counted in order, so progress never runs ahead of what is stored.
+      await previous;
+      await done(rows.length, sessions.length, rows.length - sessions.length);
+    })();
+    writing.catch(() => undefined);
+    // At most two pages in the store's hands, so memory stays bounded by batchSize.
+    await previous;
   }
-  return { imported, skipped, hashedSids };
+  await writing;
+  return { imported, skipped, hashedSids, dryRun, leftBehind: (await counted).leftBehind };
+}
+
+/** Writes one page of sessions: with `adoptMany` if the store has it, else with a bounded number of `adopt`s at once. */
+function storeWriter(into: SessionStore): (sessions: StoredSession[]) => Promise<void> {
+  if (typeof into.adoptMany === "function") return (sessions) => (sessions.length === 0 ? Promise.resolve() : into.adoptMany!(sessions));
+  return async (sessions) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < sessions.length) {
+        const { handle, record } = sessions[next++]!;
+        await into.adopt!(handle, record);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ADOPT_CONCURRENCY, sessions.length) }, worker));
+  };
+}
+
+async function deleteRows(db: Drupal7Database, sids: readonly string[]): Promise<void> {
+  // On MySQL each sid is compared as bytes, as sidEquals does: its usual collation ignores case.
+  const placeholder = db.dialect === "mysql" ? "CAST(? AS BINARY)" : "?";
+  for (let i = 0; i < sids.length; i += DELETE_CHUNK) {
+    const chunk = sids.slice(i, i + DELETE_CHUNK);
+    await db.write(`DELETE FROM ${db.table("sessions")} WHERE sid IN (${chunk.map(() => placeholder).join(", ")})`, chunk);
+  }
+}
+
+/** Counts the live rows (for progress) and the others by why they are left behind, in one scan. */
+async function countRows(db: Drupal7Database, since: number): Promise<{ live: number; leftBehind: Drupal7SessionsLeftBehind }> {
+  const [row] = await db.select<Record<"total" | "anonymous" | "blocked" | "expired", unknown>>(
+    "SELECT COUNT(*) AS total, " +
+      "SUM(CASE WHEN s.uid = 0 THEN 1 ELSE 0 END) AS anonymous, " +
+      "SUM(CASE WHEN s.uid > 0 AND (u.uid IS NULL OR u.status <> 1) THEN 1 ELSE 0 END) AS blocked, " +
+      "SUM(CASE WHEN s.uid > 0 AND u.status = 1 AND s.timestamp <= ? THEN 1 ELSE 0 END) AS expired " +
+      `FROM ${db.table("sessions")} s LEFT JOIN ${db.table("users")} u ON u.uid = s.uid`,
+    [since],
+  );
+  // COUNT and SUM come back as strings from both drivers (BIGINT, DECIMAL), and SUM of no rows as NULL.
+  const count = (value: unknown) => Number(value ?? 0);
+  const leftBehind = { anonymous: count(row?.anonymous), blocked: count(row?.blocked), expired: count(row?.expired) };
+  return { live: count(row?.total) - leftBehind.anonymous - leftBehind.blocked - leftBehind.expired, leftBehind };
 }

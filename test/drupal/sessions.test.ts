@@ -62,9 +62,25 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
 
   const options = () => ({ pool: db().pool, prefix: db().prefix, into: store });
 
+  /** `count` live rows of one user, stored hashed; resolves the raw ids (the cookies). */
+  async function seedLive(uid: number, count: number): Promise<string[]> {
+    const raw = Array.from({ length: count }, () => createSessionId());
+    await insertSessions(
+      db(),
+      raw.map((id) => ({ uid, sid: hashSessionId(id), timestamp: now - 5 })),
+    );
+    return raw;
+  }
+
   it("adopts live sessions of active users under the stored (hashed) sid", async () => {
     await seedSessions(db(), ids, true, now);
-    await expect(importDrupal7Sessions({ ...options(), hashedSids: true })).resolves.toEqual({ imported: 2, skipped: 1, hashedSids: true });
+    await expect(importDrupal7Sessions({ ...options(), hashedSids: true })).resolves.toEqual({
+      imported: 2,
+      skipped: 1,
+      hashedSids: true,
+      dryRun: false,
+      leftBehind: { anonymous: 1, blocked: 1, expired: 1 },
+    });
 
     const admin = await store.get(ids.admin);
     expect(admin).toEqual({
@@ -110,6 +126,49 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
 
   it("refuses a store that cannot adopt", async () => {
     await expect(importDrupal7Sessions({ pool: db().pool, prefix: db().prefix, into: withoutAdopt(store) })).rejects.toThrow(TypeError);
+  });
+
+  it("reports progress after each page, and a dry run writes nothing anywhere", async () => {
+    const many = await seedLive(1, 7);
+    const progress: unknown[] = [];
+    const result = await importDrupal7Sessions({ ...options(), hashedSids: true, batchSize: 3, deleteImported: true, dryRun: true, onProgress: (p) => progress.push(p) });
+    expect(result).toMatchObject({ imported: 7, skipped: 0, dryRun: true });
+    expect(progress).toEqual([
+      { read: 3, total: 7, imported: 3, skipped: 0 },
+      { read: 6, total: 7, imported: 6, skipped: 0 },
+      { read: 7, total: 7, imported: 7, skipped: 0 },
+    ]);
+    for (const raw of many) expect(await store.get(raw)).toBeNull();
+    expect(await db().run(`SELECT sid FROM ${db().table("sessions")}`)).toHaveLength(7);
+  });
+
+  it("writes a page at a time through adoptMany when the store has it", async () => {
+    const many = await seedLive(14, 7);
+    const batches: number[] = [];
+    const bulk: SessionStore = {
+      ...withoutAdopt(store),
+      adopt: () => Promise.reject(new Error("adopt must not be called when adoptMany exists")),
+      adoptMany: async (sessions) => {
+        batches.push(sessions.length);
+        for (const { handle, record } of sessions) await store.adopt!(handle, record);
+      },
+    };
+    await expect(importDrupal7Sessions({ ...options(), into: bulk, hashedSids: true, batchSize: 3 })).resolves.toMatchObject({ imported: 7 });
+    expect(batches).toEqual([3, 3, 1]);
+    for (const raw of many) expect((await store.get(raw))?.record.uid).toBe("14");
+  });
+
+  it("fails when the store fails, and says so before reporting the page done", async () => {
+    await seedLive(14, 7);
+    let calls = 0;
+    const failing: SessionStore = {
+      ...withoutAdopt(store),
+      adopt: () => Promise.resolve(),
+      adoptMany: () => (++calls === 2 ? Promise.reject(new Error("Redis went away")) : Promise.resolve()),
+    };
+    const progress: number[] = [];
+    await expect(importDrupal7Sessions({ ...options(), into: failing, hashedSids: true, batchSize: 3, onProgress: (p) => progress.push(p.imported) })).rejects.toThrow("Redis went away");
+    expect(progress).toEqual([3]);
   });
 });
 

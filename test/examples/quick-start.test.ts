@@ -153,7 +153,11 @@ describe.each([
 
   it("listens, logs in right away, serves the players to the session and 404s in the wire format", async () => {
     const port = await freePort();
-    const { child } = await start(dir, file, { PORT: String(port), SESSION_SECRET: "quick-start-test-secret-0123456789abcdefghij" });
+    // The secret as the README makes it: the package's own `secret` command, through its bin.
+    const { bin } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { bin: Record<string, string> };
+    const secret = spawnSync(process.execPath, [join(pkg, bin["services-session-auth"]!), "secret"], { encoding: "utf8" });
+    expect(secret.status, secret.stderr).toBe(0);
+    const { child } = await start(dir, file, { PORT: String(port), SESSION_SECRET: secret.stdout.trim() });
     children.push(child);
     const base = `http://localhost:${port}`;
     expect((await json(`${base}/services/json/players`)).status).toBe(401);

@@ -259,6 +259,27 @@ export function describeSessionStore(
       await expect(store.get(sessid)).resolves.toEqual({ handle, record });
     });
 
+    it("adoptMany stores each session as adopt would, across users and many at once", async (ctx) => {
+      if (store.adoptMany === undefined) return ctx.skip();
+      await expect(store.adoptMany([])).resolves.toBeUndefined();
+      // More than one chunk of any sensible batch size, spread over users.
+      const uids = [freshUid(), freshUid(), freshUid()];
+      const sessions = Array.from({ length: 1050 }, (_, i) => {
+        const sessid = createSessionId();
+        const now = nowSeconds();
+        return { sessid, handle: hashSessionId(sessid), record: recordFor(uids[i % 3]!, { createdAt: now - i, lastSeenAt: now - i, expiresAt: now + 3600 + i }) };
+      });
+      await store.adoptMany(sessions.map(({ handle, record }) => ({ handle, record })));
+      const found = await Promise.all(sessions.map(({ sessid }) => store.get(sessid)));
+      expect(found).toEqual(sessions.map(({ handle, record }) => ({ handle, record })));
+      if (can.listByUser) for (const uid of uids) await expect(store.listByUser(uid)).resolves.toHaveLength(350);
+      for (const uid of uids) {
+        const ended = await store.destroyByUser(uid);
+        if (can.countsDestroyed) expect(ended).toBe(350);
+      }
+      await expect(store.get(sessions[0]!.sessid)).resolves.toBeNull();
+    });
+
     it("a touch racing a destroy never brings the session back", async () => {
       const uid = freshUid();
       const ids = await Promise.all(Array.from({ length: 10 }, () => store.create(recordFor(uid))));

@@ -4,9 +4,9 @@ import { createSessionId, hashSessionId, isSessionIdShape } from "../../core/ses
 import { decodeSessionRecord, encodeSessionRecord } from "../../core/session-record.js";
 import { parseOptions } from "../../core/validate.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
-import { isClusterClient, type RedisClientLike, type RedisTransactionLike } from "./client.js";
+import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type RedisTransactionLike } from "./client.js";
 import { sessionKey, userIndexKey } from "./keys.js";
-import { DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
+import { ADOPT_MANY_SCRIPT, DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
 /**
  * Options of {@link redisSessionStore}.
@@ -47,6 +47,9 @@ const optionsSchema = z.strictObject({
   cluster: z.boolean().optional(),
 });
 
+/** Sessions per script (or, on a cluster, per round of transactions) in `adoptMany`: Redis runs a script whole, so a large one would hold it up. */
+const ADOPT_CHUNK = 500;
+
 /** Commands for one key (so one slot), queued on a transaction. */
 type Step = (tx: RedisTransactionLike) => void;
 
@@ -71,8 +74,8 @@ function recordOf(reply: unknown): SessionRecord | null {
  *
  * Round trips: `get` 1; `create` and `adopt` 1 (2 on a cluster); `touch` 2 (3 on a
  * cluster); `destroy` 1 (2 on a cluster); `listByUser` 2, plus 1 when it prunes;
- * `destroyByUser` 1 (3 on a cluster). Per-key reads are sent together, so they cost one
- * round trip.
+ * `destroyByUser` 1 (3 on a cluster); `adoptMany` 1 however many sessions (2 per 500 on a
+ * cluster). Per-key reads are sent together, so they cost one round trip.
  *
  * @example
  * ```ts
@@ -108,15 +111,31 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
   }
 
   function indexStep(uid: string, handle: string, expiresAt: number, condition?: "XX"): Step {
+    return indexManyStep(uid, [{ score: expiresAt, value: handle }], condition);
+  }
+
+  function indexManyStep(uid: string, members: readonly RedisSortedSetMember[], condition?: "XX"): Step {
     const key = userIndexKey(prefix, uid);
+    const latest = Math.max(...members.map((member) => member.score));
     return (tx) => {
-      tx.zAdd(key, { score: expiresAt, value: handle }, condition === undefined ? undefined : { condition })
-        // Members scored at or before now are sessions Redis has already forgotten.
-        .zRemRangeByScore(key, "-inf", nowSeconds())
+      for (const member of members) tx.zAdd(key, member, condition === undefined ? undefined : { condition });
+      // Members scored at or before now are sessions Redis has already forgotten.
+      tx.zRemRangeByScore(key, "-inf", nowSeconds())
         // NX gives a new index a TTL; GT only ever lengthens it, so it outlives its members.
-        .pExpireAt(key, expiresAt * 1000, "NX")
-        .pExpireAt(key, expiresAt * 1000, "GT");
+        .pExpireAt(key, latest * 1000, "NX")
+        .pExpireAt(key, latest * 1000, "GT");
     };
+  }
+
+  // Adopts a chunk: every user's index first, then the records, as `insert` orders one session.
+  function adoptSteps(sessions: readonly StoredSession[]): [Step[], Step[]] {
+    const members = new Map<string, RedisSortedSetMember[]>();
+    for (const { handle, record } of sessions) {
+      const list = members.get(record.uid);
+      if (list === undefined) members.set(record.uid, [{ score: record.expiresAt, value: handle }]);
+      else list.push({ score: record.expiresAt, value: handle });
+    }
+    return [[...members].map(([uid, list]) => indexManyStep(uid, list)), sessions.map(({ handle, record }) => recordStep(handle, record))];
   }
 
   function recordStep(handle: string, record: SessionRecord, condition?: "XX"): Step {
@@ -207,6 +226,37 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
     },
     async adopt(handle, record) {
       await insert(handle, record);
+    },
+    async adoptMany(sessions) {
+      const chunks: Array<readonly StoredSession[]> = [];
+      for (let i = 0; i < sessions.length; i += ADOPT_CHUNK) chunks.push(sessions.slice(i, i + ADOPT_CHUNK));
+      if (!cluster) {
+        // One script per chunk, all sent at once: the client pipelines them on its connection,
+        // no chunk holds Redis for long, and a few arguments per session cost far less to
+        // encode than the five commands of a transaction.
+        const now = String(nowSeconds());
+        await Promise.all(
+          chunks.map((chunk) => {
+            const args = [sessionKey(prefix, ""), userIndexKey(prefix, ""), now];
+            for (const { handle, record } of chunk) args.push(handle, record.uid, String(record.expiresAt), encodeSessionRecord(record));
+            return client.eval(ADOPT_MANY_SCRIPT, { keys: [], arguments: args });
+          }),
+        );
+        return;
+      }
+      // A cluster transaction keeps to one slot: every index first, then every record, each
+      // phase sent at once, so a record never appears before its index entry.
+      for (const chunk of chunks) {
+        for (const phase of adoptSteps(chunk)) {
+          await Promise.all(
+            phase.map((step) => {
+              const tx = client.multi();
+              step(tx);
+              return tx.exec();
+            }),
+          );
+        }
+      }
     },
   };
 }

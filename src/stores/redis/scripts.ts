@@ -57,3 +57,29 @@ local count = tonumber(redis.call('GET', KEYS[1]))
 if count and count > 0 then return redis.call('DECR', KEYS[1]) end
 return 0
 `;
+
+/**
+ * Adopts many sessions in one step, for the import at the cut-over: for each, `SET … PXAT`
+ * the record and `ZADD` its handle to its user's index; then, once per index, prune the
+ * members already expired and give it a TTL no shorter than its latest member's (as `insert`
+ * does for one session). Times travel as strings of whole seconds, so no Lua number is ever
+ * formatted into a command. ARGV: the session key without the handle (`<prefix>s:`), the
+ * index key without the uid (`<prefix>u:`), the time now in Unix seconds, then four per
+ * session: handle, uid, expiresAt, the record as JSON.
+ */
+export const ADOPT_MANY_SCRIPT = `
+local latest = {}
+for i = 4, #ARGV, 4 do
+  local handle, expiresAt = ARGV[i], ARGV[i + 2]
+  local index = ARGV[2] .. ARGV[i + 1]
+  redis.call('ZADD', index, expiresAt, handle)
+  redis.call('SET', ARGV[1] .. handle, ARGV[i + 3], 'PXAT', expiresAt .. '000')
+  if latest[index] == nil or tonumber(expiresAt) > tonumber(latest[index]) then latest[index] = expiresAt end
+end
+for index, expiresAt in pairs(latest) do
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', ARGV[3])
+  redis.call('PEXPIREAT', index, expiresAt .. '000', 'NX')
+  redis.call('PEXPIREAT', index, expiresAt .. '000', 'GT')
+end
+return (#ARGV - 3) / 4
+`;

@@ -1,0 +1,29 @@
+/**
+ * The credentials a connection URL carries (the password, raw and decoded, and the whole
+ * URL), for {@link redact} to remove from messages. Nothing for a string that is not a URL.
+ */
+export function credentialsOf(url: string): string[] {
+  const found = [url];
+  try {
+    const { password } = new URL(url);
+    if (password !== "") found.push(password, decodeURIComponent(password));
+  } catch {
+    // Not a URL: only the whole string is known.
+  }
+  return found;
+}
+
+/**
+ * A message with every occurrence of the given secrets replaced by `***`, longest first so
+ * that a URL goes as a whole before its password does.
+ *
+ * @example
+ * ```ts
+ * redact("cannot reach mysql://root:hunter2@db/drupal", credentialsOf("mysql://root:hunter2@db/drupal")); // "cannot reach ***"
+ * ```
+ */
+export function redact(message: string, secrets: readonly string[]): string {
+  let text = message;
+  for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) text = text.split(secret).join("***");
+  return text;
+}

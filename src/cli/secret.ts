@@ -1,0 +1,16 @@
+import { randomBytes } from "node:crypto";
+import { secretSchema } from "../core/option-schema.js";
+import { parse, type Io } from "./usage.js";
+
+/**
+ * `secret`: prints 32 random bytes as base64url (43 characters), checked against the same
+ * rule `createSessionAuth` applies to its `secret` option.
+ */
+export function secretCommand(args: readonly string[], io: Io): void {
+  parse(args, {}, 0);
+  let secret: string;
+  // A random draw fails the weak-secret check about never (fewer than 8 distinct characters in 43), but the check is the contract.
+  do secret = randomBytes(32).toString("base64url");
+  while (!secretSchema.safeParse(secret).success);
+  io.stdout.write(`${secret}\n`);
+}
