@@ -12,6 +12,10 @@ const optionsSchema = z.strictObject({
   deleteImported: z.boolean().optional(),
   dryRun: z.boolean().optional(),
   onProgress: z.custom<(progress: ImportDrupal7SessionsProgress) => void>((value) => typeof value === "function", "must be a function").optional(),
+}).refine((value) => (value.idleTimeout ?? 200_000) <= (value.absoluteTimeout ?? 2_000_000), {
+  // As createSessionAuth refuses it: every imported record would be born expired.
+  message: "must not be longer than absoluteTimeout",
+  path: ["idleTimeout"],
 });
 
 /** `adopt` calls in flight at once for a store without `adoptMany`. */
@@ -129,7 +133,12 @@ export interface ImportDrupal7SessionsResult {
  * Memory stays bounded by `batchSize`, whatever the size of the table.
  *
  * Run it once at the switch, after Drupal stops taking logins, with the timeouts given to
- * `createSessionAuth`. Running it again is harmless: adopting a handle replaces its record.
+ * `createSessionAuth`. Running it again before traffic moves is harmless (adopting a handle
+ * replaces its record); after, it would bring back sessions users have since ended on the
+ * new server, unless the first run deleted what it imported (`deleteImported`). If it fails,
+ * it stops: nothing is written after the error is thrown, and the pages written before it
+ * stay (with `deleteImported`, their rows are gone from Drupal's table, so a second run
+ * reads only the rest).
  * The command line runs it too: `npx services-session-auth drupal7 import-sessions`.
  *
  * @example
@@ -162,10 +171,20 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
     if (onProgress !== undefined) onProgress({ read, total: (await counted).live, imported, skipped });
   };
   // The page being written while the next one is turned into records: the store is never idle waiting for us.
+  // The first failure stops the import: no page is started after it, and the pages in flight are
+  // waited for before it is thrown, so nothing is written or deleted after the caller hears of it.
+  let failure: { error: unknown } | undefined;
+  const fail = (error: unknown) => void (failure ??= { error });
   let writing: Promise<void> = Promise.resolve();
   let page: Promise<SessionRow[]> | null = db.select<SessionRow>(sql, [since, ""]);
-  while (page !== null) {
-    const rows: SessionRow[] = await page;
+  while (page !== null && failure === undefined) {
+    let rows: SessionRow[];
+    try {
+      rows = await page;
+    } catch (error) {
+      fail(error);
+      break;
+    }
     // The next page is read while this one is written: the import costs the slower of the two, not their sum.
     page = rows.length < batchSize ? null : db.select<SessionRow>(sql, [since, String(rows[rows.length - 1]!.sid)]);
     // A failed read of the page ahead must not go unhandled while this one is being written.
@@ -181,19 +200,28 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
     }
     const previous = writing;
     writing = (async () => {
-      if (!dryRun) {
-        await store(sessions);
-        if (deleteImported) await deleteRows(db, sids);
+      try {
+        if (!dryRun) {
+          await store(sessions);
+          if (deleteImported) await deleteRows(db, sids);
+        }
+      } catch (error) {
+        fail(error);
       }
       // Pages are counted in order, so progress never runs ahead of what is stored.
       await previous;
-      await done(rows.length, sessions.length, rows.length - sessions.length);
+      if (failure !== undefined) return;
+      try {
+        await done(rows.length, sessions.length, rows.length - sessions.length);
+      } catch (error) {
+        fail(error);
+      }
     })();
-    writing.catch(() => undefined);
     // At most two pages in the store's hands, so memory stays bounded by batchSize.
     await previous;
   }
   await writing;
+  if (failure !== undefined) throw failure.error;
   return { imported, skipped, hashedSids, dryRun, leftBehind: (await counted).leftBehind };
 }
 

@@ -108,7 +108,7 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
 
   it("uses the router's timeouts", async () => {
     await seedSessions(db(), ids, true, now);
-    await importDrupal7Sessions({ ...options(), hashedSids: true, idleTimeout: 1000, absoluteTimeout: 600 });
+    await importDrupal7Sessions({ ...options(), hashedSids: true, idleTimeout: 600, absoluteTimeout: 600 });
     expect((await store.get(ids.admin))?.record.expiresAt).toBe(now - 100 + 600);
     expect(await store.get(ids.joe)).toBeNull();
   });
@@ -169,6 +169,43 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
     const progress: number[] = [];
     await expect(importDrupal7Sessions({ ...options(), into: failing, hashedSids: true, batchSize: 3, onProgress: (p) => progress.push(p.imported) })).rejects.toThrow("Redis went away");
     expect(progress).toEqual([3]);
+  });
+
+  it("starts no write and deletes no row after a failure, and throws only once the pages in flight are done", async () => {
+    await seedLive(14, 12);
+    const log: string[] = [];
+    let calls = 0;
+    let failed = false;
+    const failing: SessionStore = {
+      ...withoutAdopt(store),
+      adopt: () => Promise.resolve(),
+      adoptMany: async (sessions) => {
+        const call = ++calls;
+        log.push(`start ${call}${failed ? " after the failure" : ""}`);
+        // The first page is slow, so the second fails while it is still being written.
+        if (call === 1) await new Promise((resolve) => setTimeout(resolve, 100));
+        if (call === 2) {
+          failed = true;
+          throw new Error("Redis went away");
+        }
+        for (const { handle, record } of sessions) await store.adopt!(handle, record);
+        log.push(`end ${call}`);
+      },
+    };
+    const importing = importDrupal7Sessions({ ...options(), into: failing, hashedSids: true, batchSize: 3, deleteImported: true });
+    await expect(importing).rejects.toThrow("Redis went away");
+    const settled = [...log];
+    const rowsLeft = (await db().run(`SELECT sid FROM ${db().table("sessions")}`)).length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Page 1 finished (its rows deleted) before the error was thrown; nothing happened after.
+    expect(settled).toEqual(["start 1", "start 2", "end 1"]);
+    expect(log).toEqual(settled);
+    expect(rowsLeft).toBe(9);
+    expect((await db().run(`SELECT sid FROM ${db().table("sessions")}`)).length).toBe(9);
+  });
+
+  it("refuses an idle timeout longer than the absolute one, as createSessionAuth does", async () => {
+    await expect(importDrupal7Sessions({ ...options(), idleTimeout: 7200, absoluteTimeout: 3600 })).rejects.toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
   });
 });
 
