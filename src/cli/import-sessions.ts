@@ -34,15 +34,32 @@ async function openDatabase(url: string): Promise<{ pool: Drupal7Pool; close(): 
   throw new UsageError("--database must be a mysql://, mariadb://, postgres:// or postgresql:// URL");
 }
 
-/** A connected Redis client that fails at once, instead of retrying, when Redis cannot be reached. */
+/**
+ * A connected Redis client that fails at once, instead of retrying, when Redis cannot be
+ * reached; a cluster client when the server says it is a node of a Redis Cluster (the URL is
+ * then its first node), so that every session is written to the node that owns its slot.
+ */
 async function openRedis(url: string): Promise<{ client: RedisClientLike; close(): Promise<void> }> {
   if (!/^rediss?:\/\//i.test(url)) throw new UsageError("--redis must be a redis:// or rediss:// URL");
-  const { createClient } = await peer("redis", () => import("redis"));
+  const { createClient, createCluster } = await peer("redis", () => import("redis"));
   const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: false } });
   // Failures reach the command that was waiting; the event would otherwise end the process with a stack.
   client.on("error", () => undefined);
   await client.connect();
-  return { client: client as unknown as RedisClientLike, close: () => client.close() };
+  if (!/^cluster_enabled:1\s*$/m.test(String(await client.info("cluster")))) return { client: client as unknown as RedisClientLike, close: () => client.close() };
+  client.destroy();
+  // The other nodes are reached at the addresses the cluster gives, with the URL's credentials and TLS.
+  const { username, password, protocol } = new URL(url);
+  const defaults = {
+    ...(username === "" ? {} : { username: decodeURIComponent(username) }),
+    ...(password === "" ? {} : { password: decodeURIComponent(password) }),
+    disableOfflineQueue: true,
+    socket: protocol === "rediss:" ? { tls: true as const, reconnectStrategy: false as const } : { reconnectStrategy: false as const },
+  };
+  const cluster = createCluster({ rootNodes: [{ url }], defaults });
+  cluster.on("error", () => undefined);
+  await cluster.connect();
+  return { client: cluster as unknown as RedisClientLike, close: () => cluster.close() };
 }
 
 const number = (n: number) => n.toLocaleString("en-US");

@@ -5,8 +5,10 @@
 export function credentialsOf(url: string): string[] {
   const found = [url];
   try {
-    const { password } = new URL(url);
+    const { password, searchParams } = new URL(url);
     if (password !== "") found.push(password, decodeURIComponent(password));
+    // PostgreSQL also takes the password as a parameter.
+    for (const key of ["password", "sslpassword"]) for (const value of searchParams.getAll(key)) found.push(value, encodeURIComponent(value));
   } catch {
     // Not a URL: only the whole string is known.
   }
@@ -25,5 +27,6 @@ export function credentialsOf(url: string): string[] {
 export function redact(message: string, secrets: readonly string[]): string {
   let text = message;
   for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) text = text.split(secret).join("***");
-  return text;
+  // And any URL's password the secrets did not name (one given where no option expected it).
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:)[^\s/@]*@/gi, "$1***@").replace(/([?&](?:ssl)?password=)[^&\s]*/gi, "$1***");
 }

@@ -31,8 +31,10 @@ Commands:
     --json                          print the description as JSON
 
   drupal7 import-sessions           Copy Drupal 7's live sessions into the Redis session store.
+                                    Run it before traffic moves: run again after, it would bring
+                                    back sessions ended since (unless --delete-imported was used).
     --database <url>                mysql://… or postgres://… (default: $DATABASE_URL)
-    --redis <url>                   redis://… or rediss://… (default: $REDIS_URL)
+    --redis <url>                   redis://… or rediss://…, one server or any Redis Cluster node (default: $REDIS_URL)
     --redis-prefix <prefix>         the store's key prefix, as given to redisSessionStore (default ssa:)
     --table-prefix <prefix>         settings.php's table prefix (default none)
     --hashed-sids auto|true|false   whether sessions.sid is hashed, as on core 7.98+ (default auto)

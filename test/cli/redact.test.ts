@@ -14,4 +14,11 @@ describe("the command line's redact", () => {
     expect(credentialsOf("not a url")).toEqual(["not a url"]);
     expect(redact("a message", ["", "x".repeat(0)])).toBe("a message");
   });
+
+  it("removes any URL's password and a password parameter, named as a secret or not", () => {
+    expect(redact("Unexpected argument 'mysql://drupal:hunter2@db.internal/drupal'", [])).toBe("Unexpected argument 'mysql://drupal:***@db.internal/drupal'");
+    expect(redact("bad postgres://u@db/x?sslmode=require&password=hunter2 here", [])).toBe("bad postgres://u@db/x?sslmode=require&password=*** here");
+    expect(redact("no auth: failed for x", credentialsOf("postgres://u@db/x?password=s3cr%21t"))).toBe("no auth: failed for x");
+    expect(redact("password s3cr!t refused", credentialsOf("postgres://u@db/x?password=s3cr%21t"))).toBe("password *** refused");
+  });
 });

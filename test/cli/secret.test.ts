@@ -33,6 +33,13 @@ describe("services-session-auth usage", () => {
     }
   });
 
+  it("never repeats a password from a URL given where no option expected it", async () => {
+    const run = await runCli(["drupal7", "import-sessions", "mysql://drupal:hunter2@db.internal/drupal"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("mysql://drupal:***@db.internal/drupal");
+    expect(run.stderr).not.toContain("hunter2");
+  });
+
   it("prints the usage on stdout when asked", async () => {
     const run = await runCli(["help"]);
     expect(run).toMatchObject({ code: 0, stderr: "" });

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Cluster as IoredisCluster } from "ioredis";
 import { createCluster } from "redis";
 import { nowSeconds } from "../../src/core/clock.js";
-import { hashSessionId } from "../../src/core/session-id.js";
+import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
+import { runCli } from "../cli/run-cli.js";
+import { createMysql } from "../drupal/helpers/drupal-databases.js";
+import { insertSessions, SEED_USERS, seedSite } from "../drupal/helpers/drupal-seed.js";
 import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
 import { redisCounterStore, redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
@@ -114,6 +117,26 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
   describeCounterStore("redisCounterStore (cluster)", () => redisCounterStore({ client: cluster, prefix: "cluster:c:" }), { clock: "real" });
   describeSessionStore("ioredisSessionStore (cluster)", () => ioredisSessionStore({ client: ioCluster, prefix: "iocluster:" }), { clock: "real" });
   describeCounterStore("ioredisCounterStore (cluster)", () => ioredisCounterStore({ client: ioCluster, prefix: "iocluster:c:" }), { clock: "real" });
+
+  // The command line finds out that its --redis URL is a cluster node and writes through a cluster client.
+  it.runIf(process.env.MYSQL_URL !== undefined)("drupal7 import-sessions writes into the cluster, each session on the master of its slot", async () => {
+    const db = await createMysql(process.env.MYSQL_URL!);
+    try {
+      await seedSite(db);
+      const now = nowSeconds();
+      const cookies = Array.from({ length: 40 }, () => createSessionId());
+      await insertSessions(db, cookies.map((cookie) => ({ uid: SEED_USERS.admin.uid, sid: hashSessionId(cookie), timestamp: now - 60 })));
+      const run = await runCli(["drupal7", "import-sessions", "--database", db.url, "--redis", `redis://127.0.0.1:${ports[0]}`, "--redis-prefix", "cli-cluster:", "--batch-size", "16"]);
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      expect(run.stdout).toMatch(/^Imported 40 sessions/);
+      const store = redisSessionStore({ client: cluster, prefix: "cli-cluster:" });
+      for (const cookie of cookies) expect((await store.get(cookie))?.record.uid).toBe(String(SEED_USERS.admin.uid));
+      expect(await store.listByUser(String(SEED_USERS.admin.uid))).toHaveLength(40);
+      expect(new Set(cookies.map((cookie) => keyOwner(sessionKey("cli-cluster:", hashSessionId(cookie))))).size).toBe(3);
+    } finally {
+      await db.destroy();
+    }
+  }, 60_000);
 
   it("ioredis: ends one user's sessions spread over every master", async () => {
     const store = ioredisSessionStore({ client: ioCluster, prefix: "iospread:" });
