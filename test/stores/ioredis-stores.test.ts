@@ -27,7 +27,11 @@ describe("ioredis stores, without a server", () => {
   it("refuse something that is not an ioredis client, and ioredis's own keyPrefix, with a TypeError naming the factory", () => {
     const prefixed = new Redis({ lazyConnect: true, keyPrefix: "app:" });
     const prefixedCluster = new Cluster([], { lazyConnect: true, redisOptions: { keyPrefix: "app:" } });
+    const topPrefixedCluster = new Cluster([], { lazyConnect: true, keyPrefix: "app:" });
+    const bufferPrefixed = new Redis({ lazyConnect: true, keyPrefix: Buffer.from("app:") as unknown as string });
     try {
+      expect(() => ioredisSessionStore({ client: topPrefixedCluster })).toThrow(/keyPrefix is not supported/);
+      expect(() => ioredisSessionStore({ client: bufferPrefixed })).toThrow(/keyPrefix is not supported/);
       expect(() => ioredisSessionStore({} as never)).toThrow(/ioredisSessionStore: invalid options: client/);
       expect(() => ioredisCounterStore({ client: { multi() {} } } as never)).toThrow(/ioredisCounterStore: invalid options: client/);
       expect(() => ioredisSessionStore({ client: prefixed })).toThrow(/keyPrefix is not supported/);
@@ -36,6 +40,8 @@ describe("ioredis stores, without a server", () => {
     } finally {
       prefixed.disconnect();
       prefixedCluster.disconnect();
+      topPrefixedCluster.disconnect();
+      bufferPrefixed.disconnect();
     }
   });
 });

@@ -24,8 +24,9 @@ type ExecReplies = [error: Error | null, result: unknown][] | null;
  */
 export function hasKeyPrefix(client: IoredisClient): boolean {
   const options = client.options as { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } };
-  const prefix = client.isCluster ? options.redisOptions?.keyPrefix : options.keyPrefix;
-  return typeof prefix === "string" && prefix !== "";
+  // A Cluster takes it at the top level or in redisOptions; either may be a string or a Buffer.
+  const prefixes = client.isCluster ? [options.keyPrefix, options.redisOptions?.keyPrefix] : [options.keyPrefix];
+  return prefixes.some((prefix) => (typeof prefix === "string" || Buffer.isBuffer(prefix)) && prefix.length > 0);
 }
 
 /**
