@@ -1,4 +1,5 @@
 import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { GuardOutcome } from "../core/guard.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../core/options.js";
 import type { LoginReply } from "../services/endpoint.js";
 import { createServicesEngine, type NotFoundOptions } from "../services/engine.js";
@@ -112,21 +113,29 @@ export function createSessionAuth(options: SessionAuthOptions): SessionAuth {
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
     const { check, options } = engine.guard(guardOptions, optional);
-    return async function sessionGuard(req: Request, res: Response, next: NextFunction) {
+    // Not an async function: on every protected request, one promise (the check's) instead of two.
+    return function sessionGuard(req: Request, res: Response, next: NextFunction) {
+      let checking: Promise<GuardOutcome>;
       try {
-        const outcome = await check(guardRequest(req));
-        appendCookies(res, outcome.setCookie);
-        if (outcome.error !== undefined) {
-          const reply = errorReply(outcome.error);
-          if (options.onDenied === "reply") return send(res, reply);
-          // For the app's own error handlers: the status the wire format gives it, as Express reads it.
-          return next(Object.assign(outcome.error, { status: reply.status }));
-        }
-        if (outcome.auth !== undefined) req.auth = outcome.auth;
+        checking = check(guardRequest(req));
       } catch (error) {
         return next(error);
       }
-      next();
+      checking.then((outcome) => {
+        try {
+          appendCookies(res, outcome.setCookie);
+          if (outcome.error !== undefined) {
+            const reply = errorReply(outcome.error);
+            if (options.onDenied === "reply") return send(res, reply);
+            // For the app's own error handlers: the status the wire format gives it, as Express reads it.
+            return next(Object.assign(outcome.error, { status: reply.status }));
+          }
+          if (outcome.auth !== undefined) req.auth = outcome.auth;
+        } catch (error) {
+          return next(error);
+        }
+        next();
+      }, next);
     };
   }
 
