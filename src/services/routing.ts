@@ -72,8 +72,10 @@ const VERSION_SEPARATORS: ReadonlySet<string> = new Set(["_", "-"]);
  */
 export function servicesVersionHeader(headers: Readonly<Record<string, string | readonly string[] | undefined>>): string | undefined {
   let version: string | undefined;
-  for (const [name, value] of Object.entries(headers)) {
+  // for…in, not Object.entries: no array per header on every call.
+  for (const name in headers) {
     if (name.length > 17 && name.startsWith("services") && name.endsWith("version") && VERSION_SEPARATORS.has(name[8]!) && VERSION_SEPARATORS.has(name[name.length - 8]!)) {
+      const value = headers[name];
       version = typeof value === "string" ? value : value?.[0];
     }
   }
