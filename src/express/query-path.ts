@@ -31,7 +31,7 @@ export interface DrupalQueryPathOptions {
  * @example
  * ```ts
  * app.use(drupalQueryPath());
- * app.use("/services/json", createSessionAuthRouter(auth));
+ * app.use("/services/json", auth.router());
  * ```
  * @throws TypeError when an option is invalid.
  */

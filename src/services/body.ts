@@ -1,6 +1,7 @@
 import type { RequestParser } from "../core/options.js";
 import { SessionAuthError } from "../errors.js";
-import { parseMultipart, PHP_MAX_INPUT_VARS } from "./multipart.js";
+import { parseForm } from "./form.js";
+import { parseMultipart } from "./multipart.js";
 
 const FORM = "application/x-www-form-urlencoded";
 const JSON_MIME = "application/json";
@@ -35,22 +36,10 @@ export async function parseRequestBody(raw: Buffer, contentType: string | undefi
       return parseJson(raw);
     case FORM:
       // Form bodies are ASCII by definition (percent-encoded); stray bytes become U+FFFD, never an error.
-      return formFields(new URLSearchParams(raw.toString("utf8")));
+      return parseForm(raw);
     default:
       return parseMultipart(raw, contentType ?? MULTIPART);
   }
-}
-
-/** The fields PHP's `parse_str` puts in `$_POST`: the last of a repeated name wins, pairs past `max_input_vars` are dropped. */
-function formFields(pairs: URLSearchParams): Record<string, string> {
-  const fields = new Map<string, string>();
-  let count = 0;
-  for (const [name, value] of pairs) {
-    if (++count > PHP_MAX_INPUT_VARS) break;
-    fields.set(name, value);
-  }
-  // A Map, then fromEntries: a field named __proto__ becomes a plain key, never the prototype.
-  return Object.fromEntries(fields);
 }
 
 /** Whether a body of this Content-Type is one PHP puts in `$_REQUEST`, where Services also looks for `services_token`. */
