@@ -125,10 +125,15 @@ const optionsSchema = z
     path: ["idleTimeout"],
   })
   // A last-seen time written less often than the idle timeout ends sessions that are in use.
-  .refine((value) => value.touchInterval === undefined || value.touchInterval < (value.idleTimeout ?? DEFAULTS.idleTimeout), {
+  .refine((value) => value.touchInterval === undefined || value.touchInterval < effectiveIdleTimeout(value), {
     message: "must be shorter than idleTimeout: a session in use would expire between two writes of its last-seen time",
     path: ["touchInterval"],
   });
+
+/** The idle timeout in force: the one given, else the default, never outlasting the absolute timeout the app chose. */
+function effectiveIdleTimeout(value: { idleTimeout?: number | undefined; absoluteTimeout?: number | undefined }): number {
+  return value.idleTimeout ?? Math.min(DEFAULTS.idleTimeout, value.absoluteTimeout ?? DEFAULTS.absoluteTimeout);
+}
 
 const cookieSchema = z.strictObject(cookieShape).refine(secureSameSiteNone, sameSiteMessage);
 
@@ -221,8 +226,7 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
   const cookie = resolveCookie(parsed);
   const csrfToken = parsed.csrfToken ?? hmacCsrfToken(parsed.secret!);
   const throttle = parsed.throttle === false ? false : Object.freeze({ ...DEFAULTS.throttle, ...parsed.throttle });
-  // Unset, the idle timeout never outlasts the absolute one the app chose.
-  const idleTimeout = parsed.idleTimeout ?? Math.min(DEFAULTS.idleTimeout, cookie.absoluteTimeout);
+  const idleTimeout = effectiveIdleTimeout(parsed);
   return Object.freeze({
     ...cookie,
     sessionStore: parsed.sessionStore,

@@ -50,6 +50,8 @@ describe("createSessionAuth options", () => {
     expect(() => createSessionAuth({ ...base, storeTimeout: 1e-300 })).toThrow(/storeTimeout: is in seconds \(at least 0.01\)/);
     expect(() => createSessionAuth({ ...base, idleTimeout: 120 })).not.toThrow();
     expect(() => createSessionAuth({ ...base, idleTimeout: 120, touchInterval: 180 })).toThrow(/touchInterval: must be shorter than idleTimeout/);
+    // Against the idle timeout in force: unset, it follows a short absolute timeout down.
+    expect(() => createSessionAuth({ ...base, absoluteTimeout: 3600, touchInterval: 5000 })).toThrow(/touchInterval: must be shorter than idleTimeout/);
     expect(() => createSessionAuth({ ...base, idleTimeout: 7200, absoluteTimeout: 3600 })).toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
     expect(() => createSessionAuth({ ...base, idleTimeout: 3_000_000 })).toThrow(/idleTimeout/);
     // Unset, the idle timeout follows a short absolute one down.
