@@ -4,7 +4,7 @@ import { createClient } from "redis";
 import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
 import { nowSeconds } from "../../src/core/clock.js";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
-import type { SessionRecord } from "../../src/types.js";
+import type { CounterStore, SessionRecord, SessionStore } from "../../src/types.js";
 import { createTestApp, login, statusText } from "../helpers/app.js";
 import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-helpers.js";
 
@@ -17,7 +17,6 @@ function record(): SessionRecord {
   return { uid: "7", createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "outage" };
 }
 
-/** Resolves how long a promise took to settle, and whether it rejected. */
 /**
  * How a store call ended: resolved, or rejected with an error. A call that hung instead would
  * never settle, and the test's own timeout would fail it; no clock is read here.
@@ -46,29 +45,39 @@ describe.skipIf(!canRun)("Redis stores during an outage", () => {
     await server.dispose();
   });
 
+  /**
+   * Stops the server under a session and a counter store: every call then rejects (refused by
+   * the client with its offline queue off, or cut off by the server going away), never waits;
+   * once the server is back (`up` waits for the client to see it), the same stores work again.
+   */
+  async function expectOutageAndRecovery(sessions: SessionStore, counters: CounterStore, client: { down(): Promise<unknown>; up(): Promise<unknown> }) {
+    const sessid = await sessions.create(record());
+    await expect(sessions.get(sessid)).resolves.not.toBeNull();
+
+    await server.stop();
+    await client.down();
+    const calls = [sessions.get(sessid), sessions.create(record()), sessions.listByUser("7"), sessions.destroyByUser("7"), counters.increment("k", 60)];
+    for (const outcome of await Promise.all(calls.map(settle))) {
+      expect(outcome.rejected).toBe(true);
+      expect(outcome.error).toBeInstanceOf(Error);
+    }
+
+    await server.start();
+    await client.up();
+    const again = await sessions.create(record());
+    await expect(sessions.get(again)).resolves.not.toBeNull();
+    await expect(counters.increment("k", 60)).resolves.toBe(1);
+  }
+
   it("rejects, never hangs, while Redis is down and recovers without a new store (disableOfflineQueue)", async () => {
     const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 100 } });
     client.on("error", () => {});
     await client.connect();
     try {
-      const sessions = redisSessionStore({ client, prefix: "outage:" });
-      const counters = redisCounterStore({ client, prefix: "outage:c:" });
-      const sessid = await sessions.create(record());
-      await expect(sessions.get(sessid)).resolves.not.toBeNull();
-
-      await server.stop();
-      const calls = [sessions.get(sessid), sessions.create(record()), sessions.listByUser("7"), sessions.destroyByUser("7"), counters.increment("k", 60)];
-      for (const outcome of await Promise.all(calls.map(settle))) {
-        // Refused by the client (offline queue off) or cut off by the server going away, not left waiting.
-        expect(outcome.rejected).toBe(true);
-        expect(outcome.error).toBeInstanceOf(Error);
-      }
-
-      await server.start();
-      await expect.poll(() => client.isReady, { timeout: 5000 }).toBe(true);
-      const again = await sessions.create(record());
-      await expect(sessions.get(again)).resolves.not.toBeNull();
-      await expect(counters.increment("k", 60)).resolves.toBe(1);
+      await expectOutageAndRecovery(redisSessionStore({ client, prefix: "outage:" }), redisCounterStore({ client, prefix: "outage:c:" }), {
+        down: async () => undefined,
+        up: () => expect.poll(() => client.isReady, { timeout: 5000 }).toBe(true),
+      });
     } finally {
       client.destroy();
       // A failed assertion above must not leave the next test without its server.
@@ -81,24 +90,10 @@ describe.skipIf(!canRun)("Redis stores during an outage", () => {
     client.on("error", () => {});
     await client.connect();
     try {
-      const sessions = ioredisSessionStore({ client, prefix: "io-outage:" });
-      const counters = ioredisCounterStore({ client, prefix: "io-outage:c:" });
-      const sessid = await sessions.create(record());
-      await expect(sessions.get(sessid)).resolves.not.toBeNull();
-
-      await server.stop();
-      await expect.poll(() => client.status, { timeout: 5000 }).not.toBe("ready");
-      const calls = [sessions.get(sessid), sessions.create(record()), sessions.listByUser("7"), sessions.destroyByUser("7"), counters.increment("k", 60)];
-      for (const outcome of await Promise.all(calls.map(settle))) {
-        expect(outcome.rejected).toBe(true);
-        expect(outcome.error).toBeInstanceOf(Error);
-      }
-
-      await server.start();
-      await expect.poll(() => client.status, { timeout: 5000 }).toBe("ready");
-      const again = await sessions.create(record());
-      await expect(sessions.get(again)).resolves.not.toBeNull();
-      await expect(counters.increment("k", 60)).resolves.toBe(1);
+      await expectOutageAndRecovery(ioredisSessionStore({ client, prefix: "io-outage:" }), ioredisCounterStore({ client, prefix: "io-outage:c:" }), {
+        down: () => expect.poll(() => client.status, { timeout: 5000 }).not.toBe("ready"),
+        up: () => expect.poll(() => client.status, { timeout: 5000 }).toBe("ready"),
+      });
     } finally {
       client.disconnect();
       if (!server.running) await server.start();
