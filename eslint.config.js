@@ -9,6 +9,10 @@ function layer(files, above, { allowExpress = false } = {}) {
   return [{ files, rules: { "no-restricted-imports": ["error", { patterns: [...folders, ...express] }] } }];
 }
 
+/** The concept folders of src, and the folders above them. */
+const CONCEPTS = ["wire", "http-input", "origins", "cookie", "sessions", "login", "endpoint", "options"];
+const TOP = ["stores", "drupal", "openapi", "express", "cli", "entries"];
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "docs/api/**", "test-output/**"] },
   js.configs.recommended,
@@ -29,15 +33,21 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true }],
     },
   },
-  // Layers point down: types and errors, then the core, then the stores and the Drupal
-  // migration kit, then the Services wire protocol, then the Express binding, then the entry
-  // points. A file may import only from its own layer and those below it; only the binding
-  // imports Express.
-  ...layer(["src/types.ts", "src/errors.ts"], ["core", "stores", "drupal", "services", "express", "entries"]),
-  ...layer(["src/core/**"], ["stores", "drupal", "services", "express", "entries"]),
-  ...layer(["src/stores/**", "src/drupal/**"], ["services", "express", "entries"]),
-  ...layer(["src/services/**"], ["express", "drupal", "entries"]),
-  ...layer(["src/express/**"], ["drupal", "entries"], { allowExpress: true }),
+  // Layers point down. From the bottom: the shared types, errors, clock, events, checks and
+  // keys; the wire format, the reading of HTTP input, the origins and the cookie; the session
+  // lifecycle; the login path; the endpoint; the options that put each concept's slice
+  // together; the stores and the Drupal migration kit; the composition root (engine.ts), the
+  // OpenAPI document and the Express binding; the command line and the entry points. A file
+  // imports only from its own layer and those below it; only the binding imports Express.
+  ...layer(["src/types.ts", "src/errors.ts", "src/clock.ts", "src/events.ts", "src/validate.ts", "src/keys/**"], [...CONCEPTS, ...TOP]),
+  ...layer(["src/wire/**", "src/http-input/**", "src/origins/**", "src/cookie/**"], ["sessions", "login", "endpoint", "options", ...TOP]),
+  ...layer(["src/sessions/**"], ["login", "endpoint", "options", ...TOP]),
+  ...layer(["src/login/**"], ["endpoint", "options", ...TOP]),
+  ...layer(["src/endpoint/**"], ["options", ...TOP]),
+  ...layer(["src/options/**"], TOP),
+  ...layer(["src/stores/**", "src/drupal/**"], ["endpoint", "options", "openapi", "express", "cli", "entries"]),
+  ...layer(["src/openapi/**", "src/engine.ts"], ["express", "drupal", "cli", "entries"]),
+  ...layer(["src/express/**"], ["drupal", "cli", "entries"], { allowExpress: true }),
   {
     files: ["src/**"],
     rules: { "no-console": "error" },

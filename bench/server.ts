@@ -15,7 +15,7 @@ import type { PasswordHasher, SessionStore } from "services-session-auth";
 import { core, drupal, redis, sealed } from "./built.js";
 import { BENCH_NAME, BENCH_PASSWORD, LEGACY_NAME, SECRET } from "./shared.js";
 
-const { createSessionAuth, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
+const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
 const { redisSessionStore } = redis;
 const { sealedCookieStore } = sealed;
 const { drupal7Hasher, upgradingHasher } = drupal;
@@ -99,9 +99,9 @@ async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing
   await userStore.ready;
   // The timing probe sends hundreds of failures from one address; flood control would refuse them unhashed.
   const throttle = timing ? { ipLimit: 1_000_000, userLimit: 1_000_000 } : undefined;
-  const auth = createSessionAuth({ userStore, sessionStore, secret: SECRET, hasher, counterStore: memoryCounterStore(), ...(throttle === undefined ? {} : { throttle }) });
+  const auth = createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hasher, counterStore: memoryCounterStore(), ...(throttle === undefined ? {} : { throttle }) });
   const app = express();
-  app.use("/services/json", auth.router());
+  app.use(auth);
   app.get("/data", auth.requireSession(), sendData);
   return app;
 }
@@ -117,8 +117,8 @@ async function migratingApp(): Promise<Express> {
     { name: BENCH_NAME, passwordHash: await scryptHasher().hash(BENCH_PASSWORD) },
     { name: LEGACY_NAME, passwordHash: await drupal7Hasher().hash(BENCH_PASSWORD) },
   ]);
-  const auth = createSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher, throttle: { ipLimit: 1_000_000, userLimit: 1_000_000 } });
-  return express().use("/services/json", auth.router());
+  const auth = createSessionAuthRouter({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher, throttle: { ipLimit: 1_000_000, userLimit: 1_000_000 } });
+  return express().use(auth);
 }
 
 async function build(config: string): Promise<Express> {

@@ -1,7 +1,7 @@
 /**
  * Errors. Every failure the package reports at request time is a {@link SessionAuthError}
  * with a stable `code`; the one table that turns a code into a Drupal status line and body
- * is `src/services/status.ts`. Test `err.code`, not `instanceof`: the package ships both ESM
+ * is `src/wire/status.ts`. Test `err.code`, not `instanceof`: the package ships both ESM
  * and CJS builds, and a class from one is not the class from the other.
  *
  * Misconfiguration is not a SessionAuthError: factories throw a `TypeError` at start-up.

@@ -106,6 +106,21 @@ export interface SessionStore {
    * without it are filled by concurrent `adopt` calls.
    */
   adoptMany?(sessions: readonly StoredSession[]): Promise<void>;
+  /**
+   * Declared by a store whose data lives in this process's memory alone (gone on restart,
+   * unseen by other instances), with a random `generation` that names this instance of it: a
+   * new instance (after a restart, say) has another. The session lifecycle then ends a logout
+   * at once (no other instance can still read the session), and the sealed-cookie store voids
+   * seals made under another generation of its revocation store. Leave it out for a store
+   * that is shared or durable: that is the assumption when it is absent.
+   */
+  readonly processLocal?: ProcessLocal;
+}
+
+/** What a store held in this process's memory declares of itself (see {@link SessionStore.processLocal}). */
+export interface ProcessLocal {
+  /** A random name for this instance of the store, that no other instance shares. */
+  readonly generation: string;
 }
 
 /**
@@ -239,4 +254,11 @@ export interface CounterStore {
   get(key: string): Promise<number>;
   /** Removes a key. A missing key is not an error. */
   delete(key: string): Promise<void>;
+  /** Declared by a store held in this process's memory alone (see {@link SessionStore.processLocal}). */
+  readonly processLocal?: ProcessLocal;
+  /**
+   * Declared (`true`) by a store that may drop unexpired keys when it is full, so that a
+   * consumer that must never lose one (the sealed-cookie store's revocations) can refuse it.
+   */
+  readonly evictsWhenFull?: boolean;
 }

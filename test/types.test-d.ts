@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response, Router } from "express";
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  createSessionAuth,
+  createSessionAuthRouter,
   memoryCounterStore,
   memorySessionStore,
   memoryUserStore,
@@ -15,7 +15,7 @@ import {
   type RequestAuth,
   type LoginReply,
   type RequireSessionOptions,
-  type SessionAuth,
+  type SessionAuthRouter,
   type SessionAuthErrorCode,
   type SessionAuthOptions,
   sessionCookieFor,
@@ -74,17 +74,18 @@ describe("store interfaces", () => {
 });
 
 describe("option types", () => {
-  it("take one options object in createSessionAuth, and hand out Express pieces", () => {
-    expectTypeOf(createSessionAuth).parameter(0).toEqualTypeOf<SessionAuthOptions>();
-    expectTypeOf(createSessionAuth).returns.toEqualTypeOf<SessionAuth>();
-    expectTypeOf<ReturnType<SessionAuth["router"]>>().toEqualTypeOf<Router>();
-    expectTypeOf<ReturnType<SessionAuth["requireSession"]>>().toEqualTypeOf<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuth["optionalSession"]>>().toEqualTypeOf<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuth["tokenHandler"]>>().toEqualTypeOf<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuth["errorHandler"]>>().toEqualTypeOf<ErrorRequestHandler>();
-    expectTypeOf<SessionAuth["requireSession"]>().parameter(0).toEqualTypeOf<RequireSessionOptions | undefined>();
-    expectTypeOf<SessionAuth["startSession"]>().toEqualTypeOf<(req: Request, res: Response, user: UserRecord) => Promise<LoginReply>>();
-    expectTypeOf<SessionAuth["listSessions"]>().returns.toEqualTypeOf<Promise<StoredSession[]>>();
+  it("take one options object in createSessionAuthRouter, and hand out Express pieces", () => {
+    expectTypeOf(createSessionAuthRouter).parameter(0).toEqualTypeOf<SessionAuthOptions>();
+    expectTypeOf(createSessionAuthRouter).returns.toEqualTypeOf<SessionAuthRouter>();
+    // Mounted as it is: the value is an Express router.
+    expectTypeOf<SessionAuthRouter>().toExtend<Router>();
+    expectTypeOf<ReturnType<SessionAuthRouter["requireSession"]>>().toEqualTypeOf<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["optionalSession"]>>().toEqualTypeOf<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["tokenHandler"]>>().toEqualTypeOf<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["errorHandler"]>>().toEqualTypeOf<ErrorRequestHandler>();
+    expectTypeOf<SessionAuthRouter["requireSession"]>().parameter(0).toEqualTypeOf<RequireSessionOptions | undefined>();
+    expectTypeOf<SessionAuthRouter["startSession"]>().toEqualTypeOf<(req: Request, res: Response, user: UserRecord) => Promise<LoginReply>>();
+    expectTypeOf<SessionAuthRouter["listSessions"]>().returns.toEqualTypeOf<Promise<StoredSession[]>>();
   });
 
   it("keep a guard's options to the guard's own", () => {

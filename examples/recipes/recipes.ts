@@ -7,14 +7,14 @@ import type { Express, RequestHandler } from "express";
 import type { Logger } from "pino";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
-import { createSessionAuth, type SessionAuth, type SessionAuthOptions, type UserStore } from "services-session-auth";
+import { createSessionAuthRouter, type SessionAuthRouter, type SessionAuthOptions, type UserStore } from "services-session-auth";
 import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { players } from "../sports-api/data.js";
 import { pinoAuditEvents } from "./pino-events.js";
 
 /** Recipe: protect a route. A GET needs the session cookie; a POST also its X-CSRF-Token. */
-export function protectARoute(app: Express, auth: SessionAuth, addPlayer: RequestHandler): void {
+export function protectARoute(app: Express, auth: SessionAuthRouter, addPlayer: RequestHandler): void {
   app.get("/services/json/me", auth.requireSession(), (req, res) => {
     const { user, session } = req.auth!; // typed: RequestAuth, never the password hash
     res.json({ name: user.name, roles: Object.values(user.roles), since: session.record.createdAt });
@@ -23,13 +23,13 @@ export function protectARoute(app: Express, auth: SessionAuth, addPlayer: Reques
 }
 
 /** Recipe: require a role. */
-export function requireARole(app: Express, auth: SessionAuth): void {
+export function requireARole(app: Express, auth: SessionAuthRouter): void {
   const adminOnly = auth.requireSession({ roles: ["administrator"] });
   app.get("/services/json/admin/stats", adminOnly, (_req, res) => res.json({ players: players.length }));
 }
 
 /** Recipe: log out everywhere (every device of the signed-in user). */
-export function logOutEverywhere(app: Express, auth: SessionAuth): void {
+export function logOutEverywhere(app: Express, auth: SessionAuthRouter): void {
   app.post("/services/json/sessions/revoke-all", auth.requireSession(), async (req, res) => {
     res.json({ ended: await auth.endUserSessions(req.auth!.user.uid) });
   });
@@ -61,8 +61,8 @@ export async function ioredisAuth(userStore: UserStore): Promise<{ options: Sess
 }
 
 /** Recipe: log audit events (and the errors answered with a 500) with pino. */
-export function pinoLoggedAuth(options: SessionAuthOptions, logger: Logger): { auth: SessionAuth; finish(app: Express): void } {
-  const auth = createSessionAuth({ ...options, onEvent: pinoAuditEvents(logger) });
+export function pinoLoggedAuth(options: SessionAuthOptions, logger: Logger): { auth: SessionAuthRouter; finish(app: Express): void } {
+  const auth = createSessionAuthRouter({ ...options, onEvent: pinoAuditEvents(logger) });
   // internal.error already reaches pino through onEvent, with its request id: no second log.
   const finish = (app: Express) => void app.use(auth.errorHandler({ log: false }));
   return { auth, finish };

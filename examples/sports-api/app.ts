@@ -1,7 +1,6 @@
 import express, { type Express, type Response } from "express";
 import {
-  createSessionAuth,
-  drupalQueryPath,
+  createSessionAuthRouter,
   openApiDocument,
   memorySessionStore,
   reasonPhrase,
@@ -98,20 +97,18 @@ export function createApp(config: SportsApiConfig): Express {
     ...(config.hasher === undefined ? {} : { hasher: config.hasher }),
     ...config.extra,
   };
-  const auth = createSessionAuth(options);
+  const auth = createSessionAuthRouter(options);
   const signedIn = auth.requireSession();
   const admin = auth.requireSession({ roles: ["administrator"] });
 
   const app = express();
   app.disable("x-powered-by");
   if (config.trustProxy !== undefined) app.set("trust proxy", config.trustProxy);
-  app.use(drupalQueryPath());
+  app.use(auth);
   app.use(demoPage());
-  app.use("/services/json", auth.router());
-  app.all("/services/session/token", auth.tokenHandler());
 
   // Each guarded route is described in `routes` right where it is registered (the `.json`
-  // aliases are left out of the document); test/services/openapi.test.ts drives every described one.
+  // aliases are left out of the document); test/openapi/openapi.test.ts drives every described one.
   const routes: GuardedRoute[] = [];
   const collections = [["players", players, playerSchema], ["events", events, eventSchema], ["courses", courses, courseSchema]] as const;
   for (const [name, rows, schema] of collections) {

@@ -1,7 +1,7 @@
 import { importSessionsCommand } from "./import-sessions.js";
 import { redact } from "./redact.js";
 import { secretCommand } from "./secret.js";
-import { sessionNameCommand } from "./session-name.js";
+import { sessionNameCommand } from "./session-name-command.js";
 import { UsageError, USAGE, type Io } from "./usage.js";
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { secretSchema } from "../core/option-schema.js";
+import { secretSchema } from "../keys/secret.js";
 import { parse, type Io } from "./usage.js";
 
 /**

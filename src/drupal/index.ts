@@ -5,10 +5,10 @@
  *
  * @module
  */
-export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./csrf-token.js";
+export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./drupal7-csrf-token.js";
 export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlCallbackPoolLike, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
-export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./password.js";
-export { phpUnserialize, UNPARSEABLE, userDataField, type PhpJson } from "./php-unserialize.js";
+export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./drupal7-hasher.js";
+export type { PhpJson } from "./php-unserialize.js";
 export { readDrupal7PrivateKey } from "./private-key.js";
 export { drupal7SessionFallback, type Drupal7SessionFallbackOptions } from "./session-fallback.js";
 export {
@@ -18,6 +18,6 @@ export {
   type ImportDrupal7SessionsProgress,
   type ImportDrupal7SessionsResult,
 } from "./session-import.js";
-export { HASHED_SIDS_SCHEMA_VERSION, type Drupal7SessionOptions } from "./session-rows.js";
+export type { Drupal7SessionOptions } from "./session-rows.js";
 export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
 export { drupal7UserStore, type Drupal7UserStoreOptions } from "./user-store.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOptions } from "../core/validate.js";
+import { parseOptions } from "../validate.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 import { phpUnserialize } from "./php-unserialize.js";
 

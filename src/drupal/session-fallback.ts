@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { nowSeconds } from "../core/clock.js";
-import { hashSessionId, isSessionIdShape } from "../core/session-id.js";
-import { parseOptions } from "../core/validate.js";
+import { nowSeconds } from "../clock.js";
+import { hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
+import { parseOptions } from "../validate.js";
 import type { SessionStore, StoredSession } from "../types.js";
 import { drupal7Database } from "./database.js";
 import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, sidEquals, toSessionRecord, type Drupal7SessionOptions, type SessionRow } from "./session-rows.js";

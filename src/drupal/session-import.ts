@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { nowSeconds } from "../core/clock.js";
-import { parseOptions } from "../core/validate.js";
+import { nowSeconds } from "../clock.js";
+import { parseOptions } from "../validate.js";
 import type { SessionStore, StoredSession } from "../types.js";
 import { drupal7Database, type Drupal7Database } from "./database.js";
 import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, toSessionRecord, type Drupal7SessionOptions, type SessionRow } from "./session-rows.js";

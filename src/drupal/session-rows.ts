@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hashSessionId, isSessionIdShape } from "../core/session-id.js";
+import { hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
 import type { SessionRecord } from "../types.js";
 import { databaseOptionFields, type Drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { parseOptions } from "../core/validate.js";
+import { parseOptions } from "../validate.js";
 import type { PasswordHasher } from "../types.js";
-import type { LegacyPasswordHasher } from "./password.js";
+import type { LegacyPasswordHasher } from "./drupal7-hasher.js";
 
 function isHasher(value: unknown): value is PasswordHasher {
   const v = value as Partial<PasswordHasher> | null;

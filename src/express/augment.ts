@@ -1,4 +1,4 @@
-import type { RequestAuth } from "../core/guard.js";
+import type { RequestAuth } from "../sessions/route-guard.js";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -10,4 +10,4 @@ declare global {
   }
 }
 
-export type { AuthUser, RequestAuth } from "../core/guard.js";
+export type { AuthUser, RequestAuth } from "../sessions/route-guard.js";

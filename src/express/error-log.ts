@@ -1,7 +1,7 @@
 import type { Request } from "express";
 import { z } from "zod";
-import { stackOf, writeStderr } from "../core/events.js";
-import { fn } from "../core/validate.js";
+import { stackOf, writeStderr } from "../events.js";
+import { fn } from "../validate.js";
 
 /**
  * Options of {@link SessionAuth.errorHandler}.

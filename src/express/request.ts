@@ -1,12 +1,12 @@
 import type { Request } from "express";
-import { plainAddress } from "../core/client-address.js";
-import type { GuardRequest } from "../core/guard.js";
-import type { SessionRequest } from "../core/sessions.js";
-import { bodyArgument, requestMime } from "../services/body.js";
-import { parseForm } from "../services/form.js";
-import type { EndpointRequest, RequestBody, ServicesRequest } from "../services/endpoint.js";
-import type { NotFoundRequest } from "../services/not-found.js";
-import { servicesVersionHeader } from "../services/routing.js";
+import { plainAddress } from "../login/client-address.js";
+import type { GuardRequest } from "../sessions/route-guard.js";
+import type { SessionRequest } from "../sessions/sessions.js";
+import { bodyArgument, requestMime } from "../http-input/body.js";
+import { parseForm } from "../http-input/form.js";
+import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
+import type { NotFoundRequest } from "../endpoint/not-found.js";
+import { servicesVersionHeader } from "../endpoint/routing.js";
 import { SessionAuthError } from "../errors.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import type { WireResponse } from "../services/wire.js";
+import type { WireResponse } from "../wire/reply.js";
 import { closeAfterReply } from "./linger.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { parseOptions } from "../core/validate.js";
+import { parseOptions } from "../validate.js";
 import type { CounterStore } from "../types.js";
-import { markProcessLocal } from "../core/process-local.js";
+import { processLocal } from "./process-local.js";
 
 const optionsSchema = z.strictObject({
   maxKeys: z.number().int().positive().optional(),
@@ -53,18 +53,11 @@ function namespaceOf(key: string): string {
 }
 
 /**
- * Set on a store that may drop unexpired keys, so that a consumer which must never lose
- * one (the sealed-cookie store's revocations) can refuse it. A registered symbol, so it
- * is the same in the ESM and CJS builds.
- */
-const EVICTS = Symbol.for("services-session-auth.counterStore.evicts");
-
-/**
  * Whether a counter store is a {@link memoryCounterStore} that may drop unexpired keys
  * when full (`whenFull: "evict"`, the default).
  */
 export function evictsUnexpiredKeys(store: CounterStore): boolean {
-  return (store as { [EVICTS]?: unknown })[EVICTS] === true;
+  return store.evictsWhenFull === true;
 }
 
 /**
@@ -130,6 +123,9 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
   }
 
   const store: CounterStore = {
+    // So that a sealed-cookie store can tell its revocations die with this process.
+    processLocal: processLocal(),
+    evictsWhenFull: whenFull === "evict",
     async increment(key, ttlSeconds) {
       const now = Date.now();
       const counter = live(key, now);
@@ -152,9 +148,5 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       namespaces.get(namespaceOf(key))?.delete(key);
     },
   };
-  // Not enumerable: spreading or logging the store shows only its methods.
-  if (whenFull === "evict") Object.defineProperty(store, EVICTS, { value: true });
-  // So that a sealed-cookie store can tell its revocations die with this process.
-  markProcessLocal(store);
   return store;
 }

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { nowSeconds } from "../core/clock.js";
-import { markProcessLocal } from "../core/process-local.js";
-import { createSessionId, hashSessionId, isSessionIdShape } from "../core/session-id.js";
-import { parseOptions } from "../core/validate.js";
+import { nowSeconds } from "../clock.js";
+import { processLocal } from "./process-local.js";
+import { createSessionId, hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
+import { parseOptions } from "../validate.js";
 import { SessionAuthError } from "../errors.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../types.js";
 
@@ -182,6 +182,8 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
   }
 
   const store: MemorySessionStore = {
+    // Seen by this process only: a logout held here when the store fails is ended everywhere.
+    processLocal: processLocal(),
     get size() {
       return sessions.size;
     },
@@ -223,8 +225,6 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
-  // Seen by this process only: a logout held here when the store fails is ended everywhere.
-  markProcessLocal(store);
   return store;
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { nowSeconds } from "../core/clock.js";
-import { scryptHasher } from "../core/password.js";
-import { parseOptions } from "../core/validate.js";
+import { nowSeconds } from "../clock.js";
+import { scryptHasher } from "../login/scrypt-hasher.js";
+import { parseOptions } from "../validate.js";
 import type { PasswordHasher, UserRecord, UserStore } from "../types.js";
 
 /**

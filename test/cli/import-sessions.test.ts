@@ -2,10 +2,10 @@ import express from "express";
 import { createClient } from "redis";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { createSessionAuth, createSessionId, hashSessionId, sessionCookieFor } from "services-session-auth";
+import { createSessionAuthRouter, createSessionId, hashSessionId, sessionCookieFor } from "services-session-auth";
 import { drupal7UserStore } from "services-session-auth/drupal";
 import { redisSessionStore } from "services-session-auth/redis";
-import { nowSeconds } from "../../src/core/clock.js";
+import { nowSeconds } from "../../src/clock.js";
 import { describeEachDrupalDb } from "../drupal/helpers/drupal-db.js";
 import { clearSessions, insertSessions, SEED_USERS, seedSite } from "../drupal/helpers/drupal-seed.js";
 import { deleteKeys, redisUrl, uniquePrefix } from "../stores/redis-helpers.js";
@@ -66,7 +66,7 @@ describeEachDrupalDb("services-session-auth drupal7 import-sessions", (db) => {
     expect(run.stdout).toMatch(/\n3 live rows read in \d+\.\d s: [\d,]+ rows\/s\.\n$/);
 
     const database = { pool: db().pool, dialect: db().dialect, prefix: db().prefix };
-    const auth = createSessionAuth({
+    const auth = createSessionAuthRouter({
       userStore: drupal7UserStore(database),
       sessionStore: redisSessionStore({ client, prefix }),
       secret: "cli-test-secret-0123456789-abcdefghijkl",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSessionAuth, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { runCli } from "./run-cli.js";
 
 describe("services-session-auth secret", () => {
@@ -9,7 +9,7 @@ describe("services-session-auth secret", () => {
       expect(run).toMatchObject({ code: 0, stderr: "" });
       expect(run.stdout).toMatch(/^[\w-]{43}\n$/);
       const secret = run.stdout.trim();
-      expect(() => createSessionAuth({ secret, sessionStore: memorySessionStore(), userStore: memoryUserStore([]) })).not.toThrow();
+      expect(() => createSessionAuthRouter({ secret, sessionStore: memorySessionStore(), userStore: memoryUserStore([]) })).not.toThrow();
     }
     expect(first.stdout).not.toBe(second.stdout);
   });

@@ -2,8 +2,8 @@ import { createHash, createHmac } from "node:crypto";
 import express from "express";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
-import { createSessionAuth, createSessionId, hashSessionId, memorySessionStore } from "services-session-auth";
-import { nowSeconds } from "../../src/core/clock.js";
+import { createSessionAuthRouter, createSessionId, hashSessionId, memorySessionStore } from "services-session-auth";
+import { nowSeconds } from "../../src/clock.js";
 import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "services-session-auth/drupal";
 import { fastHasher, setCookies } from "../helpers/app.js";
 import { CookieJar } from "../helpers/cookie-jar.js";
@@ -25,7 +25,7 @@ async function cutOverApp(db: TestDrupalDb) {
   const database = { pool: db.pool, dialect: db.dialect, prefix: db.prefix };
   const privateKey = await readDrupal7PrivateKey(database);
   const sessionStore = memorySessionStore();
-  const auth = createSessionAuth({
+  const auth = createSessionAuthRouter({
     userStore: drupal7UserStore(database),
     sessionStore: drupal7SessionFallback(sessionStore, database),
     csrfToken: drupal7CsrfToken({ privateKey, hashSalt: SEED_HASH_SALT }),
@@ -33,8 +33,7 @@ async function cutOverApp(db: TestDrupalDb) {
     baseUrl: BASE_URL,
   });
   const app = express();
-  app.use("/services/json", auth.router());
-  app.all("/services/session/token", auth.tokenHandler());
+  app.use(auth);
   return { app, sessionStore, database };
 }
 

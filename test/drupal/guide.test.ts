@@ -11,7 +11,7 @@ import pg from "pg";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSessionId, hashSessionId } from "services-session-auth";
-import { nowSeconds } from "../../src/core/clock.js";
+import { nowSeconds } from "../../src/clock.js";
 import { setCookies } from "../helpers/app.js";
 import { describeEachDrupalDb } from "./helpers/drupal-db.js";
 import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";

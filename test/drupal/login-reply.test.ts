@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
-import { createSessionAuth, memorySessionStore } from "services-session-auth";
+import { createSessionAuthRouter, memorySessionStore } from "services-session-auth";
 import { drupal7Hasher, drupal7UserStore } from "services-session-auth/drupal";
 import { statusText } from "../helpers/app.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
@@ -13,14 +13,13 @@ const ADMIN_KEYS = ["uid", "name", "mail", "theme", "signature", "signature_form
 function loginApp(db: TestDrupalDb) {
   const app = express();
   app.use(
-    "/services/json",
-    createSessionAuth({
+    createSessionAuthRouter({
       userStore: drupal7UserStore({ pool: db.pool, dialect: db.dialect, prefix: db.prefix }),
       sessionStore: memorySessionStore(),
       secret: "login-reply-test-secret-0123456789abcdef",
       hasher: drupal7Hasher(),
       baseUrl: "https://sports.example.com",
-    }).router(),
+    }),
   );
   return app;
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { nowSeconds } from "../../src/core/clock.js";
-import { createSessionId, hashSessionId } from "../../src/core/session-id.js";
+import { nowSeconds } from "../../src/clock.js";
+import { createSessionId, hashSessionId } from "../../src/sessions/session-id.js";
 import { drupal7CsrfToken, drupal7SessionFallback, importDrupal7Sessions, readDrupal7PrivateKey, type MysqlPoolLike } from "../../src/drupal/index.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
 import type { SessionStore } from "../../src/types.js";

@@ -29,7 +29,7 @@ describe("README recipe: audit events with pino", () => {
       if (req.get("x-trace") !== undefined) (req as express.Request & { id?: string }).id = req.get("x-trace");
       next();
     });
-    built.use("/services/json", auth.router());
+    built.use(auth);
     built.get("/boom", () => {
       throw new Error("database password is hunter2");
     });

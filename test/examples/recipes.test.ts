@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createSessionAuth, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter, memoryUserStore } from "services-session-auth";
 import { mapSessionStore } from "../../examples/recipes/map-session-store.js";
 import { ioredisAuth, logOutEverywhere, protectARoute, redisAuth, requireARole } from "../../examples/recipes/recipes.js";
 import { createTestApp, fastHasher, login, SECRET, USERS } from "../helpers/app.js";
@@ -10,9 +10,9 @@ import { describeSessionStore } from "../stores/contract.js";
 /** An app with the router and the recipes' routes, on the test helper's options. */
 function recipeApp(overrides: Parameters<typeof createTestApp>[0] = {}) {
   const { options } = createTestApp(overrides);
-  const auth = createSessionAuth(options);
+  const auth = createSessionAuthRouter(options);
   const app = express();
-  app.use("/services/json", auth.router());
+  app.use(auth);
   protectARoute(app, auth, (_req, res) => void res.status(201).json({ added: true }));
   requireARole(app, auth);
   logOutEverywhere(app, auth);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSessionAuth } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth";
 import { createTestApp, login, setCookies, statusText } from "../helpers/app.js";
 
 const LOGIN = "/services/json/user/login.json";
@@ -89,7 +89,7 @@ describe("cross-site login", () => {
 
   it("refuses an invalid trustedOrigins entry at start-up", () => {
     const { options } = createTestApp();
-    expect(() => createSessionAuth({ ...options, trustedOrigins: ["https://app.example.com/login"] })).toThrow(/trustedOrigins\.0: must be an origin/);
-    expect(() => createSessionAuth({ ...options, trustedOrigins: ["*"] })).toThrow(TypeError);
+    expect(() => createSessionAuthRouter({ ...options, trustedOrigins: ["https://app.example.com/login"] })).toThrow(/trustedOrigins\.0: must be an origin/);
+    expect(() => createSessionAuthRouter({ ...options, trustedOrigins: ["*"] })).toThrow(TypeError);
   });
 });

@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it, vi } from "vitest";
-import { createSessionAuth, memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
+import { createSessionAuthRouter, memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
 import { createTestApp, SECRET, statusText } from "../helpers/app.js";
 
 /** Runs `body` outside NODE_ENV=test (where nothing is logged), with what it writes to stderr captured. */
@@ -19,7 +19,7 @@ async function withStderr(body: (written: string[]) => Promise<void>): Promise<v
 
 /** An auth over empty stores, for the handlers that need none of its sessions. */
 function bareAuth(onEvent?: AuthEventListener) {
-  return createSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET, ...(onEvent === undefined ? {} : { onEvent }) });
+  return createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET, ...(onEvent === undefined ? {} : { onEvent }) });
 }
 
 describe("SessionAuth.notFound", () => {
@@ -182,7 +182,7 @@ describe("SessionAuth.errorHandler", () => {
       // A session store that fails: the 503 goes to the client and the fault to stderr.
       written.length = 0;
       const failing = { ...memorySessionStore(), get: () => Promise.reject(new Error("ECONNREFUSED")) };
-      const auth = createSessionAuth({ userStore: memoryUserStore([]), sessionStore: failing, secret: SECRET, sessionName: "SESStest" });
+      const auth = createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: failing, secret: SECRET, sessionName: "SESStest" });
       const guarded = express().get("/p", auth.requireSession(), (_req, res) => res.json([]));
       expect((await request(guarded).get("/p").set("Cookie", "SESStest=abc")).status).toBe(503);
       expect(written.join("")).toMatch(/store\.failure operation=sessionStore\.get\nError: ECONNREFUSED/);

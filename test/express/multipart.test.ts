@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseMultipart } from "../../src/services/multipart.js";
+import { parseMultipart } from "../../src/http-input/multipart.js";
 import { createTestApp, login, statusText } from "../helpers/app.js";
 
 /** A multipart/form-data body written by hand, so its parts are exactly what a test needs. */

@@ -1,7 +1,7 @@
 import express from "express";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { createSessionAuth, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { createTestApp, login, SECRET, statusText } from "../helpers/app.js";
 
 describe("SessionAuth.requireSession", () => {
@@ -83,7 +83,7 @@ describe("SessionAuth.requireSession", () => {
   });
 
   it("throws a TypeError at start-up for an invalid guard option", () => {
-    const auth = createSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET });
+    const auth = createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET });
     expect(() => auth.requireSession({ roles: "admin" } as never)).toThrow(TypeError);
     expect(() => auth.requireSession({ csrf: "yes" } as never)).toThrow(/requireSession: invalid options: csrf/);
     expect(() => auth.requireSession({ secret: SECRET } as never)).toThrow(/Unrecognized key: "secret"/);

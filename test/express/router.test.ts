@@ -212,10 +212,10 @@ describe("SessionAuth.router request handling", () => {
   it("takes services_token from a form body an earlier parser already read, as requireSession does", async () => {
     const express = (await import("express")).default;
     const { options } = createTestApp();
-    const { createSessionAuth } = await import("services-session-auth");
+    const { createSessionAuthRouter } = await import("services-session-auth");
     const app = express();
     app.use(express.urlencoded({ extended: false }));
-    app.use("/services/json", createSessionAuth(options).router());
+    app.use(createSessionAuthRouter(options));
     const session = await login(app);
     const res = await request(app).post("/services/json/system/connect").set("Cookie", session.cookie).type("form").send({ services_token: session.token });
     expect(res.status).toBe(200);
@@ -225,10 +225,10 @@ describe("SessionAuth.router request handling", () => {
   it("reads a body an earlier express.json() already parsed", async () => {
     const express = (await import("express")).default;
     const { options } = createTestApp();
-    const { createSessionAuth } = await import("services-session-auth");
+    const { createSessionAuthRouter } = await import("services-session-auth");
     const app = express();
     app.use(express.json());
-    app.use("/services/json", createSessionAuth(options).router());
+    app.use(createSessionAuthRouter(options));
     const res = await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(200);
   });

@@ -1,16 +1,16 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createSessionAuth, memoryCounterStore, memorySessionStore, memoryUserStore, sessionCookieFor, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, sessionCookieFor, type SessionAuthOptions } from "services-session-auth";
 import { createTestApp, fastHasher, login, SECRET, setCookies, USERS } from "../helpers/app.js";
 
 /** An app that signs users in by its own means (a single sign-on callback), and signs them out. */
 function ssoApp(overrides: Partial<SessionAuthOptions> = {}) {
   const userStore = memoryUserStore(USERS, { hasher: fastHasher });
   const sessionStore = memorySessionStore();
-  const auth = createSessionAuth({ userStore, sessionStore, counterStore: memoryCounterStore(), secret: SECRET, hasher: fastHasher, baseUrl: "http://sports.test", ...overrides });
+  const auth = createSessionAuthRouter({ userStore, sessionStore, counterStore: memoryCounterStore(), secret: SECRET, hasher: fastHasher, baseUrl: "http://sports.test", ...overrides });
   const app = express();
-  app.use("/services/json", auth.router());
+  app.use(auth);
   app.post("/sso/callback/:uid", async (req, res, next) => {
     try {
       const user = await userStore.findById(req.params.uid!);
@@ -89,7 +89,7 @@ describe("SessionAuth.optionalSession", () => {
   });
 
   it("takes no csrf or roles, even from JavaScript: a cookie alone must never count on a POST", () => {
-    const auth = createSessionAuth({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher });
+    const auth = createSessionAuthRouter({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher });
     expect(() => auth.optionalSession({ csrf: false } as never)).toThrow(/optionalSession: invalid options: .*csrf/);
     expect(() => auth.optionalSession({ roles: ["admin"] } as never)).toThrow(TypeError);
     expect(() => auth.optionalSession({ onDenied: "next" })).not.toThrow();
@@ -115,7 +115,7 @@ describe("SessionAuth.listSessions and endUserSessions", () => {
   });
 });
 
-describe("one createSessionAuth, many pieces", () => {
+describe("one createSessionAuthRouter, many pieces", () => {
   it("validates the options once, however many guards and routers it hands out", () => {
     let reads = 0;
     const options = new Proxy(createTestApp().options, {
@@ -124,30 +124,30 @@ describe("one createSessionAuth, many pieces", () => {
         return Reflect.get(target, key, receiver) as unknown;
       },
     });
-    const auth = createSessionAuth(options);
+    const auth = createSessionAuthRouter(options);
     const atFactory = reads;
     expect(atFactory).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) {
       auth.requireSession();
       auth.optionalSession();
-      auth.router();
       auth.tokenHandler();
+      auth.notFound();
     }
     // The pieces read nothing more from the caller's object: it was resolved at the factory.
     expect(reads).toBe(atFactory);
   });
 
-  it("shares one login throttle between two routers of the same auth", async () => {
+  it("shares one login throttle between two mounts of the same router", async () => {
     const { options } = createTestApp({ throttle: { userLimit: 2 } });
-    const auth = createSessionAuth(options);
+    const auth = createSessionAuthRouter(options);
     const app = express();
-    app.use("/services/json", auth.router());
-    app.use("/api/v1", auth.router());
-    for (const path of ["/services/json/user/login", "/api/v1/user/login"]) {
+    app.use(auth);
+    app.use("/api/v1", auth);
+    for (const path of ["/services/json/user/login", "/api/v1/services/json/user/login"]) {
       expect((await request(app).post(path).send({ username: "demo", password: "wrong" })).status).toBe(401);
     }
-    // Two failures, one through each router: the account's limit is reached for both.
-    const blocked = await request(app).post("/api/v1/user/login").send({ username: "demo", password: "demo-password" });
+    // Two failures, one through each mount: the account's limit is reached for both.
+    const blocked = await request(app).post("/api/v1/services/json/user/login").send({ username: "demo", password: "demo-password" });
     expect(blocked.status).toBe(406);
   });
 });
@@ -205,8 +205,8 @@ describe("a memory user store right after start-up", () => {
     let hashed = false;
     void userStore.ready.then(() => (hashed = true));
     const events: string[] = [];
-    const auth = createSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, storeTimeout: 0.05, onEvent: (event) => events.push(event.type) });
-    const app = express().use("/services/json", auth.router());
+    const auth = createSessionAuthRouter({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, storeTimeout: 0.05, onEvent: (event) => events.push(event.type) });
+    const app = express().use(auth);
     const login = request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     const res = await login;
     expect(res.status).toBe(200);
@@ -218,8 +218,8 @@ describe("a memory user store right after start-up", () => {
     const broken = { ...memoryUserStore([]), ready: Promise.reject(new Error("users table missing")) };
     broken.ready.catch(() => undefined);
     const events: string[] = [];
-    const auth = createSessionAuth({ userStore: broken, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event.type) });
-    const res = await request(express().use("/services/json", auth.router())).post("/services/json/user/login").send({ username: "demo", password: "x" });
+    const auth = createSessionAuthRouter({ userStore: broken, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event.type) });
+    const res = await request(express().use(auth)).post("/services/json/user/login").send({ username: "demo", password: "x" });
     expect(res.status).toBe(503);
     expect(events).toEqual(["store.failure"]);
   });

@@ -12,15 +12,16 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { Request, Response } from "express";
-import { drupalQueryPath, reasonPhrase, SessionAuthError } from "services-session-auth";
-import { phpUnserialize, userDataField } from "services-session-auth/drupal";
-import { readCookies } from "../../src/core/cookie.js";
-import { parseRequestBody, requestMime } from "../../src/services/body.js";
-import { notFoundReply } from "../../src/services/not-found.js";
-import { errorReply } from "../../src/services/wire.js";
-import { matchAction } from "../../src/services/routing.js";
-import { negotiateFormat } from "../../src/services/negotiate.js";
-import { parseMultipart } from "../../src/services/multipart.js";
+import { reasonPhrase, SessionAuthError } from "services-session-auth";
+import { phpUnserialize, userDataField } from "../../src/drupal/php-unserialize.js";
+import { readCookies } from "../../src/cookie/cookie-headers.js";
+import { parseRequestBody, requestMime } from "../../src/http-input/body.js";
+import { notFoundReply } from "../../src/endpoint/not-found.js";
+import { errorReply } from "../../src/wire/reply.js";
+import { queryPathRewriter } from "../../src/express/query-path.js";
+import { matchAction } from "../../src/endpoint/routing.js";
+import { negotiateFormat } from "../../src/http-input/negotiate.js";
+import { parseMultipart } from "../../src/http-input/multipart.js";
 
 const GROWTH = 16;
 const BOUND = 64;
@@ -83,7 +84,7 @@ const adversarial = fc.record({ unit, prefix: fc.constantFrom("", "a", "<", "d:"
 
 type Parser = readonly [name: string, run: (input: string) => unknown, n: number];
 
-const queryPath = drupalQueryPath();
+const queryPath = queryPathRewriter(["/", "/index.php"]);
 const noop = () => undefined;
 
 const PARSERS: readonly Parser[] = [
@@ -92,7 +93,7 @@ const PARSERS: readonly Parser[] = [
   ["the 406 reply for a Content-Type", (text) => errorReply(new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", requestMime(text))), 1000],
   ["requestMime", (text) => requestMime(text), 1000],
   ["readCookies", (text) => readCookies(text, "SESSabc", 3), 1000],
-  ["drupalQueryPath", (text) => queryPath({ url: `/?q=${encodeURIComponent(text)}&x=${text}` } as Request, {} as Response, noop), 1000],
+  ["the ?q= path rewriter", (text) => queryPath({ url: `/?q=${encodeURIComponent(text)}&x=${text}` } as Request, {} as Response, noop), 1000],
   ["matchAction", (text) => matchAction(text), 1000],
   ["negotiateFormat (Accept)", (text) => attempt(() => negotiateFormat(undefined, text)), 1000],
   ["negotiateFormat (Accept of many ranges)", (text) => attempt(() => negotiateFormat(undefined, `text/html;q=0.1, ${text}, application/json`)), 1000],

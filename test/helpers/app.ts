@@ -1,15 +1,14 @@
 import express, { type Express } from "express";
 import request from "supertest";
 import {
-  createSessionAuth,
-  drupalQueryPath,
+  createSessionAuthRouter,
   memoryCounterStore,
   memorySessionStore,
   memoryUserStore,
   scryptHasher,
   type AuthEvent,
   type MemoryUserInput,
-  type SessionAuth,
+  type SessionAuthRouter,
   type SessionAuthOptions,
 } from "services-session-auth";
 
@@ -31,7 +30,7 @@ export function createTestApp(
   overrides: Partial<SessionAuthOptions> = {},
   users: MemoryUserInput[] = USERS,
   /** More routes, mounted before the 404 and error handlers that end the app. */
-  routes?: (app: Express, auth: SessionAuth, options: SessionAuthOptions) => void,
+  routes?: (app: Express, auth: SessionAuthRouter, options: SessionAuthOptions) => void,
 ) {
   const events: AuthEvent[] = [];
   const sessionStore = memorySessionStore();
@@ -48,11 +47,9 @@ export function createTestApp(
     onEvent: (event) => events.push(event),
     ...overrides,
   };
-  const auth = createSessionAuth(options);
+  const auth = createSessionAuthRouter(options);
   const app: Express = express();
-  app.use(drupalQueryPath());
-  app.use("/services/json", auth.router());
-  app.all("/services/session/token", auth.tokenHandler());
+  app.use(auth);
   app.get("/services/json/players", auth.requireSession(), (req, res) => {
     res.json({ players: ["Ana"], uid: req.auth?.user.uid });
   });

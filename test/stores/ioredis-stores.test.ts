@@ -1,7 +1,7 @@
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { nowSeconds } from "../../src/core/clock.js";
-import { hashSessionId } from "../../src/core/session-id.js";
+import { nowSeconds } from "../../src/clock.js";
+import { hashSessionId } from "../../src/sessions/session-id.js";
 import type { createClient } from "redis";
 import {
   ioredisCounterStore,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { nowSeconds } from "../../src/core/clock.js";
+import { nowSeconds } from "../../src/clock.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
 import type { SessionRecord } from "../../src/types.js";
 import { describeSessionStore } from "./contract.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
 import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
-import { nowSeconds } from "../../src/core/clock.js";
+import { nowSeconds } from "../../src/clock.js";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import type { CounterStore, SessionRecord, SessionStore } from "../../src/types.js";
 import { createTestApp, login, statusText } from "../helpers/app.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nowSeconds } from "../../src/core/clock.js";
-import { hashSessionId } from "../../src/core/session-id.js";
+import { nowSeconds } from "../../src/clock.js";
+import { hashSessionId } from "../../src/sessions/session-id.js";
 import { redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeSessionStore } from "./contract.js";

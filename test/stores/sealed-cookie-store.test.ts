@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { nowSeconds } from "../../src/core/clock.js";
+import { nowSeconds } from "../../src/clock.js";
 import { memoryCounterStore } from "../../src/stores/memory-counter-store.js";
 import { redisCounterStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";

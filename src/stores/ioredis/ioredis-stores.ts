@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOptions } from "../../core/validate.js";
+import { parseOptions } from "../../validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
 import { redisCounterStore } from "../redis/redis-counter-store.js";
 import { redisSessionStore } from "../redis/redis-session-store.js";

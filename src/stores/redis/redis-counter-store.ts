@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOptions } from "../../core/validate.js";
+import { parseOptions } from "../../validate.js";
 import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
 import { DECREMENT_SCRIPT } from "./scripts.js";

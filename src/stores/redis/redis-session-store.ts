@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { nowSeconds } from "../../core/clock.js";
-import { createSessionId, hashSessionId, isSessionIdShape } from "../../core/session-id.js";
-import { decodeSessionRecord, encodeSessionRecord } from "../../core/session-record.js";
-import { parseOptions } from "../../core/validate.js";
+import { nowSeconds } from "../../clock.js";
+import { createSessionId, hashSessionId, isSessionIdShape } from "../../sessions/session-id.js";
+import { decodeSessionRecord, encodeSessionRecord } from "../../sessions/session-record.js";
+import { parseOptions } from "../../validate.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
 import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type RedisTransactionLike } from "./client.js";
 import { sessionKey, userIndexKey } from "./keys.js";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { parseSessionRecord } from "../../core/session-record.js";
+import { parseSessionRecord } from "../../sessions/session-record.js";
 import type { SessionRecord } from "../../types.js";
 
 /** What is sealed into the session id. Short keys: every byte is sent on every request. */

@@ -1,12 +1,11 @@
 import type * as IronSession from "iron-session";
 import { z } from "zod";
-import { nowSeconds } from "../../core/clock.js";
-import { loadOptionalPeer } from "../../core/optional-peer.js";
-import { secretSchema } from "../../core/option-schema.js";
-import { parseOptions } from "../../core/validate.js";
+import { nowSeconds } from "../../clock.js";
+import { loadOptionalPeer } from "../optional-peer.js";
+import { secretSchema } from "../../keys/secret.js";
+import { parseOptions } from "../../validate.js";
 import type { CounterStore, SessionStore } from "../../types.js";
 import { evictsUnexpiredKeys } from "../memory-counter-store.js";
-import { markProcessLocal, processLocalGeneration } from "../../core/process-local.js";
 import { LruMap } from "./lru.js";
 import { createSealedId, fromWire, parseHandle, sealedHandle, toWire, type SealedPayload } from "./payload.js";
 
@@ -146,7 +145,7 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
   const { sealData, unsealData } = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore (services-session-auth/sealed-cookie)");
   const parsed = parseOptions(optionsSchema, options, "sealedCookieStore");
   const { revocations, maxAgeSeconds = 2_000_000, cacheSize = 5000, prefix = "sealed:", maxMarksPerUser = 32 } = parsed;
-  const generation = processLocalGeneration(revocations);
+  const generation = revocations.processLocal?.generation;
   // iron-session takes a string or a map of numbered passwords, and seals with the highest.
   const password = typeof parsed.password === "string" ? parsed.password : { ...parsed.password };
   const cache = new LruMap<string, SealedPayload>(cacheSize);
@@ -204,6 +203,8 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
   }
 
   const store: SessionStore = {
+    // Over revocations kept in this process, a logout held here is as good as one recorded.
+    ...(revocations.processLocal === undefined ? {} : { processLocal: revocations.processLocal }),
     async create(record) {
       const sealedAt = nowSeconds();
       const epoch = await revocations.get(userKey(record.uid, periodOf(sealedAt)));
@@ -236,7 +237,5 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
       return 0;
     },
   };
-  // Over revocations kept in this process, a logout held here is as good as one recorded.
-  if (generation !== undefined) markProcessLocal(store);
   return store;
 }

@@ -1,6 +1,6 @@
 import express from "express";
 import mysql from "mysql2/promise";
-import { createSessionAuth, drupalQueryPath, memorySessionStore, scryptHasher } from "services-session-auth";
+import { createSessionAuthRouter, memorySessionStore, scryptHasher } from "services-session-auth";
 import {
   drupal7CsrfToken,
   drupal7Hasher,
@@ -24,7 +24,7 @@ const sessions = memorySessionStore();
 const { imported, skipped } = await importDrupal7Sessions({ ...database, into: sessions, hashedSids: "auto", deleteImported: true, ...lifetimes });
 console.log(`Drupal sessions carried over: ${imported} (skipped: ${skipped})`);
 
-const auth = createSessionAuth({
+const auth = createSessionAuthRouter({
   userStore: drupal7UserStore(database),
   sessionStore: drupal7SessionFallback(sessions, { ...database, hashedSids: "auto", ...lifetimes }),
   csrfToken: drupal7CsrfToken({
@@ -44,7 +44,5 @@ export const app = express();
 // throttle counts by. Leave it out if clients connect to Node directly.
 app.set("trust proxy", "loopback");
 // Clients without clean URLs (jDrupal, DrupalGap) call /?q=services/json/user/login.json.
-app.use(drupalQueryPath());
-app.use("/services/json", auth.router()); // the endpoint path from step 1
+app.use(auth); // the endpoint path from step 1
 // Drupal serves the token outside the endpoint; jDrupal, DrupalGap and Moodle fetch it there.
-app.all("/services/session/token", auth.tokenHandler());

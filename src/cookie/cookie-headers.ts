@@ -1,0 +1,96 @@
+/**
+ * The distinct values of one cookie name in a `Cookie` header, in the order sent, at most
+ * `limit` of them, without parsing the rest; a malformed pair is skipped, never an error.
+ * A client can hold several cookies of one name (a host-only one and one for
+ * `.example.com`), and only one of them may name a live session; the limit keeps a header
+ * stuffed with copies from costing a store read per copy.
+ */
+export function readCookies(header: string | undefined, name: string, limit: number): string[] {
+  const values: string[] = [];
+  if (header === undefined || header.length === 0) return values;
+  let start = 0;
+  // The next "=" at or after `start`: found once and reused by the pairs before it, so a header
+  // of many pairs without one (a;a;a;…) is scanned once, not once per pair.
+  let nextEq = -1;
+  while (start < header.length && values.length < limit) {
+    let end = header.indexOf(";", start);
+    if (end === -1) end = header.length;
+    if (nextEq !== header.length && nextEq < start) {
+      nextEq = header.indexOf("=", start);
+      if (nextEq === -1) nextEq = header.length;
+    }
+    if (nextEq < end && header.slice(start, nextEq).trim() === name) {
+      let value = header.slice(nextEq + 1, end).trim();
+      if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+      if (value !== "" && !values.includes(value)) values.push(value);
+    }
+    start = end + 1;
+  }
+  return values;
+}
+
+/** The `SameSite` values a session cookie may carry, as written on the wire. */
+export type SameSiteValue = "Lax" | "Strict" | "None";
+
+/** The attributes of the session cookie. */
+export interface CookieAttributes {
+  /** Sent only over HTTPS. */
+  readonly secure: boolean;
+  /** The `Domain` attribute; host-only when absent. */
+  readonly domain?: string | undefined;
+  /** Lifetime in seconds (`Max-Age`, and `expires` for old clients). */
+  readonly maxAge: number;
+  /** The `SameSite` attribute; none when absent, as Drupal 7 sends it. */
+  readonly sameSite?: SameSiteValue | undefined;
+}
+
+/**
+ * A `Set-Cookie` value for the session cookie, written as PHP's `session_start()` writes
+ * it for Drupal 7: `name=value; expires=…; Max-Age=…; path=/; domain=…; secure; HttpOnly`,
+ * lower-case attribute names where PHP has them, the date in RFC 1123 form. Cookie-jar
+ * code written against Drupal (and its tests) sees the same header.
+ */
+export function setCookieHeader(name: string, value: string, attributes: CookieAttributes, now: number): string {
+  const expires = new Date((now + attributes.maxAge) * 1000).toUTCString();
+  return `${name}=${value}; expires=${expires}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
+}
+
+/**
+ * A `Set-Cookie` value that deletes the session cookie, as PHP's `setcookie()` writes the
+ * deletion Drupal's `session_destroy()` sends. It carries the same `domain` (and `secure`)
+ * as the cookie it deletes: a browser only removes a cookie whose domain and path match.
+ */
+export function deletionHeader(name: string, attributes: CookieAttributes): string {
+  return `${name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0${tail(attributes)}`;
+}
+
+function tail(attributes: CookieAttributes): string {
+  const domain = attributes.domain === undefined ? "" : `; domain=${attributes.domain}`;
+  const sameSite = attributes.sameSite === undefined ? "" : `; SameSite=${attributes.sameSite}`;
+  return `; path=/${domain}${attributes.secure ? "; secure" : ""}; HttpOnly${sameSite}`;
+}
+
+/**
+ * The session cookie of one host: its name, its attributes, and the other places a copy of
+ * the same name may sit in a client's cookie jar (host-only, or the domain Drupal derives
+ * from the host when `cookieDomain` names another), which deletions must also reach.
+ */
+export interface CookiePlacement {
+  readonly name: string;
+  readonly attributes: CookieAttributes;
+  readonly variants: readonly CookieAttributes[];
+}
+
+/** Deletions for the other places a copy of the session cookie may sit (see {@link CookiePlacement.variants}). */
+export function variantDeletionHeaders(cookie: CookiePlacement): string[] {
+  return cookie.variants.map((attributes) => deletionHeader(cookie.name, attributes));
+}
+
+/**
+ * Deletions for the session cookie where this server sets it, as Drupal's `session_destroy()`
+ * sends it (same path, domain and secure flag), then for its other places, so a Drupal-era
+ * copy goes too.
+ */
+export function deletionHeaders(cookie: CookiePlacement): string[] {
+  return [deletionHeader(cookie.name, cookie.attributes), ...variantDeletionHeaders(cookie)];
+}

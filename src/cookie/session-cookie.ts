@@ -1,0 +1,98 @@
+import { setCookieHeader, type CookieAttributes, type CookiePlacement } from "./cookie-headers.js";
+import { parseCookieOptions, type CookieOptions, type CookieSettings } from "./options.js";
+import { drupalCookieDomain } from "./cookie-domain.js";
+import { drupalSessionName } from "./session-name.js";
+
+/**
+ * The session cookie for a request to `host` (its `Host` header): the configured name or
+ * Drupal's derivation, `Domain` by Drupal's rule or `cookieDomain`, `Secure` over HTTPS
+ * (or always), `SameSite` only if configured.
+ */
+export function placeSessionCookie(options: CookieSettings, host: string, secure: boolean): CookiePlacement {
+  const { sessionName, cookieDomain, baseUrl, absoluteTimeout, sameSite } = options;
+  const https = secure || options.cookieSecure === "always";
+  const domain = drupalCookieDomain(host, cookieDomain);
+  const attributes: CookieAttributes = { secure: https, domain, maxAge: absoluteTimeout, sameSite };
+  // Clients compare domains without case and without the leading dot: `api.example.com` and
+  // `.API.example.com` are one place, and deleting one would delete the cookie just set.
+  const places = new Map<string | undefined, string | undefined>([[undefined, undefined]]);
+  const derived = drupalCookieDomain(host);
+  if (derived !== undefined) places.set(domainKey(derived), derived);
+  places.delete(domain === undefined ? undefined : domainKey(domain));
+  return {
+    name: sessionName ?? drupalSessionName({ cookieDomain, baseUrl, host, secure: https }),
+    attributes,
+    variants: [...places.values()].map((other) => ({ ...attributes, domain: other })),
+  };
+}
+
+/** A `Domain` attribute as cookie jars match it (RFC 6265 §5.2.3): no leading dot, lower case. */
+function domainKey(domain: string): string {
+  return domain.replace(/^\./, "").toLowerCase();
+}
+
+/**
+ * The session cookie a client of one public URL gets, as {@link sessionCookieFor} describes it.
+ *
+ * @example
+ * ```ts
+ * const cookie: SessionCookieDescription = sessionCookieFor("https://api.example.com/");
+ * cookie.domain; // ".api.example.com"
+ * ```
+ */
+export interface SessionCookieDescription {
+  /** The cookie's name: `SESS…`, or `SSESS…` when it is `Secure`, unless `sessionName` sets it. */
+  readonly name: string;
+  /** The `Domain` attribute; `undefined` for a host-only cookie. */
+  readonly domain: string | undefined;
+  readonly path: "/";
+  readonly secure: boolean;
+  readonly httpOnly: true;
+  /** The `SameSite` attribute as sent; `undefined` for none (Drupal 7's default). */
+  readonly sameSite: "Lax" | "Strict" | "None" | undefined;
+  /** `Max-Age` in seconds: `absoluteTimeout`. */
+  readonly maxAge: number;
+  /** The `Set-Cookie` header of a login now, with `<sessid>` where the session id goes. */
+  readonly setCookie: string;
+  /**
+   * The other `Domain` values (`undefined`: host-only) where a copy of the same name is also
+   * deleted whenever a request carried one: at login, at logout, for a stale cookie, and when
+   * a request shows more than one.
+   */
+  readonly alsoDeletedAt: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * The session cookie a client of `publicUrl` gets from this package, for a migration team
+ * to compare with the `Set-Cookie` its Drupal site sends today: the name, `Domain`, `Secure`,
+ * `SameSite`, lifetime, and the header itself. The URL is the one clients call (its scheme
+ * decides `Secure` and `SSESS`, as it does once `trust proxy` is set right; its host and port
+ * the derived name and `Domain`); `options` are the ones given to `createSessionAuthRouter` (`sessionName`,
+ * `cookieDomain`, `baseUrl`, `cookieSecure`, `sameSite`, `absoluteTimeout`; other keys are
+ * ignored). Framework-free: it runs in a script, a test or a REPL.
+ *
+ * @example
+ * ```ts
+ * const cookie = sessionCookieFor("https://api.example.com/", { absoluteTimeout: 2_000_000 });
+ * console.log(cookie.setCookie);
+ * // SSESS6f1c…=<sessid>; expires=…; Max-Age=2000000; path=/; domain=.api.example.com; secure; HttpOnly
+ * ```
+ * @throws TypeError for a URL that is not absolute http(s), or an invalid option.
+ */
+export function sessionCookieFor(publicUrl: string | URL, options: Partial<CookieOptions> = {}): SessionCookieDescription {
+  const url = new URL(publicUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`sessionCookieFor: ${url.protocol} is not http: or https:`);
+  const cookie = placeSessionCookie(parseCookieOptions(options, "sessionCookieFor"), url.host, url.protocol === "https:");
+  const { attributes } = cookie;
+  return {
+    name: cookie.name,
+    domain: attributes.domain,
+    path: "/",
+    secure: attributes.secure,
+    httpOnly: true,
+    sameSite: attributes.sameSite,
+    maxAge: attributes.maxAge,
+    setCookie: setCookieHeader(cookie.name, "<sessid>", attributes, Math.floor(Date.now() / 1000)),
+    alsoDeletedAt: cookie.variants.map((variant) => variant.domain),
+  };
+}

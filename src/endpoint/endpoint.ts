@@ -1,0 +1,346 @@
+import { setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
+import type { Authenticator } from "../login/authenticator.js";
+import type { CookieSettings } from "../cookie/options.js";
+import type { Emit } from "../events.js";
+import type { LoginSettings } from "../login/options.js";
+import type { OriginSettings } from "../origins/options.js";
+import type { EndpointSettings } from "./options.js";
+import { isCrossSiteLogin, normalizeOrigin } from "../origins/origin.js";
+import { createSessionId } from "../sessions/session-id.js";
+import { settingOver, type SessionContext, type SessionRequest, type Sessions } from "../sessions/sessions.js";
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import type { UserRecord } from "../types.js";
+import { bodyArgument, isFormBody, parseRequestBody, requestMime } from "../http-input/body.js";
+import { loginArgumentSchemas, readLoginArgument } from "./login-arguments.js";
+import { negotiateFormat } from "../http-input/negotiate.js";
+import type { NotFoundRequest } from "./not-found.js";
+import { trimSlashes } from "../http-input/path.js";
+import { endpointRootReply, headReply, matchAction, optionsReply, routingMethod } from "./routing.js";
+import { anonymousUserObject, connectUserObject, loginUserObject, logoutUserObject } from "../wire/user-object.js";
+import { errorReply, jsonReply, textHeaders, type WireResponse } from "../wire/reply.js";
+
+/** A request body: raw bytes, or a value an earlier body parser already produced. */
+export type RequestBody = { readonly raw: Buffer } | { readonly parsed: unknown };
+
+/** A request to one of the Services calls, described without any framework. */
+export interface ServicesRequest extends SessionRequest {
+  /** The real HTTP method (never an override). */
+  readonly method: string;
+  /** The client's address, an IPv4 one without the `::ffff:` prefix. */
+  readonly ip: string;
+  readonly userAgent: string;
+  /** The `Content-Type` header: how the body is read, and whether `services_token` may come from it. */
+  readonly contentType: string | undefined;
+  /** The `X-CSRF-Token` header. */
+  readonly csrfHeader: string | undefined;
+  /** `services_token` from the query string, if any. */
+  readonly queryToken: string | undefined;
+  /**
+   * The API version a `services_<resource>_<method>_version` header asks for. Services takes
+   * any such header, whatever resource and method it names (`_services_version_header_options`).
+   */
+  readonly versionHeader: string | undefined;
+  /** The `Accept` header. */
+  readonly accept: string | undefined;
+  /** The `Origin` header: which site's page sent the request, if a browser did. */
+  readonly origin: string | undefined;
+  /** The `Sec-Fetch-Site` header (`same-origin`, `same-site`, `cross-site`, `none`), if a browser sent it. */
+  readonly fetchSite: string | undefined;
+}
+
+/** A request that reached the endpoint's mount path, before routing. */
+export interface EndpointRequest extends ServicesRequest, NotFoundRequest {
+  /** Reads the body, once routing has found a call that takes one. */
+  body(): Promise<RequestBody>;
+}
+
+/** A routed call: the request, its body, and its URL's format suffix (`json` in `user/login.json`). */
+interface ServicesCall extends ServicesRequest {
+  readonly body: RequestBody;
+  readonly format: string | undefined;
+}
+
+/**
+ * The login reply (`{sessid, session_name, token, user}`), as `user/login` sends it and as
+ * `startSession` returns it.
+ *
+ * @example
+ * ```ts
+ * const reply: LoginReply = await auth.startSession(req, res, user);
+ * res.json(reply); // what a Drupal client expects after a login
+ * ```
+ */
+export interface LoginReply {
+  /** The session id: the value of the session cookie. */
+  readonly sessid: string;
+  /** The session cookie's name (`SESS…`, `SSESS…` over HTTPS). */
+  readonly session_name: string;
+  /** The session's CSRF token, for `X-CSRF-Token`. */
+  readonly token: string;
+  /** The user object, typed as Drupal's (`uid` a string, `login` a number, no `pass`). */
+  readonly user: Record<string, unknown>;
+}
+
+/** A session opened or ended outside the Services calls: what to answer, and the cookies to set. */
+export interface SessionChange<T> {
+  readonly result: T;
+  readonly setCookie: readonly string[];
+  /**
+   * Set when the change was made here but could not be made to hold everywhere (a logout the
+   * shared store refused): the cookies still go out, and the answer is this error.
+   */
+  readonly error?: SessionAuthError;
+}
+
+/** What the endpoint works with: its own settings, the trusted origins, and what it needs of the login's and the cookie's. */
+export type EndpointDeps = EndpointSettings & OriginSettings & Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength"> & Pick<CookieSettings, "baseUrl">;
+
+/**
+ * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
+ * root, method overrides, HEAD, OPTIONS, the 404s), then the four calls in the order of
+ * Services' pipeline (`RESTServer::handle`: response format, body, arguments, session and
+ * CSRF, callback), each from a request description to a {@link WireResponse}. Also the
+ * `services/session/token` call and the programmatic start and end of a session.
+ */
+export class ServicesEndpoint {
+  readonly #sessions: Sessions;
+  readonly #auth: Authenticator;
+  readonly #options: EndpointDeps;
+  readonly #emit: Emit;
+  readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
+  /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
+  readonly #baseOrigin: string | undefined;
+
+  /**
+   * @param settings - What the endpoint works with ({@link EndpointDeps}).
+   * @param emit - Where events go: stamped, to the app's listener.
+   */
+  constructor(settings: EndpointDeps, sessions: Sessions, auth: Authenticator, emit: Emit) {
+    const options = settings;
+    this.#emit = emit;
+    this.#sessions = sessions;
+    this.#auth = auth;
+    this.#options = options;
+    this.#loginArgs = loginArgumentSchemas(options);
+    const base = options.baseUrl === undefined ? undefined : new URL(options.baseUrl);
+    this.#baseOrigin = base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`);
+  }
+
+  /**
+   * Answers a request below the mount path, or `undefined` when it is none of the endpoint's
+   * (the app's own routes take it). `rest_server_server()` and `RESTServer::getController`:
+   * the endpoint root's message, then HEAD, OPTIONS and other methods on an action, before
+   * the body is read.
+   */
+  async handle(request: EndpointRequest): Promise<WireResponse | undefined> {
+    if (request.mounted && trimSlashes(request.path) === "") return endpointRootReply(this.#options.endpointName);
+    const match = matchAction(request.path);
+    if (match === undefined) return undefined;
+    try {
+      switch (routingMethod(request.method, request.methodOverride, request.methodParam)) {
+        case "POST":
+          break;
+        case "HEAD":
+          return headReply();
+        case "OPTIONS":
+          return optionsReply();
+        default:
+          throw new SessionAuthError("ERR_NO_CONTROLLER");
+      }
+      const body = await request.body();
+      return await this[match.action]({ ...request, body, format: match.format });
+    } catch (error) {
+      return errorReply(error);
+    }
+  }
+
+  /** `POST user/login` (`_user_resource_login`, or `_user_resource_login_1_1`). */
+  login(request: ServicesCall): Promise<WireResponse> {
+    // API 1.1 renamed the arguments, and each version reads only its own names.
+    const [nameKey, passKey] = this.#version(request, this.#options.loginApiVersion) === "1.1" ? (["name", "pass"] as const) : (["username", "password"] as const);
+    // The same schemas describe the body in openApiDocument(). An argument that fails its
+    // schema is passed on as invalid, and refused as "Wrong username or password." below.
+    const schemas = this.#loginArgs;
+    const args = (body: unknown) => {
+      const name = readLoginArgument(body, schemas[nameKey], nameKey);
+      if (name === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", nameKey);
+      const password = readLoginArgument(body, schemas[passKey], passKey);
+      if (password === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", passKey);
+      return { name, password };
+    };
+    return this.#call(request, { csrf: true, args, sameSite: true }, async ({ name, password }, context) => {
+      if (context.state.kind === "live") throw new SessionAuthError("ERR_ALREADY_LOGGED_IN", context.state.user.name);
+      // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
+      // name is "blocked" before anything else is checked, and nothing is counted or hashed.
+      if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
+      const { sessid, user } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
+      const { result, setCookie } = this.#opened(sessid, user, context);
+      return jsonReply(result, cookieHeader(setCookie));
+    });
+  }
+
+  /** `POST system/connect` (`_system_resource_connect`). */
+  connect(request: ServicesCall): Promise<WireResponse> {
+    return this.#call(request, { csrf: true }, async (_args, { state, cookie, now }) => {
+      if (state.kind === "live") {
+        const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user));
+        return jsonReply({ sessid: state.sessid, session_name: cookie.name, user });
+      }
+      // session_id(): the cookie's value if one was sent (it is deleted in the same reply), else
+      // Drupal's lazy id, random, never stored, and set as no cookie.
+      const sessid = state.kind === "stale" ? state.sessid : createSessionId();
+      return jsonReply({ sessid, session_name: cookie.name, user: anonymousUserObject(request.ip, now) });
+    });
+  }
+
+  /** `POST user/logout` (`_user_resource_logout`: `[true]`; API 1.1: the anonymous user). */
+  logout(request: ServicesCall): Promise<WireResponse> {
+    const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
+    return this.#call(request, { csrf: true }, async (_args, context) => {
+      const { result, setCookie, error } = await this.end(request, context);
+      if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
+      const headers: Record<string, string | readonly string[]> = { ...cookieHeader(setCookie) };
+      // Clears every cookie of the origin in a browser, a Drupal site's beside this one too: opt-in.
+      if (this.#options.clearSiteData) headers["Clear-Site-Data"] = '"cookies"';
+      // Ended here and the cookie deleted, but not yet for the other instances: never a plain [true].
+      if (error !== undefined) return errorReply(error, headers);
+      return jsonReply(v11 ? logoutUserObject(request.ip) : [true], headers);
+    });
+  }
+
+  /** `POST user/token` (`_user_resource_get_token`): the token as JSON, never CSRF-checked. */
+  userToken(request: ServicesCall): Promise<WireResponse> {
+    return this.#call(request, { csrf: false }, async (_args, { state }) => jsonReply({ token: this.#sessions.tokenFor(state) }));
+  }
+
+  /**
+   * `services/session/token`: the bare token as text/plain, any method, never checked. An
+   * anonymous caller without a cookie gets a fresh random token and no cookie, as Drupal does.
+   */
+  async sessionToken(request: SessionRequest): Promise<WireResponse> {
+    try {
+      const { state, setCookie } = await this.#sessions.context(request);
+      return { status: 200, headers: textHeaders(setCookie.length === 0 ? {} : { "Set-Cookie": setCookie }), body: this.#sessions.tokenFor(state) };
+    } catch (error) {
+      return errorReply(error);
+    }
+  }
+
+  /**
+   * Opens a session for a user the app authenticated itself (single sign-on, a sign-up): as a
+   * login does after the password check, with a new id whatever the request carried (a live
+   * session it carried is ended: rotation), the login time recorded, and the cookie set.
+   * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  async start(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "userAgent" | "requestId">, user: UserRecord): Promise<SessionChange<LoginReply>> {
+    if (!user.active) throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", user.name);
+    const context = await this.#sessions.context(request);
+    if (context.state.kind === "live") await this.#sessions.end(context.state, request.ip, request.requestId);
+    const opened = await this.#auth.open(user, { ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
+    return this.#opened(opened.sessid, opened.user, context);
+  }
+
+  /**
+   * Ends the request's session, if it has a live one (a logout, failing closed), and resolves
+   * whether it had one. The cookies to set delete the session cookie wherever a copy may sit.
+   * When a shared store refused to record the logout, `error` is `ERR_STORE_UNAVAILABLE`:
+   * the session is refused here and the logout retried, but other instances may still take it.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
+   */
+  async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "requestId">, known?: SessionContext): Promise<SessionChange<boolean>> {
+    const context = known ?? (await this.#sessions.context(request));
+    if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
+    const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
+    const setCookie = deletionHeaders(context.cookie);
+    return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
+  }
+
+  /** The reply and cookies of a session just opened: the new cookie, and over a cookie the request carried, the deletions of its other places (see {@link settingOver}). */
+  #opened(sessid: string, user: UserRecord, context: SessionContext): SessionChange<LoginReply> {
+    const { cookie, now, sent } = context;
+    const result: LoginReply = { sessid, session_name: cookie.name, token: this.#sessions.token(sessid), user: loginUserObject(user, now, this.#options.isAdmin(user)) };
+    const set = setCookieHeader(cookie.name, sessid, cookie.attributes, now);
+    return { result, setCookie: sent > 0 ? settingOver(set, variantDeletionHeaders(cookie)) : [set] };
+  }
+
+  /**
+   * Login CSRF: a page on another site must not log the visitor's browser into an account
+   * (Services never checked anonymous requests; browsers now say where a request is from).
+   * @throws SessionAuthError `ERR_CROSS_SITE_LOGIN`.
+   */
+  #refuseCrossSite(request: ServicesCall): void {
+    const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
+    const scripted = request.csrfHeader !== undefined || requestMime(request.contentType).toLowerCase() === "application/json";
+    const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
+    if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
+    const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
+    this.#emit(
+      {
+      type: "login.cross-site",
+      origin,
+      fetchSite: request.fetchSite?.slice(0, 32) ?? null,
+      ip: request.ip,
+      message:
+        origin === null
+          ? "login refused: the browser marked it cross-site"
+          : `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins (a trusted "null" also needs an X-CSRF-Token header or a JSON body); behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`,
+      },
+      request.requestId,
+    );
+    throw new SessionAuthError("ERR_CROSS_SITE_LOGIN");
+  }
+
+  /** The API version a request's version header names, if it names one the calls know; else the endpoint's. */
+  #version(request: ServicesRequest, configured: "1.0" | "1.1"): "1.0" | "1.1" {
+    const asked = request.versionHeader?.trim();
+    return asked === "1.0" || asked === "1.1" ? asked : configured;
+  }
+
+  /**
+   * Services' pipeline for an action: response format, body, arguments, (for login) the
+   * request's origin, the session with the CSRF rule, then the callback. Every reply carries
+   * the session cookie fix-ups of the request and, without a format suffix, `Vary: Accept`.
+   */
+  async #call<A>(
+    request: ServicesCall,
+    step: { csrf: boolean; args?: (body: unknown) => A; sameSite?: boolean },
+    callback: (args: A, context: SessionContext) => Promise<WireResponse>,
+  ): Promise<WireResponse> {
+    // Without a suffix the format follows Accept, so every reply says it varies by it.
+    const vary: Record<string, string> = request.format === undefined ? { Vary: "Accept" } : {};
+    let setCookie: readonly string[] = [];
+    try {
+      negotiateFormat(request.format, request.accept);
+      // By the request's type, whoever parsed the body: an app's express.urlencoded() in front changes nothing.
+      const fromForm = isFormBody(request.contentType);
+      const body = "parsed" in request.body ? request.body.parsed : await parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);
+      const args = step.args?.(body) as A;
+      // Before the session is read: a refused cross-site login reads and changes nothing.
+      if (step.sameSite === true) this.#refuseCrossSite(request);
+      const context = await this.#sessions.context(request);
+      setCookie = context.setCookie;
+      // Services' order: the header, then $_REQUEST (the query, or a form or multipart body; never JSON).
+      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => request.csrfHeader ?? request.queryToken ?? (fromForm ? formToken(body) : undefined), () => request.ip, request.requestId);
+      const reply = await callback(args, context);
+      // A call that sets the session cookie itself (login, logout) says all there is to say of it.
+      const { "Set-Cookie": own, ...headers } = reply.headers;
+      return { ...reply, headers: { ...headers, ...vary, ...(own === undefined ? cookieHeader(setCookie) : { "Set-Cookie": own }) } };
+    } catch (error) {
+      if (!isSessionAuthError(error)) this.#emit({ type: "internal.error", err: error }, request.requestId);
+      return errorReply(error, { ...vary, ...cookieHeader(setCookie) });
+    }
+  }
+}
+
+function cookieHeader(setCookie: readonly string[]): Record<string, readonly string[]> {
+  return setCookie.length === 0 ? {} : { "Set-Cookie": setCookie };
+}
+
+/** `services_token` from a form or multipart body (never from JSON, as in Services' `$_REQUEST`). */
+function formToken(body: unknown): string | undefined {
+  const value = bodyArgument(body, "services_token");
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A session cookie, for those who describe it (`sessionCookieFor`). */
+export type { CookiePlacement };

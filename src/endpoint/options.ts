@@ -1,0 +1,128 @@
+import { z } from "zod";
+import { REQUEST_PARSERS, type RequestParser } from "../http-input/body.js";
+import { trimSlashes } from "../http-input/path.js";
+import type { UserRecord } from "../types.js";
+import { fn } from "../validate.js";
+
+/**
+ * The options of the Services endpoint: where it is served, which API versions and body
+ * types it speaks, and what its replies carry, with their documentation, checks and
+ * defaults. {@link SessionAuthOptions} includes them.
+ */
+export interface EndpointOptions {
+  /**
+   * The endpoint's path (Services' endpoint "path"), below the path the router is mounted at:
+   * `user/login`, `system/connect`… are served under it.
+   * @default "services/json"
+   */
+  endpoint?: string;
+  /**
+   * The paths on which a `?q=` parameter is taken as the request's path, as Drupal does for
+   * sites without clean URLs (`/?q=services/json/user/login.json`, as jDrupal and DrupalGap
+   * call). Elsewhere `q` is left to the app. `[]` turns it off.
+   * @default ["/", "/index.php"]
+   */
+  queryPaths?: readonly string[];
+  /**
+   * The endpoint's machine name, answered at the endpoint root (`GET /services/json`):
+   * `Services Endpoint "<name>" has been setup successfully.`, which clients use as a health check.
+   * @default "services"
+   */
+  endpointName?: string;
+  /**
+   * The API version of `user/login` (the endpoint's `resource_api_version`): 1.0 reads
+   * `username`/`password`, 1.1 reads `name`/`pass`, and each only its own. A request picks
+   * another with a `services_<resource>_<method>_version` header (any resource and method
+   * counts, as in Services), e.g. `Services-User-Login-Version: 1.1`.
+   * @default "1.0"
+   */
+  loginApiVersion?: "1.0" | "1.1";
+  /**
+   * The API version of `user/logout` (`resource_api_version` of `user.logout`): 1.0 answers
+   * `[true]`, 1.1 the anonymous user object (`{uid: 0, hostname, roles, cache}`). A request
+   * picks another with a version header, as for the login.
+   * @default "1.0"
+   */
+  logoutApiVersion?: "1.0" | "1.1";
+  /** @default 65536: larger request bodies get a 413 */
+  bodyLimit?: number;
+  /**
+   * The request body types the endpoint parses (Services' enabled parsers); any other
+   * Content-Type is `406 Unsupported request content type`. A request with no Content-Type
+   * counts as form-urlencoded, as in Services.
+   * @default ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]:
+   * the parsers jDrupal and DrupalGap endpoints enable
+   */
+  parsers?: readonly RequestParser[];
+  /**
+   * Whether a user may see `init` in their own user object (Drupal's "administer users").
+   * @default uid "1" or a role named "administrator"
+   */
+  isAdmin?: (user: UserRecord) => boolean;
+  /**
+   * Send `Clear-Site-Data: "cookies"` with a logout. A browser then drops **every** cookie of
+   * the site, including those of a Drupal site still running beside this one and of a load
+   * balancer: turn it on only when this app owns the whole origin.
+   * @default false
+   */
+  clearSiteData?: boolean;
+}
+
+/** The defaults of {@link EndpointOptions} that are plain values. */
+export const ENDPOINT_DEFAULTS = Object.freeze({
+  endpoint: "services/json",
+  queryPaths: Object.freeze(["/", "/index.php"]),
+  endpointName: "services",
+  loginApiVersion: "1.0",
+  logoutApiVersion: "1.0",
+  bodyLimit: 65_536,
+  parsers: REQUEST_PARSERS,
+  clearSiteData: false,
+} as const);
+
+/** The checks of {@link EndpointOptions}, one per option. */
+export const endpointShape = {
+  // Path segments only: nothing that routing would read as a pattern or a query.
+  endpoint: z.string().regex(/^\/?[\w.~-]+(?:\/[\w.~-]+)*\/?$/, "must be a path such as services/json (letters, digits, . _ ~ - and slashes)").optional(),
+  queryPaths: z.array(z.string().startsWith("/")).readonly().optional(),
+  endpointName: z.string().min(1).max(255).optional(),
+  loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
+  logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
+  bodyLimit: z.number().int().positive().optional(),
+  parsers: z.array(z.enum(REQUEST_PARSERS as [RequestParser, ...RequestParser[]])).readonly().optional(),
+  isAdmin: fn<(user: UserRecord) => boolean>("user => boolean").optional(),
+  clearSiteData: z.boolean().optional(),
+};
+
+/** What the endpoint works with: its options completed. */
+export interface EndpointSettings {
+  /** The endpoint's path with a leading slash and none at the end (`/services/json`). */
+  readonly endpointPath: string;
+  readonly queryPaths: readonly string[];
+  readonly endpointName: string;
+  readonly loginApiVersion: "1.0" | "1.1";
+  readonly logoutApiVersion: "1.0" | "1.1";
+  readonly bodyLimit: number;
+  readonly parsers: ReadonlySet<RequestParser>;
+  readonly isAdmin: (user: UserRecord) => boolean;
+  readonly clearSiteData: boolean;
+}
+
+function defaultIsAdmin(user: UserRecord): boolean {
+  return user.uid === "1" || Object.values(user.roles).includes("administrator");
+}
+
+/** Completes checked {@link EndpointOptions}. */
+export function endpointSettings(input: z.output<z.ZodObject<typeof endpointShape>>): EndpointSettings {
+  return Object.freeze({
+    endpointPath: `/${trimSlashes(input.endpoint ?? ENDPOINT_DEFAULTS.endpoint)}`,
+    queryPaths: Object.freeze([...(input.queryPaths ?? ENDPOINT_DEFAULTS.queryPaths)]),
+    endpointName: input.endpointName ?? ENDPOINT_DEFAULTS.endpointName,
+    loginApiVersion: input.loginApiVersion ?? ENDPOINT_DEFAULTS.loginApiVersion,
+    logoutApiVersion: input.logoutApiVersion ?? ENDPOINT_DEFAULTS.logoutApiVersion,
+    bodyLimit: input.bodyLimit ?? ENDPOINT_DEFAULTS.bodyLimit,
+    parsers: new Set(input.parsers ?? ENDPOINT_DEFAULTS.parsers),
+    isAdmin: input.isAdmin ?? defaultIsAdmin,
+    clearSiteData: input.clearSiteData ?? ENDPOINT_DEFAULTS.clearSiteData,
+  });
+}

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { ServicesEndpoint, type EndpointDeps } from "./endpoint/endpoint.js";
+import { notFoundReply, type NotFoundRequest } from "./endpoint/not-found.js";
+import { isSessionAuthError } from "./errors.js";
+import { eventEmitter } from "./events.js";
+import { Authenticator } from "./login/authenticator.js";
+import type { SessionAuthOptions } from "./options/options.js";
+import { resolveOptions, type ResolvedOptions } from "./options/schema.js";
+import { guardSettings, optionalSessionSchema, requireSessionSchema, type GuardSettings, type RequireSessionOptions } from "./sessions/options.js";
+import { sessionGuard, type GuardOutcome, type GuardRequest } from "./sessions/route-guard.js";
+import { Sessions } from "./sessions/sessions.js";
+import { memoryCounterStore } from "./stores/memory-counter-store.js";
+import { withTimeout } from "./stores/with-timeout.js";
+import { parseOptions } from "./validate.js";
+import { foreignErrorReply } from "./wire/foreign-error.js";
+import { errorReply, type WireResponse } from "./wire/reply.js";
+
+/**
+ * Options of {@link SessionAuthRouter.notFound}.
+ *
+ * @example
+ * ```ts
+ * app.use("/services/json", sessionAuth.notFound({ resources: ["players", "events"] }));
+ * ```
+ */
+export interface NotFoundOptions {
+  /**
+   * The app's own resources under the endpoint (`players`, `events`): a miss below one of
+   * them is `Could not find the controller.`, as below `user` and `system`.
+   * @default `[]`: any other first segment is `Could not find resource <name>.`
+   */
+  resources?: readonly string[];
+}
+
+const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).readonly().optional() });
+
+/** A guard and the settings it was made with. */
+export interface Guard {
+  readonly settings: GuardSettings;
+  /** Decides one request. */
+  check(request: GuardRequest): Promise<GuardOutcome>;
+}
+
+/** Everything a framework binding needs, built once over one set of options. */
+export interface Engine {
+  readonly options: ResolvedOptions;
+  /** The one owner of the session lifecycle. */
+  readonly sessions: Sessions;
+  /** The Services calls and the programmatic start and end of a session. */
+  readonly endpoint: ServicesEndpoint;
+  /** A guard for an app's own routes: required, or optional (never refuses for lack of a session). */
+  guard(options: RequireSessionOptions, optional: boolean): Guard;
+  /** The answer to a path no route answered: Services' own below the endpoint (`mounted`), Drupal's page-not-found elsewhere. */
+  notFound(options: NotFoundOptions): (request: NotFoundRequest) => WireResponse;
+  /**
+   * The reply to an error thrown anywhere in front of the app's routes: the package's own by
+   * the status table, a framework's or body parser's as the wire format has it, and anything
+   * else a body-less 500 with an `internal.error` event. Never a stack trace.
+   */
+  replyToError(error: unknown, requestId?: string): WireResponse;
+}
+
+/**
+ * The composition root: validates the options once (a `TypeError` naming each bad one), puts
+ * every store behind the timeout once, and makes one session owner, one authenticator (one
+ * throttle, one hashing queue) and one endpoint, each given only its own settings and the
+ * event function, shared by every piece a binding hands out. Supplies the memory counter
+ * store when none is given.
+ * @throws TypeError naming every invalid option.
+ */
+export function createEngine(input: SessionAuthOptions, factory: string): Engine {
+  const options = resolveOptions(input, { counterStore: () => memoryCounterStore() }, factory);
+  const emit = eventEmitter(options.onEvent);
+  const timeoutMs = options.storeTimeout * 1000;
+  const users = withTimeout(options.userStore, "userStore", timeoutMs, emit);
+  const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit);
+  const local = options.sessionStore.processLocal !== undefined;
+  const sessions = new Sessions(options.sessions, { sessions: withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit), users, local }, emit);
+  const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
+  const { blockedAccountResponse, maxPasswordBytes, maxNameLength } = options.login;
+  const endpointDeps: EndpointDeps = { ...options.endpoint, ...options.origins, blockedAccountResponse, maxPasswordBytes, maxNameLength, baseUrl: options.cookie.baseUrl };
+  const endpoint = new ServicesEndpoint(endpointDeps, sessions, authenticator, emit);
+
+  return {
+    options,
+    sessions,
+    endpoint,
+    guard(guardOptions, optional) {
+      const parsed = parseOptions(optional ? optionalSessionSchema : requireSessionSchema, guardOptions, optional ? "optionalSession" : "requireSession");
+      const settings = guardSettings(parsed);
+      return { settings, check: sessionGuard(sessions, { ...settings, optional }) };
+    },
+    notFound(notFoundOptions) {
+      const resources = new Set(parseOptions(notFoundSchema, notFoundOptions, "notFound").resources);
+      return (request) => notFoundReply(request, resources);
+    },
+    replyToError(error, requestId) {
+      const reply = isSessionAuthError(error) ? errorReply(error) : foreignErrorReply(error);
+      if (reply !== undefined) return reply;
+      emit({ type: "internal.error", err: error }, requestId);
+      return errorReply(error);
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { createEngine, type NotFoundOptions } from "../engine.js";
+import type { LoginReply } from "../endpoint/endpoint.js";
+import { isSessionAuthError } from "../errors.js";
+import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
+import { parseOptions } from "../validate.js";
+import type { GuardOutcome } from "../sessions/route-guard.js";
+import type { StoredSession, UserRecord } from "../types.js";
+import { errorReply } from "../wire/reply.js";
+import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
+import { queryPathRewriter } from "./query-path.js";
+import { endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
+import { appendCookies, send } from "./respond.js";
+
+/**
+ * The Express router {@link createSessionAuthRouter} returns: mounted with `app.use()`, it
+ * serves every call a Drupal 7 Services client makes; its methods hand out the guards and
+ * handlers for the app's own routes, all over the same engine (one set of options, one
+ * session owner, one login throttle and hashing queue).
+ *
+ * @example
+ * ```ts
+ * const sessionAuth = createSessionAuthRouter({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
+ * app.use(sessionAuth);
+ * app.get("/services/json/players", sessionAuth.requireSession(), (req, res) => res.json(players));
+ * app.use("/services/json", sessionAuth.notFound({ resources: ["players"] }));
+ * app.use(sessionAuth.notFound());
+ * app.use(sessionAuth.errorHandler());
+ * ```
+ */
+export interface SessionAuthRouter extends Router {
+  /** Where the endpoint is served, with a leading slash: `"/services/json"` unless the `endpoint` option says otherwise. */
+  readonly endpointPath: string;
+  /**
+   * A route's guard: a live session, its `X-CSRF-Token` on unsafe methods (or `services_token`
+   * in the query or a form body the app parsed), and one of `roles`; else a 401, 401
+   * `CSRF validation failed` or 403 in the wire format, and a 503 when a store fails (never a
+   * silent anonymous request). Sets `req.auth`. A protected GET costs one session read and
+   * one user read. With `onDenied: "next"`, a denial goes to the app's error handlers as a
+   * `SessionAuthError` with its `status`, for the app to answer (a redirect, problem+json).
+   * @throws TypeError at start-up for an invalid option.
+   */
+  requireSession(options?: RequireSessionOptions): RequestHandler;
+  /**
+   * Sets `req.auth` when the request has a live session, and never refuses it for lack of one:
+   * for pages that serve everyone and show more to the signed-in. On an unsafe method a session
+   * counts only with its CSRF token. A failing store still answers 503 (or goes to the app's
+   * error handlers with `onDenied: "next"`).
+   * @throws TypeError at start-up for an invalid option.
+   */
+  optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): RequestHandler;
+  /**
+   * `services/session/token` as a handler of its own (any method), for an app that serves it
+   * at another path too; the router already answers it at `/services/session/token`.
+   */
+  tokenHandler(): RequestHandler;
+  /**
+   * The last handler for paths no route answered, in the wire format: mounted at the endpoint
+   * path, Services' `404 Not found : Could not find resource <name>.` (or `… the controller.`
+   * below `user`, `system` and `resources`); mounted at the site root, Drupal's `404 Not Found`.
+   * Empty body, never Express's HTML page.
+   * @throws TypeError at start-up for an invalid option.
+   */
+  notFound(options?: NotFoundOptions): RequestHandler;
+  /**
+   * The last error handler on the app: errors in the wire format (an undecodable path a
+   * body-less 400, a body parser's errors as the endpoint's own, another middleware's 4xx
+   * kept, a guard's denial passed on with `onDenied: "next"` as the guard would answer it),
+   * anything else a body-less 500 with an `internal.error` event, and logged (see
+   * {@link ErrorHandlerOptions.log}). Never a stack trace to the client.
+   * @throws TypeError at start-up for an invalid option.
+   */
+  errorHandler(options?: ErrorHandlerOptions): ErrorRequestHandler;
+  /**
+   * Opens a session for a user the app authenticated itself (single sign-on, a sign-up) and
+   * sets its cookie on `res`: a new id whatever the request carried (a live session it carried
+   * ends), the login time recorded, `Cache-Control: no-store`. Resolves what `user/login`
+   * answers, for the app to send. `user` must be an active account the user store finds by uid.
+   * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  startSession(req: Request, res: Response, user: UserRecord): Promise<LoginReply>;
+  /**
+   * Ends the request's session, if it has a live one, as a logout does (failing closed), and
+   * deletes its cookie on `res`. Resolves whether there was one.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot be read, or when a
+   *   store shared with other instances refused to record the end (the cookie is deleted and
+   *   this process refuses the session, but the others may not yet: pass it to `next`).
+   */
+  endSession(req: Request, res: Response): Promise<boolean>;
+  /** A user's live sessions, oldest first (created, last seen, address, user agent; the handle is a hash, safe to show). */
+  listSessions(uid: string): Promise<StoredSession[]>;
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endUserSessions(uid: string): Promise<number>;
+}
+
+/**
+ * Drupal 7 Services' session authentication for an Express app, as one router to mount at the
+ * app's root: `user/login`, `system/connect`, `user/logout`, `user/token` and the endpoint root
+ * under the endpoint path (`services/json` by default), `services/session/token`, and the
+ * `?q=` spellings of each that jDrupal and DrupalGap use. Mount it before any body parser: it
+ * reads bodies as Services does (JSON, form-urlencoded, multipart, none). Every other path
+ * falls through to the app's routes.
+ *
+ * The options are validated once, here: a missing store, a secret under 32 characters, an
+ * unknown key… throws a `TypeError` naming each problem. The caller's object is never modified.
+ *
+ * @example
+ * ```ts
+ * const sessionAuth = createSessionAuthRouter({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
+ * app.use(sessionAuth);
+ * app.get("/services/json/me", sessionAuth.requireSession(), (req, res) => res.json({ name: req.auth!.user.name }));
+ * ```
+ * @throws TypeError when an option is missing or invalid.
+ */
+export function createSessionAuthRouter(options: SessionAuthOptions): SessionAuthRouter {
+  const engine = createEngine(options, "createSessionAuthRouter");
+  const { endpoint, sessions } = engine;
+  const { endpointPath, queryPaths, bodyLimit } = engine.options.endpoint;
+
+  function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
+    const { check, settings } = engine.guard(guardOptions, optional);
+    // Not an async function: on every protected request, one promise (the check's) instead of two.
+    return function sessionGuard(req: Request, res: Response, next: NextFunction) {
+      let checking: Promise<GuardOutcome>;
+      try {
+        checking = check(guardRequest(req));
+      } catch (error) {
+        return next(error);
+      }
+      checking.then((outcome) => {
+        try {
+          appendCookies(res, outcome.setCookie);
+          if (outcome.error !== undefined) {
+            const reply = errorReply(outcome.error);
+            if (settings.onDenied === "reply") return send(res, reply);
+            // For the app's own error handlers: the status the wire format gives it, as Express reads it.
+            return next(Object.assign(outcome.error, { status: reply.status }));
+          }
+          if (outcome.auth !== undefined) req.auth = outcome.auth;
+        } catch (error) {
+          return next(error);
+        }
+        next();
+      }, next);
+    };
+  }
+
+  async function servicesEndpoint(req: Request, res: Response, next: NextFunction) {
+    let reply;
+    try {
+      reply = await endpoint.handle(endpointRequest(req, bodyLimit));
+    } catch (error) {
+      return next(error);
+    }
+    if (reply === undefined) next();
+    else send(res, reply);
+  }
+
+  async function servicesSessionToken(req: Request, res: Response) {
+    send(res, await endpoint.sessionToken(sessionRequest(req)));
+  }
+
+  const router = Router();
+  if (queryPaths.length > 0) router.use(queryPathRewriter(queryPaths));
+  router.all("/services/session/token", servicesSessionToken);
+  router.use(endpointPath, servicesEndpoint);
+
+  const pieces: Omit<SessionAuthRouter, keyof Router> = {
+    endpointPath,
+    requireSession: (guardOptions = {}) => guard(guardOptions, false),
+    optionalSession: (guardOptions = {}) => guard(guardOptions, true),
+    tokenHandler: () => servicesSessionToken,
+    notFound(notFoundOptions = {}) {
+      const reply = engine.notFound(notFoundOptions);
+      return function servicesNotFound(req: Request, res: Response) {
+        send(res, reply(notFoundRequest(req)));
+      };
+    },
+    errorHandler(handlerOptions = {}) {
+      // Without onEvent the internal.error event is itself written to stderr: once is enough.
+      const log = parseOptions(errorHandlerSchema, handlerOptions, "errorHandler").log ?? (engine.options.onEvent === undefined ? false : logLikeExpress);
+      return function servicesErrorHandler(error: unknown, req: Request, res: Response, _next: NextFunction) {
+        const reply = engine.replyToError(error, requestId(req));
+        // A 500 is a bug or an outage somewhere in the app: it must reach a log, as Express's own handler would print it.
+        if (reply.status >= 500 && !isSessionAuthError(error) && log !== false) {
+          try {
+            log(error, req);
+          } catch {
+            // A logger's failure must not take the reply with it.
+          }
+        }
+        // Once the reply has started it cannot become an error reply: end the connection, as Express does, so the client sees it cut short.
+        if (res.headersSent) req.socket.destroy();
+        else send(res, reply);
+      };
+    },
+    async startSession(req, res, user) {
+      const { result, setCookie } = await endpoint.start(servicesRequest(req), user);
+      appendCookies(res, setCookie);
+      res.setHeader("Cache-Control", "no-store");
+      return result;
+    },
+    async endSession(req, res) {
+      const { result, setCookie, error } = await endpoint.end(servicesRequest(req));
+      appendCookies(res, setCookie);
+      if (error !== undefined) throw error;
+      return result;
+    },
+    listSessions: (uid) => sessions.list(uid),
+    endUserSessions: (uid) => sessions.endAll(uid),
+  };
+  return Object.assign(router, pieces);
+}

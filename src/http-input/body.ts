@@ -1,0 +1,78 @@
+import { SessionAuthError } from "../errors.js";
+import { parseForm } from "./form.js";
+import { parseMultipart } from "./multipart.js";
+
+/** A request body type `user/login` and the other calls can parse (see {@link EndpointOptions.parsers}). */
+export type RequestParser = "application/json" | "application/x-www-form-urlencoded" | "multipart/form-data";
+
+/** Every body type there is a parser for. */
+export const REQUEST_PARSERS: readonly RequestParser[] = Object.freeze(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]);
+
+const FORM = "application/x-www-form-urlencoded";
+const JSON_MIME = "application/json";
+const MULTIPART = "multipart/form-data";
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The MIME type of a request: the part of `Content-Type` before `;`. A request with no
+ * Content-Type at all is taken to be form-urlencoded, even when its body is empty, as
+ * Services does (`RESTServer.inc` parseRequestBody).
+ */
+export function requestMime(contentType: string | undefined): string {
+  const mime = (contentType ?? "").split(";", 1)[0]!.trim();
+  return mime === "" ? FORM : mime;
+}
+
+/**
+ * Parses a POST body as Services' parsers do (`RESTServer.inc` `parseRequestBody`, `ServicesParser.inc`), with only the `parsers`
+ * given enabled. JSON: an empty body is `""`, any top-level value is accepted, and a body
+ * that is not JSON, not UTF-8, or the literal `null` is `400 Invalid JSON.`.
+ * Form-urlencoded: PHP `parse_str`, last value wins. Multipart: the form fields (see
+ * `parseMultipart`). Any other type, or one not enabled, is `406 Unsupported request content type`.
+ *
+ * @throws SessionAuthError `ERR_INVALID_JSON` or `ERR_UNSUPPORTED_CONTENT_TYPE`.
+ */
+export async function parseRequestBody(raw: Buffer, contentType: string | undefined, parsers: ReadonlySet<RequestParser>): Promise<unknown> {
+  const mime = requestMime(contentType);
+  const type = mime.toLowerCase();
+  if (!parsers.has(type as RequestParser)) throw new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", mime);
+  switch (type) {
+    case JSON_MIME:
+      return parseJson(raw);
+    case FORM:
+      // Form bodies are ASCII by definition (percent-encoded); stray bytes become U+FFFD, never an error.
+      return parseForm(raw);
+    default:
+      return parseMultipart(raw, contentType ?? MULTIPART);
+  }
+}
+
+/** Whether a body of this Content-Type is one PHP puts in `$_REQUEST`, where Services also looks for `services_token`. */
+export function isFormBody(contentType: string | undefined): boolean {
+  const type = requestMime(contentType).toLowerCase();
+  return type === FORM || type === MULTIPART;
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return "";
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new SessionAuthError("ERR_INVALID_JSON");
+  }
+  // PHP's json_decode gives NULL for the literal null too, and Services cannot tell the two apart.
+  if (value === null) throw new SessionAuthError("ERR_INVALID_JSON");
+  return value;
+}
+
+/**
+ * Reads one argument from a parsed body with PHP `isset()` semantics: a missing key or a
+ * JSON `null` is absent, `""` is present. Non-object bodies (`""`, arrays, numbers) have no keys.
+ */
+export function bodyArgument(body: unknown, name: string): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  if (!Object.hasOwn(body, name)) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return value === null ? undefined : value;
+}

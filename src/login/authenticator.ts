@@ -1,0 +1,291 @@
+import { randomBytes } from "node:crypto";
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
+import { HashAdmission } from "./admission.js";
+import { addressGroup, plainAddress } from "./client-address.js";
+import { loginNameHasher } from "./login-name.js";
+import type { Emit } from "../events.js";
+import type { LoginSettings } from "./options.js";
+import type { SessionClient, Sessions } from "../sessions/sessions.js";
+import { LoginThrottle, type Reservation } from "./throttle.js";
+
+/** A login attempt, after the body was parsed and before anything was checked. */
+export interface LoginAttempt {
+  readonly name: unknown;
+  readonly password: unknown;
+  readonly ip: string;
+  readonly userAgent: string;
+  readonly now: number;
+  /** The request's id, for the audit events. */
+  readonly requestId?: string | undefined;
+}
+
+/** A successful login: the new session's id and the user. */
+export interface LoginResult {
+  readonly sessid: string;
+  readonly user: UserRecord;
+}
+
+/** The most cost classes of hash kept as samples (see {@link Authenticator}). */
+const MAX_COST_CLASSES = 8;
+/**
+ * The most work the samples together may cost, in checks of the current hasher's own class:
+ * one costly or odd stored hash must not make every failed login expensive. A class that
+ * would pass the budget is not sampled, and its accounts' failures cost less than others'.
+ */
+const SAMPLE_BUDGET = 3;
+/** Milliseconds of sample work always allowed, however cheap the current hasher: a cheap class costs nothing worth refusing. */
+const SAMPLE_FLOOR_MS = 50;
+
+/** What a password check found: whether it matched, and the new hash when the stored one is to be upgraded. */
+interface Checked {
+  readonly verified: boolean;
+  readonly upgrade?: string;
+}
+
+/**
+ * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: blocked
+ * check, flood control, password check, then a new session.
+ *
+ * Under concurrency: an attempt is counted (reserved) before its password is checked, and
+ * refused at once when over a limit, so a burst costs no more checks than the limits allow.
+ * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
+ *
+ * Equal cost: every failed login that reaches a check does the same work whatever the
+ * account: one verification against a hash of each cost class met (the hasher's
+ * `costClass`; the current hasher's own class from the start, through a hash of a random
+ * password), the account's own hash standing in for its class. So an unknown name, an account
+ * still on a Drupal hash and one already on scrypt cost the same. Classes are learnt per
+ * process as accounts are checked: the first failure to meet a new class costs more than the
+ * ones before it (telling an attacker, once per process, that a format is in use). A class is
+ * sampled only while all samples together cost at most {@link SAMPLE_BUDGET} checks of the
+ * current class (or {@link SAMPLE_FLOOR_MS}, if more), so one costly or odd stored hash
+ * cannot make every failure expensive; the
+ * accounts of a class left out cost less to fail than others, and up to
+ * {@link MAX_COST_CLASSES} classes are kept.
+ */
+export class Authenticator {
+  readonly #sessions: Sessions;
+  readonly #users: UserStore;
+  readonly #options: LoginSettings;
+  readonly #emit: Emit;
+  readonly #hasher: PasswordHasher;
+  readonly #throttle: LoginThrottle | undefined;
+  readonly #admission: HashAdmission;
+  readonly #hashName: (name: string) => string;
+  /** Cost class → a hash of that class and what checking it costs (ms), checked on every failed login that did not check its own. */
+  readonly #samples = new Map<string, { readonly hash: string; readonly ms: number }>();
+  #dummyHash: Promise<string> | undefined;
+  /** What checking the current hasher's own class costs (ms), measured on the first check of it. */
+  #currentMs: number | undefined;
+
+  /**
+   * @param settings - The login path's own settings.
+   * @param sessions - Where a successful login's session starts.
+   * @param stores - The user and counter stores, already guarded by timeouts.
+   * @param emit - Where events go: stamped, to the app's listener.
+   */
+  constructor(settings: LoginSettings, sessions: Sessions, stores: { readonly users: UserStore; readonly counters: CounterStore }, emit: Emit) {
+    const options = settings;
+    this.#sessions = sessions;
+    this.#emit = emit;
+    this.#users = stores.users;
+    this.#options = options;
+    this.#hasher = options.hasher;
+    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle);
+    this.#admission = new HashAdmission(options.hashing);
+    this.#hashName = loginNameHasher(options.nameKey);
+    // Made now, so the first unknown-name login costs no more than any other. Not through
+    // the queue: a check that holds a slot waits for it.
+    this.#dummy().catch(() => undefined);
+  }
+
+  /**
+   * The current hasher's sample: a hash of a random password, made once. Making it is timed:
+   * hashing and checking cost the same work, and every other class's sample is held to a
+   * budget in that unit.
+   */
+  #dummy(): Promise<string> {
+    const started = performance.now();
+    this.#dummyHash ??= this.#hasher
+      .hash(randomBytes(32).toString("base64url"))
+      .then((hash) => {
+        this.#currentMs = performance.now() - started;
+        this.#samples.set(this.#costClass(hash), { hash, ms: this.#currentMs });
+        return hash;
+      })
+      .catch((error: unknown) => {
+        this.#dummyHash = undefined;
+        throw error;
+      });
+    return this.#dummyHash;
+  }
+
+  #costClass(hash: string): string {
+    return this.#hasher.costClass?.(hash) ?? "";
+  }
+
+  /**
+   * Keeps `hash` as the sample of its class, if there is none yet and every sample together
+   * stays within {@link SAMPLE_BUDGET} of the current hasher's cost.
+   */
+  #remember(hash: string, costClass: string, ms: number): void {
+    if (this.#samples.has(costClass) || this.#samples.size >= MAX_COST_CLASSES || this.#currentMs === undefined) return;
+    let total = ms;
+    for (const sample of this.#samples.values()) total += sample.ms;
+    if (total <= Math.max(SAMPLE_BUDGET * this.#currentMs, SAMPLE_FLOOR_MS)) this.#samples.set(costClass, { hash, ms });
+  }
+
+  /** Checks `password` against `hash`, timed, and keeps the hash as its class's sample. */
+  async #verify(hash: string, costClass: string, password: string): Promise<boolean> {
+    const started = performance.now();
+    const verified = await this.#hasher.verify(hash, password);
+    this.#remember(hash, costClass, performance.now() - started);
+    return verified;
+  }
+
+  /**
+   * Checks credentials and opens a session.
+   * @throws SessionAuthError for every refusal, in Drupal's order.
+   */
+  async login(attempt: LoginAttempt): Promise<LoginResult> {
+    const ip = plainAddress(attempt.ip);
+    const { requestId } = attempt;
+    const address = addressGroup(attempt.ip, this.#options.ipv6Prefix);
+    const credentials = this.#credentials(attempt);
+    if (credentials === null) {
+      this.#emit({ type: "login.failure", reason: "invalid-input", ip }, requestId);
+      throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
+    }
+    const { name, password, oversized } = credentials;
+    // An over-long name names no account (nothing that long can be stored); an over-long
+    // password is looked up, so that it counts against the account like any wrong one.
+    const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#users.findByName(name);
+    // Counters name a login by a keyed hash of a name (the account's own, when the name found
+    // one, so that every spelling the user store resolves shares one count); audit events
+    // name an account by uid. A password typed into the name field lands in neither.
+    const nameHash = this.#hashName((user?.name ?? name).slice(0, this.#options.maxNameLength));
+    const who = user === null ? { nameHash } : { uid: user.uid };
+
+    // Services refuses a blocked account before flood control and without hashing. The 403
+    // tells the caller the account exists; "generic" hides that behind the usual 401.
+    if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
+      this.#emit({ type: "login.failure", reason: "blocked", ...who, ip }, requestId);
+      throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
+    }
+
+    const reservation = await this.#throttle?.reserve(address, { nameHash });
+    if (reservation !== undefined && reservation.flood !== null) {
+      this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
+      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+    }
+
+    // Refused on the input alone, with no hashing: an over-long password cannot buy CPU time,
+    // and user_authenticate() fails at once for an empty name, "0" or a blank password. Each
+    // depends on the input only, never on the account, and still counts as a failure, as in
+    // Drupal.
+    const refused = oversized || name === "" || name === "0" || password.trim() === "";
+    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId);
+    if (!checked.verified || user === null || !user.active) {
+      const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
+      this.#emit({ type: "login.failure", reason, ...who, ip }, requestId);
+      throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
+    }
+
+    await reservation?.succeed();
+    if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
+    return this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
+  }
+
+  /**
+   * Opens a session for a user whose password was checked here, or whom the app
+   * authenticated itself: records the login time (Drupal's `users.login`), then a new session.
+   */
+  async open(user: UserRecord, client: SessionClient): Promise<LoginResult> {
+    await this.#users.recordLogin(user.uid, client.now);
+    const sessid = await this.#sessions.start(user, client);
+    return { sessid, user: { ...user, login: client.now } };
+  }
+
+  /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
+  async #admitted(address: string, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined): Promise<Checked> {
+    try {
+      return await this.#admission.run(address, check);
+    } catch (error) {
+      if (isSessionAuthError(error) && error.code === "ERR_LOGIN_BUSY") {
+        await reservation?.release();
+        this.#emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 }, requestId);
+      }
+      throw error;
+    }
+  }
+
+  /** Strings (or numbers, as PHP would take them), marked when over the length limits; anything else is no credential at all. */
+  #credentials(attempt: LoginAttempt): { name: string; password: string; oversized: boolean } | null {
+    const name = scalar(attempt.name);
+    const password = scalar(attempt.password);
+    if (name === null || password === null) return null;
+    const oversized = name.length > this.#options.maxNameLength || Buffer.byteLength(password) > this.#options.maxPasswordBytes;
+    return { name, password, oversized };
+  }
+
+  /**
+   * The password check, with the equal-cost work of a failure and the hash upgrade of a
+   * success. A right password for a blocked account is refused after all, so it does a
+   * failure's work too.
+   */
+  async #check(user: UserRecord | null, password: string, requestId: string | undefined): Promise<Checked> {
+    // A hasher that cannot hash a random password still checks the ones it has: without the
+    // sample, failures are equal in cost only among the classes seen.
+    await this.#dummy().catch(() => undefined);
+    let ownClass: string | undefined;
+    if (user !== null) {
+      ownClass = this.#costClass(user.passwordHash);
+      const verified = await this.#verify(user.passwordHash, ownClass, password);
+      if (verified && user.active) return { verified, upgrade: await this.#upgrade(user, password, requestId) };
+      if (verified) {
+        await this.#samplesExcept(ownClass, password);
+        return { verified };
+      }
+    }
+    await this.#samplesExcept(ownClass, password);
+    return { verified: false };
+  }
+
+  /** One check against each sample but the one of the class already checked. */
+  async #samplesExcept(checkedClass: string | undefined, password: string): Promise<void> {
+    for (const [costClass, sample] of this.#samples) {
+      if (costClass !== checkedClass) await this.#hasher.verify(sample.hash, password);
+    }
+  }
+
+  /**
+   * The new hash of a verified password, if the stored one is to be upgraded. Best effort:
+   * the password was right, so a hasher that cannot hash it (a legacy hash accepted a
+   * password the new one refuses) must not turn the login into an error; the next login
+   * tries again.
+   */
+  async #upgrade(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> {
+    try {
+      return this.#hasher.needsRehash(user.passwordHash) ? await this.#hasher.hash(password) : undefined;
+    } catch (error) {
+      this.#emit({ type: "rehash.failed", uid: user.uid, err: error }, requestId);
+      return undefined;
+    }
+  }
+
+  /** Writes an upgraded hash by compare-and-set (a password change that raced this login wins); a failed write is reported, not fatal. */
+  async #storeUpgrade(user: UserRecord, next: string, requestId: string | undefined): Promise<void> {
+    try {
+      await this.#users.updatePasswordHash(user.uid, user.passwordHash, next);
+    } catch (error) {
+      this.#emit({ type: "rehash.failed", uid: user.uid, err: error }, requestId);
+    }
+  }
+}
+
+function scalar(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return null;
+}

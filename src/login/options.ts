@@ -1,0 +1,187 @@
+import { availableParallelism } from "node:os";
+import { z } from "zod";
+import type { CounterStore, PasswordHasher } from "../types.js";
+import { implementing } from "../validate.js";
+import { scryptHasher } from "./scrypt-hasher.js";
+
+/**
+ * The options of the login path: hashing, throttling and the limits on what a login may
+ * send, with their documentation, checks and defaults. {@link SessionAuthOptions} includes them.
+ */
+export interface LoginOptions {
+  /**
+   * Hashes and verifies passwords.
+   * @default scryptHasher() (N=2^17, r=8, p=1)
+   */
+  hasher?: PasswordHasher;
+  /**
+   * Holds the login-failure counters. Use the Redis counter store when several instances serve logins.
+   * @default memoryCounterStore()
+   */
+  counterStore?: CounterStore;
+  /**
+   * Login throttling limits, or `false` to turn throttling off (not recommended).
+   * @default Drupal's: 50 per IP per hour, 5 per account per 6 hours
+   */
+  throttle?: ThrottleOptions | false;
+  /**
+   * How a login to a blocked account is answered. `"drupal"` is Services' 403, which tells a
+   * caller the account exists; `"generic"` answers the same 401 as a wrong password.
+   * @default "drupal"
+   */
+  blockedAccountResponse?: "drupal" | "generic";
+  /** @default 1024: longer passwords are refused before any hashing */
+  maxPasswordBytes?: number;
+  /** @default 255: longer names are refused before any lookup */
+  maxNameLength?: number;
+  /**
+   * How many leading bits of an IPv6 address name one client, for the login throttle and
+   * the fair hashing queue: an ISP hands each subscriber a whole /64 (or more), so counting
+   * single addresses would give an attacker a fresh counter per guess. 128 counts every
+   * address alone. IPv4 addresses, and IPv4-mapped IPv6 ones, always count alone.
+   * @default 64
+   */
+  ipv6Prefix?: number;
+  /** Admission control for password checks. @default see {@link HashingOptions} */
+  hashing?: HashingOptions;
+}
+
+/**
+ * Drupal's flood-control limits (`_user_resource_flood_control_precheck` and the
+ * `user_failed_login_*` variables), each configurable.
+ *
+ * @example
+ * ```ts
+ * createSessionAuthRouter({ ...options, throttle: { userLimit: 10, userWindow: 3600, perAccountOnly: true } });
+ * ```
+ */
+export interface ThrottleOptions {
+  /** @default 50 failed logins per IP per window */
+  ipLimit?: number;
+  /** @default 3600 seconds */
+  ipWindow?: number;
+  /** @default 5 failed logins per account (and IP) per window */
+  userLimit?: number;
+  /** @default 21600 seconds */
+  userWindow?: number;
+  /**
+   * Count account failures per account only, not per account and IP (Drupal's `user_failed_login_identifier_uid_only`).
+   * @default false
+   */
+  perAccountOnly?: boolean;
+}
+
+/**
+ * Admission control for password checks: how many run at once and how long a login may wait
+ * for one. Checks run on libuv's thread pool (4 threads unless `UV_THREADPOOL_SIZE` says
+ * otherwise), which Node shares with file access and DNS lookups; the default leaves one
+ * thread free for those and runs no more checks at once than there are cores. Waiting logins
+ * are served fairly, one per client address (an IPv6 /64 counts as one) in turn, so a burst
+ * from one address waits behind itself. A login that would wait longer than `maxWait` is
+ * answered at once with `503` and `Retry-After`, is not counted as a failed login, and
+ * changes nothing.
+ *
+ * @example
+ * ```ts
+ * createSessionAuthRouter({ ...options, hashing: { concurrency: 4, maxWait: 8 } });
+ * ```
+ */
+export interface HashingOptions {
+  /**
+   * Password checks run at once.
+   * @default the number of cores, at most the thread pool's size minus one (2 on a 2-core machine with the default pool)
+   */
+  concurrency?: number;
+  /**
+   * Seconds a login may wait for a check before it is answered `503`. Keep it below your
+   * clients' request timeout (OkHttp's default read timeout is 10 s), so they read the 503.
+   * At most 120.
+   * @default 5
+   */
+  maxWait?: number;
+  /**
+   * The most logins waiting at once, whatever their wait.
+   * @default 1000
+   */
+  maxQueue?: number;
+}
+
+/** The defaults of {@link LoginOptions} that are plain values. */
+export const LOGIN_DEFAULTS = Object.freeze({
+  throttle: Object.freeze({ ipLimit: 50, ipWindow: 3600, userLimit: 5, userWindow: 21_600, perAccountOnly: false }),
+  blockedAccountResponse: "drupal",
+  maxPasswordBytes: 1024,
+  maxNameLength: 255,
+  ipv6Prefix: 64,
+  hashing: Object.freeze({ maxWait: 5, maxQueue: 1000 }),
+} as const);
+
+const count = z.number().int().positive();
+
+/** The checks of {@link LoginOptions}, one per option. */
+export const loginShape = {
+  hasher: implementing<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
+  counterStore: implementing<CounterStore>("CounterStore", ["increment", "decrement", "get", "delete"]).optional(),
+  throttle: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        ipLimit: count.optional(),
+        ipWindow: count.optional(),
+        userLimit: count.optional(),
+        userWindow: count.optional(),
+        perAccountOnly: z.boolean().optional(),
+      }),
+    ])
+    .optional(),
+  blockedAccountResponse: z.enum(["drupal", "generic"]).optional(),
+  maxPasswordBytes: count.optional(),
+  maxNameLength: count.optional(),
+  ipv6Prefix: z.number().int().min(1).max(128).optional(),
+  hashing: z
+    .strictObject({
+      concurrency: count.optional(),
+      // A login waiting longer than two minutes has long been given up by its client.
+      maxWait: z.number().positive().max(120).optional(),
+      maxQueue: count.optional(),
+    })
+    .optional(),
+};
+
+/** What the login path ({@link Authenticator}) works with: its options completed. */
+export interface LoginSettings {
+  readonly hasher: PasswordHasher;
+  readonly throttle: Readonly<Required<ThrottleOptions>> | false;
+  readonly blockedAccountResponse: "drupal" | "generic";
+  readonly maxPasswordBytes: number;
+  readonly maxNameLength: number;
+  readonly ipv6Prefix: number;
+  readonly hashing: Readonly<Required<HashingOptions>>;
+  /** The key of the keyed hash that stands for a login name in throttle keys and audit events. */
+  readonly nameKey: Buffer;
+}
+
+/** Completes checked {@link LoginOptions}; the name key is derived from the secret by the caller. */
+export function loginSettings(input: z.output<z.ZodObject<typeof loginShape>>, nameKey: Buffer): LoginSettings {
+  return Object.freeze({
+    hasher: input.hasher ?? scryptHasher(),
+    throttle: input.throttle === false ? false : Object.freeze({ ...LOGIN_DEFAULTS.throttle, ...input.throttle }),
+    blockedAccountResponse: input.blockedAccountResponse ?? LOGIN_DEFAULTS.blockedAccountResponse,
+    maxPasswordBytes: input.maxPasswordBytes ?? LOGIN_DEFAULTS.maxPasswordBytes,
+    maxNameLength: input.maxNameLength ?? LOGIN_DEFAULTS.maxNameLength,
+    ipv6Prefix: input.ipv6Prefix ?? LOGIN_DEFAULTS.ipv6Prefix,
+    hashing: Object.freeze({
+      concurrency: input.hashing?.concurrency ?? defaultHashConcurrency(),
+      maxWait: input.hashing?.maxWait ?? LOGIN_DEFAULTS.hashing.maxWait,
+      maxQueue: input.hashing?.maxQueue ?? LOGIN_DEFAULTS.hashing.maxQueue,
+    }),
+    nameKey,
+  });
+}
+
+/** One check per core, leaving one libuv thread for the file and DNS work that shares the pool. */
+export function defaultHashConcurrency(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE);
+  const threads = Number.isInteger(pool) && pool > 0 ? pool : 4;
+  return Math.max(1, Math.min(availableParallelism(), threads - 1));
+}

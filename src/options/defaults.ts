@@ -1,0 +1,22 @@
+import { COOKIE_DEFAULTS } from "../cookie/options.js";
+import { ENDPOINT_DEFAULTS } from "../endpoint/options.js";
+import { LOGIN_DEFAULTS } from "../login/options.js";
+import { ORIGIN_DEFAULTS } from "../origins/options.js";
+import { GUARD_DEFAULTS, SESSION_DEFAULTS } from "../sessions/options.js";
+import { CORE_DEFAULTS } from "./schema.js";
+
+/**
+ * Every plain default, read from the slice of the concept that owns the option: the OpenAPI
+ * document reads them, and a test holds each `@default` tag to them. Defaults that are
+ * computed (the cookie's name, the hasher, the counter store, the check concurrency) are
+ * described where they are made.
+ */
+export const DEFAULTS = Object.freeze({
+  ...CORE_DEFAULTS,
+  ...COOKIE_DEFAULTS,
+  ...SESSION_DEFAULTS,
+  ...LOGIN_DEFAULTS,
+  ...ORIGIN_DEFAULTS,
+  ...ENDPOINT_DEFAULTS,
+  ...GUARD_DEFAULTS,
+});

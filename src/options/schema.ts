@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { cookieSettings, cookieShape, secureSameSiteNone, type CookieSettings } from "../cookie/options.js";
+import { endpointSettings, endpointShape, type EndpointSettings } from "../endpoint/options.js";
+import type { AuthEventListener } from "../events.js";
+import { deriveKey } from "../keys/derive-key.js";
+import { secretSchema } from "../keys/secret.js";
+import { hmacCsrfToken } from "../keys/hmac-csrf-token.js";
+import { loginSettings, loginShape, type LoginSettings } from "../login/options.js";
+import { originSettings, originShape, type OriginSettings } from "../origins/options.js";
+import { sessionRefinements, sessionSettings, sessionShape, type SessionSettings } from "../sessions/options.js";
+import type { CounterStore, SessionStore, UserStore } from "../types.js";
+import { fn, implementing, parseOptions } from "../validate.js";
+import type { SessionAuthOptions } from "./options.js";
+
+/**
+ * The whole options schema, put together from each concept's own slice, and the one resolver
+ * that turns a caller's options into frozen, complete settings, a slice per concept. The
+ * defaults that belong to layers above (the memory counter store) are handed in by the caller.
+ *
+ * @module
+ */
+
+/** The defaults of the options every concept shares. */
+export const CORE_DEFAULTS = Object.freeze({ storeTimeout: 2 });
+
+const coreShape = {
+  sessionStore: implementing<SessionStore>("SessionStore", ["create", "get", "touch", "destroy", "listByUser", "destroyByUser"]),
+  userStore: implementing<UserStore>("UserStore", ["findByName", "findById", "recordLogin", "updatePasswordHash"]),
+  secret: secretSchema.optional(),
+  // Seconds, as every duration here. A value in milliseconds (2000) would be half an hour; under 10 ms no store answers.
+  storeTimeout: z.number().min(0.01, "is in seconds (at least 0.01)").max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
+  onEvent: fn<AuthEventListener>("event => void").optional(),
+};
+
+/** The shape of every option, each concept's slice spread in. */
+export const optionShape = { ...coreShape, ...cookieShape, ...sessionShape, ...loginShape, ...originShape, ...endpointShape };
+
+const [idleWithinAbsolute, touchWithinIdle] = sessionRefinements;
+const optionsSchema = z
+  .strictObject(optionShape)
+  .refine((value) => value.secret !== undefined || value.csrfToken !== undefined, {
+    message: "is required (at least 32 characters, the same on every instance) unless csrfToken is given",
+    path: ["secret"],
+  })
+  .refine(...secureSameSiteNone)
+  .refine(...idleWithinAbsolute)
+  .refine(...touchWithinIdle);
+
+// The schema and the documented type describe the same options: a key or type in one and not
+// the other fails the build here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaMatchesType: Same<Required<z.input<typeof optionsSchema>>, Required<SessionAuthOptions>> = true;
+void schemaMatchesType;
+
+/** {@link SessionAuthOptions} checked and completed, a slice per concept, frozen. */
+export interface ResolvedOptions {
+  readonly sessionStore: SessionStore;
+  readonly userStore: UserStore;
+  readonly counterStore: CounterStore;
+  readonly storeTimeout: number;
+  readonly onEvent: AuthEventListener | undefined;
+  readonly cookie: CookieSettings;
+  readonly sessions: SessionSettings;
+  readonly login: LoginSettings;
+  readonly origins: OriginSettings;
+  readonly endpoint: EndpointSettings;
+}
+
+/** What a layer above supplies: the defaults the concepts cannot make themselves. */
+export interface SuppliedDefaults {
+  /** The counter store when the options give none. */
+  counterStore(): CounterStore;
+}
+
+/**
+ * Validates and completes the options once. The caller's object is not modified.
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefaults, factory: string): ResolvedOptions {
+  const parsed = parseOptions(optionsSchema, input, factory);
+  const cookie = cookieSettings(parsed);
+  const csrfToken = parsed.csrfToken ?? hmacCsrfToken(parsed.secret!);
+  // Stable across instances (so logs and shared counters agree), and its own key. Without a
+  // secret, made from the app's token function over a value no cookie can hold (a cookie
+  // value never has "; "), so no token reply can ever carry it.
+  const nameKey = deriveKey(parsed.secret ?? csrfToken("services-session-auth; login names"), "login names");
+  return Object.freeze({
+    sessionStore: parsed.sessionStore,
+    userStore: parsed.userStore,
+    counterStore: parsed.counterStore ?? supplied.counterStore(),
+    storeTimeout: parsed.storeTimeout ?? CORE_DEFAULTS.storeTimeout,
+    onEvent: parsed.onEvent,
+    cookie,
+    sessions: sessionSettings(parsed, cookie, csrfToken),
+    login: loginSettings(parsed, nameKey),
+    origins: originSettings(parsed),
+    endpoint: endpointSettings(parsed),
+  });
+}
+

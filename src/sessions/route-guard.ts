@@ -1,0 +1,92 @@
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import type { StoredSession, UserRecord } from "../types.js";
+import type { GuardSettings } from "./options.js";
+import type { SessionRequest, Sessions } from "./sessions.js";
+
+/**
+ * The signed-in user as routes see it: the account without its password hash.
+ *
+ * @example
+ * ```ts
+ * function greet(user: AuthUser): string {
+ *   return `Hello ${user.name}`; // user.passwordHash does not exist here
+ * }
+ * ```
+ */
+export type AuthUser = Omit<UserRecord, "passwordHash">;
+
+/**
+ * What a guard lets a route see of a live session: `req.auth` in Express.
+ *
+ * @example
+ * ```ts
+ * app.get("/services/json/me", auth.requireSession(), (req, res) => {
+ *   const { user, session } = req.auth!; // RequestAuth
+ *   res.json({ name: user.name, since: session.record.createdAt });
+ * });
+ * ```
+ */
+export interface RequestAuth {
+  /** The signed-in user. */
+  readonly user: AuthUser;
+  /** The live session: its store handle (safe to log) and record. */
+  readonly session: StoredSession;
+}
+
+/** A request to a guarded route, as far as the guard needs it. */
+export interface GuardRequest extends SessionRequest {
+  /** The real HTTP method. */
+  readonly method: string;
+  /** The client's address, read only when an event needs it. */
+  ip(): string;
+  /** The CSRF token the request supplies (the header, then `services_token`), read only when needed. */
+  csrfToken(): string | undefined;
+}
+
+/**
+ * What a guard decided: let the request through (with the session, or without one for an
+ * optional guard), or refuse it with an error. `setCookie` goes on the reply either way
+ * (deletions of stale session cookies, or the live one set where it belongs).
+ */
+export type GuardOutcome =
+  | { readonly auth: RequestAuth | undefined; readonly error?: undefined; readonly setCookie: readonly string[] }
+  | { readonly error: SessionAuthError; readonly auth?: undefined; readonly setCookie: readonly string[] };
+
+/**
+ * The check in front of an app's own routes, framework-free. Required (`optional: false`): a
+ * live session, its CSRF token on unsafe methods (unless `csrf: false`), and one of `roles`;
+ * anything else is refused (`ERR_UNAUTHENTICATED`, `ERR_CSRF`, `ERR_FORBIDDEN`). Optional:
+ * never refuses for lack of a session; a live one is attached only where a required guard
+ * would have let it through, so an unsafe request without the token is simply anonymous.
+ * A store that fails is refused either way (`ERR_STORE_UNAVAILABLE`): never a silent
+ * downgrade to anonymous.
+ *
+ * A protected GET costs one session read and one user read; the last-seen time is written
+ * at most once per `touchInterval`.
+ */
+export function sessionGuard(sessions: Sessions, options: GuardSettings & { readonly optional: boolean }): (request: GuardRequest) => Promise<GuardOutcome> {
+  const { csrf, roles, optional } = options;
+  return async function guard(request) {
+    let setCookie: readonly string[] = [];
+    try {
+      const context = await sessions.context(request);
+      setCookie = context.setCookie;
+      const { state } = context;
+      if (state.kind !== "live") {
+        if (optional) return { auth: undefined, setCookie };
+        throw new SessionAuthError("ERR_UNAUTHENTICATED");
+      }
+      if (csrf) sessions.checkCsrf(state, request.method, request.csrfToken, request.ip, request.requestId);
+      if (roles.length > 0 && !Object.values(state.user.roles).some((role) => roles.includes(role))) {
+        throw new SessionAuthError("ERR_FORBIDDEN", state.user.name);
+      }
+      const { passwordHash: _hidden, ...user } = state.user;
+      return { auth: { user, session: state.session }, setCookie };
+    } catch (error) {
+      if (!isSessionAuthError(error)) throw error;
+      // An optional guard lets an unproven session through as no session at all.
+      if (optional && error.code !== "ERR_STORE_UNAVAILABLE" && error.code !== "ERR_STORE_FULL") return { auth: undefined, setCookie };
+      return { error, setCookie };
+    }
+  };
+}

@@ -1,0 +1,292 @@
+import { SessionAuthError } from "../errors.js";
+import type { SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "../types.js";
+import { nowSeconds } from "../clock.js";
+import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
+import type { Emit } from "../events.js";
+import { placeSessionCookie } from "../cookie/session-cookie.js";
+import type { SessionSettings } from "./options.js";
+import { PendingLogouts } from "./pending-logouts.js";
+import { createSessionId, hashSessionId, safeEqual } from "./session-id.js";
+
+/** What a request's session cookie turned out to be. */
+export type SessionState =
+  | { readonly kind: "none" }
+  /**
+   * A cookie was sent but names no live session: unknown, expired, tampered, or its user is
+   * gone or blocked. `sessid` is the first value sent: Drupal's `session_id()` is the
+   * cookie's value whether or not a session row exists.
+   */
+  | { readonly kind: "stale"; readonly sessid: string }
+  | LiveSession;
+
+/** A live session: its id, what the store holds, and its (active) user. */
+export interface LiveSession {
+  readonly kind: "live";
+  readonly sessid: string;
+  readonly session: StoredSession;
+  readonly user: UserRecord;
+}
+
+/** A request as far as finding its session goes. */
+export interface SessionRequest {
+  /** The `Host` header: the cookie's name and `Domain` follow it, as in Drupal. */
+  readonly host: string;
+  /** Whether the request came over HTTPS. */
+  readonly secure: boolean;
+  readonly cookieHeader: string | undefined;
+  /** The request's id, for the audit events it causes. */
+  readonly requestId?: string | undefined;
+}
+
+/** A request's session, worked out once. */
+export interface SessionContext {
+  readonly cookie: CookiePlacement;
+  /** How many distinct session cookies of this name the request sent (at most a few are looked at). */
+  readonly sent: number;
+  readonly state: SessionState;
+  readonly now: number;
+  /** The `Set-Cookie` values every reply to this request carries: a stale cookie's deletions, or the live one set where it belongs. */
+  readonly setCookie: readonly string[];
+}
+
+/** Where a new session is opened from. */
+export interface SessionClient {
+  /** The client's address, as Drupal shows it. */
+  readonly ip: string;
+  readonly userAgent: string;
+  readonly now: number;
+  /** The request's id, for the audit events. */
+  readonly requestId?: string | undefined;
+}
+
+const COOKIE_CACHE_LIMIT = 256;
+
+/** At most this many session cookies of one name are looked up per request; the rest are ignored. */
+export const MAX_COOKIE_CANDIDATES = 3;
+
+/** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
+export const EXPIRY_GRACE = 600;
+
+/** Methods that never need a CSRF token (RFC 9110 safe methods, as Services lists them). */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+
+/**
+ * The session lifecycle, framework-free and in one place: reading a request's session
+ * (expiry, idle and absolute, decided here on every read; last-seen writes throttled),
+ * starting one (a new id, the per-user cap), ending one or all of a user's (failing closed),
+ * the session-bound CSRF token and its check, and the audit events of each. Stores only keep
+ * what they are given, and nothing else reaches them.
+ */
+export class Sessions {
+  readonly #options: SessionSettings;
+  readonly #store: SessionStore;
+  readonly #users: UserStore;
+  /** Per scheme, so that a plain-HTTP request can never decide an HTTPS one's cookie. */
+  readonly #cookies = { http: new Map<string, CookiePlacement>(), https: new Map<string, CookiePlacement>() };
+  readonly #pending: PendingLogouts;
+  /** Whether the session store lives in this process only (no other instance reads it). */
+  readonly #local: boolean;
+
+  /** Raises an audit event (stamped, and passed to the app's listener). */
+  readonly #emit: Emit;
+
+  /**
+   * @param settings - The lifecycle's own settings (timeouts, the cap, the token) and the cookie's.
+   * @param stores - The session and user stores, already guarded by timeouts; `local` says whether the session store lives in this process only.
+   * @param emit - Where events go: stamped, to the app's listener.
+   */
+  constructor(settings: SessionSettings, stores: { readonly sessions: SessionStore; readonly users: UserStore; readonly local: boolean }, emit: Emit) {
+    this.#options = settings;
+    this.#emit = emit;
+    this.#store = stores.sessions;
+    this.#users = stores.users;
+    this.#pending = new PendingLogouts(stores.sessions, settings.absoluteTimeout);
+    this.#local = stores.local;
+  }
+
+  /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
+  placement(host: string, secure: boolean): CookiePlacement {
+    const cache = secure ? this.#cookies.https : this.#cookies.http;
+    let cookie = cache.get(host);
+    if (cookie === undefined) {
+      cookie = placeSessionCookie(this.#options, host, secure);
+      if (cache.size >= COOKIE_CACHE_LIMIT) cache.clear();
+      cache.set(host, cookie);
+    }
+    return cookie;
+  }
+
+  /**
+   * A request's session. Of several cookies of the session's name, the first that names a
+   * live session wins (so a stale Drupal-era copy cannot shadow a live one); when there were
+   * several, the reply sets the live one where this server keeps it and deletes the others.
+   * Cookies that name no live session get deletions, as Drupal's `session_destroy()` sends.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  async context(request: SessionRequest): Promise<SessionContext> {
+    const now = nowSeconds();
+    const cookie = this.placement(request.host, request.secure);
+    const sessids = readCookies(request.cookieHeader, cookie.name, MAX_COOKIE_CANDIDATES);
+    let state: SessionState = sessids.length === 0 ? { kind: "none" } : { kind: "stale", sessid: sessids[0]! };
+    for (const sessid of sessids) {
+      const found = await this.#resolve(sessid, now, request.requestId);
+      if (found !== undefined) {
+        state = found;
+        break;
+      }
+    }
+    let setCookie: string[] = [];
+    if (state.kind === "stale") {
+      setCookie = deletionHeaders(cookie);
+    } else if (state.kind === "live" && sessids.length > 1) {
+      // The live cookie may sit in any of the places: set it in ours, for what is left of its life.
+      const maxAge = Math.max(1, state.session.record.createdAt + this.#options.absoluteTimeout - now);
+      setCookie = settingOver(setCookieHeader(cookie.name, state.sessid, { ...cookie.attributes, maxAge }, now), variantDeletionHeaders(cookie));
+    }
+    return { cookie, sent: sessids.length, state, now, setCookie };
+  }
+
+  /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
+  async #resolve(sessid: string, now: number, requestId: string | undefined): Promise<LiveSession | undefined> {
+    const session = await this.#store.get(sessid);
+    if (session === null || this.#pending.covers(session)) return undefined;
+    const { record } = session;
+    const expired = now >= record.createdAt + this.#options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.#options.idleTimeout ? "idle" : undefined;
+    if (expired !== undefined) {
+      await this.#store.destroy(session.handle);
+      this.#emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired }, requestId);
+      return undefined;
+    }
+    // Drupal joins the session to its user on status = 1: a blocked user's sessions are void.
+    const user = await this.#users.findById(record.uid);
+    if (user === null || !user.active) {
+      await this.#store.destroy(session.handle);
+      this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, requestId);
+      return undefined;
+    }
+    if (now - record.lastSeenAt >= this.#options.touchInterval) {
+      await this.#store.touch(session.handle, now, this.#expiresAt(record.createdAt, now));
+    }
+    return { kind: "live", sessid, session, user };
+  }
+
+  /**
+   * Opens a session for `user` and resolves its id: always a new one (rotation: whatever the
+   * request carried is never reused). Past the per-user cap the user's own oldest sessions
+   * end, never another user's. The cap is applied after the new session is stored, so logins
+   * that race each other each see the others' sessions and the user ends at the cap, on any
+   * store; the new session itself is never the one ended (for stores whose handle is the
+   * hash of the id, as every store of this package's is).
+   */
+  async start(user: UserRecord, client: SessionClient): Promise<string> {
+    const { now } = client;
+    const record: SessionRecord = {
+      uid: user.uid,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: this.#expiresAt(now, now),
+      ip: client.ip,
+      userAgent: client.userAgent.slice(0, 256),
+    };
+    const sessid = await this.#store.create(record);
+    const session = hashSessionId(sessid);
+    const others = (await this.#store.listByUser(user.uid)).filter((stored) => stored.handle !== session);
+    for (const old of others.slice(0, Math.max(0, others.length - this.#options.maxSessionsPerUser + 1))) {
+      await this.#store.destroy(old.handle);
+      this.#emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" }, client.requestId);
+    }
+    this.#emit({ type: "login.success", uid: user.uid, session, ip: client.ip }, client.requestId);
+    return sessid;
+  }
+
+  /**
+   * Ends a live session (a logout), failing closed: if the store cannot record it (full, or
+   * down), the user's sessions are ended everywhere instead (`destroyByUser`, which the
+   * sealed-cookie store records in one counter); if that fails too, the logout is held in
+   * this process, which refuses the session from then on and offers the logout to the store
+   * until it takes it. Each failed attempt is a `store.failure` event.
+   *
+   * Resolves whether the logout holds everywhere the session could be used: `false` when it
+   * is held here only while the store is shared with other instances (a `logout.unrecorded`
+   * event), so that the caller does not tell the client it is logged out everywhere.
+   */
+  async end(live: LiveSession, ip: string, requestId?: string): Promise<boolean> {
+    const session = hashSessionId(live.sessid);
+    try {
+      await this.#store.destroy(live.session.handle);
+    } catch {
+      try {
+        // The store refused this session's own mark: end them all.
+        await this.#store.destroyByUser(live.session.record.uid);
+      } catch {
+        this.#pending.add(live.session);
+        // A store in this process's memory is seen by no other instance: held here is ended everywhere it exists.
+        if (!this.#local) {
+          this.#emit({ type: "logout.unrecorded", uid: live.user.uid, session, ip }, requestId);
+          return false;
+        }
+      }
+    }
+    this.#emit({ type: "logout", uid: live.user.uid, session, ip }, requestId);
+    return true;
+  }
+
+  /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */
+  list(uid: string): Promise<StoredSession[]> {
+    return this.#store.listByUser(uid);
+  }
+
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endAll(uid: string): Promise<number> {
+    return this.#store.destroyByUser(uid);
+  }
+
+  /** The CSRF token bound to a session id. */
+  token(sessid: string): string {
+    return this.#options.csrfToken(sessid);
+  }
+
+  /**
+   * `drupal_get_token('services')` for a request: the token of `session_id()`, which is the
+   * cookie's value whether or not it names a live session (a stale one gets the token it
+   * always had), and of a random lazy id without a cookie, so an anonymous caller's token is
+   * random every time.
+   */
+  tokenFor(state: SessionState): string {
+    return state.kind === "none" ? createSessionId() : this.token(state.sessid);
+  }
+
+  /**
+   * Services' CSRF rule: only a live session on an unsafe method needs the token, and it
+   * must be the session's own, compared in constant time.
+   * @throws SessionAuthError `ERR_CSRF` (with a `csrf.rejected` event) when it is not.
+   */
+  checkCsrf(state: SessionState, method: string, supplied: () => string | undefined, ip: () => string, requestId?: string): void {
+    if (state.kind !== "live" || SAFE_METHODS.has(method)) return;
+    const token = supplied();
+    if (token !== undefined && safeEqual(token, this.token(state.sessid))) return;
+    this.#emit({ type: "csrf.rejected", uid: state.user.uid, session: hashSessionId(state.sessid), ip: ip(), method }, requestId);
+    throw new SessionAuthError("ERR_CSRF");
+  }
+
+  /**
+   * The `expiresAt` a store is given for a session seen at `lastSeenAt`: the earlier of its
+   * idle and absolute deadlines, plus {@link EXPIRY_GRACE}. The deadlines themselves are
+   * enforced on every read; the grace only lets a client that comes back just after expiry be
+   * told apart from a forged cookie, and the expiry be reported with its reason.
+   */
+  #expiresAt(createdAt: number, lastSeenAt: number): number {
+    return Math.min(lastSeenAt + this.#options.idleTimeout, createdAt + this.#options.absoluteTimeout) + EXPIRY_GRACE;
+  }
+}
+
+/**
+ * The cookie set over a request that carried one: set, the deletions of its other places, and
+ * set again. Browsers tell a host-only cookie from a domain cookie of the same host, but RFC
+ * 6265 jars (tough-cookie, Go's, Apache HttpClient's) take them for one, so a deletion alone
+ * would remove the cookie just set; and clients that read one `Set-Cookie` header read the
+ * first or the last. Drupal, too, sends the new cookie twice when a login carried one.
+ */
+export function settingOver(set: string, deletions: readonly string[]): string[] {
+  return [set, ...deletions, set];
+}

@@ -1,0 +1,143 @@
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import type { Emit } from "../events.js";
+
+/**
+ * Wraps every method of a store so that a call which fails or outlasts `timeoutMs`
+ * rejects with `ERR_STORE_UNAVAILABLE` (a 503), instead of hanging the request or
+ * surfacing a driver's error text. Nothing is cached: the next call tries the store
+ * again, so the app recovers by itself when the store is back. A store that refuses
+ * because it is at its capacity (`ERR_STORE_FULL`) keeps that code, with a `store.full`
+ * event instead of `store.failure`.
+ *
+ * A store with a `ready` promise (one that prepares itself after it is made) is waited for
+ * first, outside `timeoutMs` (which measures the store's answers, not its start), and for
+ * at most `readyTimeoutMs`: a store that never gets ready answers 503 then, never hangs.
+ *
+ * A call that outlasts `timeoutMs` is rejected within an eighth of `timeoutMs` after it:
+ * one shared watchdog checks the calls in flight, rather than a timer armed and cleared
+ * for every call on the path of every protected request.
+ */
+export function withTimeout<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, readyTimeoutMs = READY_TIMEOUT_MS): T {
+  const watchdog = new Watchdog(timeoutMs);
+  const guarded: Record<string, unknown> = {};
+  // A store that prepares itself after it is made: calls wait for it, outside the timeout.
+  const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
+  let preparing = ready !== undefined;
+  // Ready, however late: from then on calls go straight to the store.
+  (store as { ready?: Promise<unknown> }).ready?.then?.(() => (preparing = false), () => undefined);
+  for (const key of methodNames(store)) {
+    const method = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;
+    const operation = `${name}.${key}`;
+    const call = (...args: unknown[]): Promise<unknown> => {
+      let pending: Promise<unknown>;
+      try {
+        pending = Promise.resolve(method.apply(store, args));
+      } catch (error) {
+        return Promise.reject(failure(operation, error, emit));
+      }
+      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs / 1000} s`), emit), (error) =>
+        failure(operation, error, emit),
+      );
+    };
+    guarded[key] = (...args: unknown[]) =>
+      preparing ? ready!.then(() => call(...args), (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit))) : call(...args);
+  }
+  return guarded as T;
+}
+
+/** How long calls wait for a store's `ready` before they are answered 503: the start-up of a store, not one of its answers. */
+const READY_TIMEOUT_MS = 30_000;
+
+/** A store's `ready` promise, rejected when it has not settled within `limitMs`; undefined when it has none. */
+function readiness(ready: unknown, limitMs: number, message: string): Promise<unknown> | undefined {
+  if (typeof (ready as Promise<unknown> | undefined)?.then !== "function") return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), limitMs);
+    timer.unref?.();
+  });
+  const settled = Promise.race([ready as Promise<unknown>, late]);
+  settled.then(() => clearTimeout(timer), () => clearTimeout(timer));
+  return settled;
+}
+
+function methodNames(store: object): string[] {
+  const names = new Set<string>();
+  for (let proto: object | null = store; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      if (key === "constructor") continue;
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+      if (descriptor !== undefined && typeof descriptor.value === "function") names.add(key);
+    }
+  }
+  return [...names];
+}
+
+interface Watch {
+  readonly deadline: number;
+  readonly expire: () => void;
+}
+
+/**
+ * Rejects calls still in flight after `timeoutMs`. Every call gets the same timeout, so the
+ * calls in flight are in deadline order: a tick looks only at the oldest ones. The ticker
+ * runs while calls are in flight and stops at the first tick that finds none.
+ */
+class Watchdog {
+  readonly #timeoutMs: number;
+  readonly #tickMs: number;
+  readonly #inFlight = new Set<Watch>();
+  #ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#tickMs = Math.max(1, Math.ceil(timeoutMs / 8));
+  }
+
+  watch<V>(pending: Promise<V>, timedOut: () => Error, failed: (error: unknown) => Error): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      let settled = false;
+      const watch: Watch = {
+        deadline: performance.now() + this.#timeoutMs,
+        expire: () => {
+          settled = true;
+          reject(timedOut());
+        },
+      };
+      this.#inFlight.add(watch);
+      this.#ticker ??= setInterval(() => this.#tick(), this.#tickMs);
+      pending.then(
+        (value) => {
+          if (settled) return;
+          this.#inFlight.delete(watch);
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (settled) return;
+          this.#inFlight.delete(watch);
+          reject(failed(error));
+        },
+      );
+    });
+  }
+
+  #tick(): void {
+    const now = performance.now();
+    for (const watch of this.#inFlight) {
+      if (watch.deadline > now) return;
+      this.#inFlight.delete(watch);
+      watch.expire();
+    }
+    if (this.#inFlight.size === 0) {
+      clearInterval(this.#ticker);
+      this.#ticker = undefined;
+    }
+  }
+}
+
+function failure(operation: string, error: unknown, emit: Emit): SessionAuthError {
+  // A store at its capacity is working as designed: its refusal keeps its own code.
+  const full = isSessionAuthError(error) && error.code === "ERR_STORE_FULL";
+  emit(full ? { type: "store.full", operation } : { type: "store.failure", operation, err: error });
+  return full ? error : new SessionAuthError("ERR_STORE_UNAVAILABLE", operation, { cause: error });
+}
