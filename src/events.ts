@@ -104,7 +104,7 @@ export type AuthEvent = AuthEventContext &
  * @example
  * ```ts
  * const onEvent: AuthEventListener = (event) => logger.info(event, event.type);
- * createSessionAuth({ ...options, onEvent });
+ * createSessionAuthRouter({ ...options, onEvent });
  * ```
  */
 export type AuthEventListener = (event: AuthEvent) => void;

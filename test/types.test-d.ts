@@ -106,7 +106,7 @@ describe("option types", () => {
     expectTypeOf<SessionAuthOptions["parsers"]>().toEqualTypeOf<readonly ("application/json" | "application/x-www-form-urlencoded" | "multipart/form-data")[] | undefined>();
   });
 
-  it("let sessionCookieFor take createSessionAuth's options object", () => {
+  it("let sessionCookieFor take createSessionAuthRouter's options object", () => {
     expectTypeOf<SessionAuthOptions>().toExtend<Parameters<typeof sessionCookieFor>[1]>();
     expectTypeOf(sessionCookieFor).returns.toHaveProperty("domain").toEqualTypeOf<string | undefined>();
   });
@@ -136,7 +136,7 @@ describe("option types", () => {
     expectTypeOf<"ERR_NOPE">().not.toExtend<SessionAuthErrorCode>();
   });
 
-  it("accept createSessionAuth's options object in openApiDocument", () => {
+  it("accept createSessionAuthRouter's options object in openApiDocument", () => {
     expectTypeOf(openApiDocument).parameter(0).toExtend<{ auth?: Partial<SessionAuthOptions> } | undefined>();
     expectTypeOf(openApiDocument).returns.toEqualTypeOf<OpenApiObject>();
   });

@@ -17,7 +17,7 @@ const LEVELS: Partial<Record<AuthEvent["type"], "warn" | "error">> = {
   "internal.error": "error",
 };
 
-/** `onEvent` for createSessionAuth: each event one line, its error under `err` (pino serialises it). */
+/** `onEvent` for createSessionAuthRouter: each event one line, its error under `err` (pino serialises it). */
 export function pinoAuditEvents(logger: Logger): AuthEventListener {
   return (event) => logger[LEVELS[event.type] ?? "info"](event, event.type);
 }

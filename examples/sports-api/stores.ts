@@ -18,7 +18,7 @@ export interface ExampleStores {
   readonly sessionStore: SessionStore;
   /** The login throttle's failure counts. */
   readonly counterStore: CounterStore;
-  /** What createSessionAuth needs besides the user store and secret: the stores, and the timeouts they can honour. */
+  /** What createSessionAuthRouter needs besides the user store and secret: the stores, and the timeouts they can honour. */
   readonly authOptions: Pick<SessionAuthOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout">;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { parse, type Io } from "./usage.js";
 
 /**
  * `secret`: prints 32 random bytes as base64url (43 characters), checked against the same
- * rule `createSessionAuth` applies to its `secret` option.
+ * rule `createSessionAuthRouter` applies to its `secret` option.
  */
 export function secretCommand(args: readonly string[], io: Io): void {
   parse(args, {}, 0);

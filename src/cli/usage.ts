@@ -19,7 +19,7 @@ export class UsageError extends Error {
 export const USAGE = `Usage: services-session-auth <command> [options]
 
 Commands:
-  secret                            Print a new random secret for createSessionAuth({ secret }).
+  secret                            Print a new random secret for createSessionAuthRouter({ secret }).
 
   session-name <public URL>         Print the session cookie that clients of this URL get:
                                     name (SESS/SSESS…), Domain and the other attributes.

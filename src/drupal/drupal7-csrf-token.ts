@@ -33,7 +33,7 @@ export interface Drupal7CsrfTokenOptions {
  * (some keep them for good) stay valid after the cut-over:
  * `base64url(HMAC-SHA256(key = sessid . drupal_private_key . hash_salt, data = "services"))`,
  * 43 characters without padding. `sessid` is the raw cookie value, never the hashed sid.
- * Pass the result as the `csrfToken` option of `createSessionAuth`.
+ * Pass the result as the `csrfToken` option of `createSessionAuthRouter`.
  *
  * @example
  * ```ts

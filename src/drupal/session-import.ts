@@ -13,7 +13,7 @@ const optionsSchema = z.strictObject({
   dryRun: z.boolean().optional(),
   onProgress: z.custom<(progress: ImportDrupal7SessionsProgress) => void>((value) => typeof value === "function", "must be a function").optional(),
 }).refine((value) => (value.idleTimeout ?? 200_000) <= (value.absoluteTimeout ?? 2_000_000), {
-  // As createSessionAuth refuses it: every imported record would be born expired.
+  // As createSessionAuthRouter refuses it: every imported record would be born expired.
   message: "must not be longer than absoluteTimeout",
   path: ["idleTimeout"],
 });
@@ -65,7 +65,7 @@ export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
  *
  * @example
  * ```ts
- * onProgress: ({ read, total }) => process.stderr.write(`${read}/${total}\r`),
+ * const onProgress = ({ read, total }: ImportDrupal7SessionsProgress) => process.stderr.write(`${read}/${total}\r`);
  * ```
  */
 export interface ImportDrupal7SessionsProgress {
@@ -133,7 +133,7 @@ export interface ImportDrupal7SessionsResult {
  * Memory stays bounded by `batchSize`, whatever the size of the table.
  *
  * Run it once at the switch, after Drupal stops taking logins, with the timeouts given to
- * `createSessionAuth`. Running it again before traffic moves is harmless (adopting a handle
+ * `createSessionAuthRouter`. Running it again before traffic moves is harmless (adopting a handle
  * replaces its record); after, it would bring back sessions users have since ended on the
  * new server, unless the first run deleted what it imported (`deleteImported`). If it fails,
  * it stops: nothing is written after the error is thrown, and the pages written before it

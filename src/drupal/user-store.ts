@@ -76,7 +76,9 @@ function toRecord(row: Row, roles: Record<string, string>): UserRecord {
  * ```ts
  * import mysql from "mysql2/promise";
  * const userStore = drupal7UserStore({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!) });
- *
+ * ```
+ * @example
+ * ```ts
  * import pg from "pg";
  * const userStore = drupal7UserStore({ pool: new pg.Pool({ connectionString }), prefix: "drupal_" });
  * ```

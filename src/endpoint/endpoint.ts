@@ -10,7 +10,8 @@ import { createSessionId } from "../sessions/session-id.js";
 import { settingOver, type SessionContext, type SessionRequest, type Sessions } from "../sessions/sessions.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { UserRecord } from "../types.js";
-import { bodyArgument, isFormBody, parseRequestBody, requestMime } from "../http-input/body.js";
+import { parseRequestBody, requestMime } from "../http-input/body.js";
+import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import { loginArgumentSchemas, readLoginArgument } from "./login-arguments.js";
 import { negotiateFormat } from "../http-input/negotiate.js";
 import type { NotFoundRequest } from "./not-found.js";
@@ -311,16 +312,13 @@ export class ServicesEndpoint {
     let setCookie: readonly string[] = [];
     try {
       negotiateFormat(request.format, request.accept);
-      // By the request's type, whoever parsed the body: an app's express.urlencoded() in front changes nothing.
-      const fromForm = isFormBody(request.contentType);
       const body = "parsed" in request.body ? request.body.parsed : await parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);
       const args = step.args?.(body) as A;
       // Before the session is read: a refused cross-site login reads and changes nothing.
       if (step.sameSite === true) this.#refuseCrossSite(request);
       const context = await this.#sessions.context(request);
       setCookie = context.setCookie;
-      // Services' order: the header, then $_REQUEST (the query, or a form or multipart body; never JSON).
-      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => request.csrfHeader ?? request.queryToken ?? (fromForm ? formToken(body) : undefined), () => request.ip, request.requestId);
+      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => csrfTokenOf({ ...request, body }), () => request.ip, request.requestId);
       const reply = await callback(args, context);
       // A call that sets the session cookie itself (login, logout) says all there is to say of it.
       const { "Set-Cookie": own, ...headers } = reply.headers;
@@ -334,12 +332,6 @@ export class ServicesEndpoint {
 
 function cookieHeader(setCookie: readonly string[]): Record<string, readonly string[]> {
   return setCookie.length === 0 ? {} : { "Set-Cookie": setCookie };
-}
-
-/** `services_token` from a form or multipart body (never from JSON, as in Services' `$_REQUEST`). */
-function formToken(body: unknown): string | undefined {
-  const value = bodyArgument(body, "services_token");
-  return typeof value === "string" ? value : undefined;
 }
 
 /** A session cookie, for those who describe it (`sessionCookieFor`). */

@@ -1,8 +1,8 @@
 import type { Request } from "express";
 import { plainAddress } from "../login/client-address.js";
+import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import type { GuardRequest } from "../sessions/route-guard.js";
 import type { SessionRequest } from "../sessions/sessions.js";
-import { bodyArgument, requestMime } from "../http-input/body.js";
 import { parseForm } from "../http-input/form.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
 import type { NotFoundRequest } from "../endpoint/not-found.js";
@@ -117,17 +117,9 @@ export function guardRequest(req: Request): GuardRequest {
     requestId: requestId(req),
     method: req.method,
     ip: () => clientIp(req),
-    // Services' order: the header, then $_REQUEST (the query, or a form body the app parsed; never JSON).
-    csrfToken: () => header(req, "x-csrf-token") ?? queryParameter(req, "services_token") ?? formBodyParameter(req, "services_token"),
+    csrfToken: () =>
+      csrfTokenOf({ csrfHeader: header(req, "x-csrf-token"), queryToken: queryParameter(req, "services_token"), contentType: header(req, "content-type"), body: req.body }),
   };
-}
-
-/** One field of a form or multipart body that the app's own body parser already put in `req.body`. */
-function formBodyParameter(req: Request, name: string): string | undefined {
-  const mime = requestMime(header(req, "content-type")).toLowerCase();
-  if (mime !== "application/x-www-form-urlencoded" && mime !== "multipart/form-data") return undefined;
-  const value = bodyArgument(req.body, name);
-  return typeof value === "string" ? value : undefined;
 }
 
 /**

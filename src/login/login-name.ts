@@ -29,7 +29,7 @@ export function normaliseLoginName(name: string): string {
  *
  * @example
  * ```ts
- * const hashName = loginNameHasher(options.nameKey);
+ * const hashName = loginNameHasher(nameKey); // a key derived from the secret for login names alone
  * hashName("Demo") === hashName("demo"); // true
  * ```
  */

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { DEFAULTS } from "../options/defaults.js";
+import { optionShape } from "../options/schema.js";
+import { trimSlashes } from "../http-input/path.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import { parseOptions } from "../validate.js";
 import { SessionAuthError, type SessionAuthErrorCode } from "../errors.js";
@@ -23,14 +25,14 @@ export type Json = string | number | boolean | null | readonly Json[] | { readon
  *
  * @example
  * ```ts
- * const document: OpenApiObject = openApiDocument({ auth });
+ * const document: OpenApiObject = openApiDocument({ auth: options });
  * writeFileSync("openapi.json", JSON.stringify(document, null, 2));
  * ```
  */
 export type OpenApiObject = { [key: string]: Json };
 
 /**
- * An HTTP method an app route guarded by {@link SessionAuth.requireSession} may have.
+ * An HTTP method an app route guarded by {@link SessionAuthRouter.requireSession} may have.
  *
  * @example
  * ```ts
@@ -40,7 +42,7 @@ export type OpenApiObject = { [key: string]: Json };
 export type GuardedMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
- * One of the app's own routes behind {@link SessionAuth.requireSession}, to describe in the document.
+ * One of the app's own routes behind {@link SessionAuthRouter.requireSession}, to describe in the document.
  *
  * @example
  * ```ts
@@ -72,25 +74,26 @@ export interface GuardedRoute {
  *
  * @example
  * ```ts
- * openApiDocument({ auth, endpointPath: "/api", servers: [{ url: "https://sports.example.com" }], routes });
+ * openApiDocument({ auth: options, endpointPath: "/api", servers: [{ url: "https://sports.example.com" }], routes });
  * ```
  */
 export interface OpenApiOptions {
   /**
-   * The options object given to `createSessionAuth` (the stores in it are not touched): the login
-   * limits, `loginApiVersion`, `logoutApiVersion`, `blockedAccountResponse`, `throttle`, `parsers`,
-   * `endpointName`, `clearSiteData` and the cookie options (`sessionName`, `baseUrl`,
-   * `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as they shape the wire.
-   * @default the defaults of `createSessionAuth`
+   * The options object given to `createSessionAuthRouter` (the stores in it are not touched),
+   * checked by the same rules: the login limits, `loginApiVersion`, `logoutApiVersion`,
+   * `blockedAccountResponse`, `throttle`, `parsers`, `endpoint`, `endpointName`,
+   * `clearSiteData` and the cookie options (`sessionName`, `baseUrl`, `cookieDomain`,
+   * `cookieSecure`, `sameSite`) shape the document as they shape the wire.
+   * @default the defaults of `createSessionAuthRouter`
    */
   readonly auth?: Partial<SessionAuthOptions>;
-  /** Where the router is mounted. @default "/services/json" */
+  /** Where the endpoint is served, as clients see it: the router's mount path and its `endpoint`. @default "/" + `auth.endpoint` ("/services/json") */
   readonly endpointPath?: string;
   /** The document's `info`. @default title "Drupal 7 Services session API", version "1.0.0" */
   readonly info?: { readonly title?: string; readonly version?: string; readonly description?: string };
   /** The document's `servers`. @default none (the document's own origin) */
   readonly servers?: readonly { readonly url: string; readonly description?: string }[];
-  /** The app's routes behind {@link SessionAuth.requireSession}. @default none */
+  /** The app's routes behind {@link SessionAuthRouter.requireSession}. @default none */
   readonly routes?: readonly GuardedRoute[];
 }
 
@@ -106,26 +109,33 @@ function zodSchemaProblem(value: unknown): string | undefined {
   }
   return "must be a zod 4 schema";
 }
+/** The options of the router that shape the document. */
+const DOCUMENTED_OPTIONS = [
+  "sessionName",
+  "cookieDomain",
+  "baseUrl",
+  "cookieSecure",
+  "sameSite",
+  "clearSiteData",
+  "endpoint",
+  "endpointName",
+  "parsers",
+  "throttle",
+  "blockedAccountResponse",
+  "loginApiVersion",
+  "logoutApiVersion",
+  "maxPasswordBytes",
+  "maxNameLength",
+] as const satisfies readonly (keyof typeof optionShape)[];
+
+function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, object[key]])) as Pick<T, K>;
+}
+
 const zodSchema = z.custom<z.core.$ZodType>((value) => zodSchemaProblem(value) === undefined, { error: (issue) => zodSchemaProblem(issue.input) });
 const optionsSchema = z.strictObject({
-  auth: z
-    .looseObject({
-      sessionName: z.string().optional(),
-      cookieDomain: z.string().optional(),
-      baseUrl: z.url().optional(),
-      cookieSecure: z.enum(["auto", "always"]).optional(),
-      sameSite: z.enum(["lax", "strict", "none"]).optional(),
-      clearSiteData: z.boolean().optional(),
-      endpointName: z.string().optional(),
-      parsers: z.array(z.enum(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])).readonly().optional(),
-      throttle: z.unknown().optional(),
-      blockedAccountResponse: z.enum(["drupal", "generic"]).optional(),
-      loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
-      logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
-      maxPasswordBytes: z.number().int().positive().optional(),
-      maxNameLength: z.number().int().positive().optional(),
-    })
-    .optional(),
+  // The package's own checks of the options that shape the document; the rest (the stores) are not read.
+  auth: z.looseObject(pick(optionShape, DOCUMENTED_OPTIONS)).optional(),
   endpointPath: z.string().regex(/^\/(?:.*[^/])?$/, "must start with / and not end with /").optional(),
   info: z.strictObject({ title: z.string().optional(), version: z.string().optional(), description: z.string().optional() }).optional(),
   servers: z.array(z.strictObject({ url: z.string(), description: z.string().optional() })).readonly().optional(),
@@ -209,14 +219,14 @@ function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecur
 
 /**
  * The Services calls (login, connect, logout, token, the session token call) and the app's
- * routes guarded by {@link SessionAuth.requireSession}, as an OpenAPI 3.1 document. The login body's
+ * routes guarded by {@link SessionAuthRouter.requireSession}, as an OpenAPI 3.1 document. The login body's
  * schema is the one the router checks requests with; every status listed is one the router
  * or `requireSession` answers, taken from the package's single status table.
  *
  * @example
  * ```ts
  * const document = openApiDocument({
- *   auth, // the object given to createSessionAuth
+ *   auth: options, // the object given to createSessionAuthRouter
  *   routes: [{ method: "get", path: "/services/json/players", summary: "All players" }],
  * });
  * app.get("/openapi.json", (_req, res) => res.json(document));
@@ -226,7 +236,7 @@ function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecur
 export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const parsed = parseOptions(optionsSchema, options, "openApiDocument");
   const auth = parsed.auth ?? {};
-  const base = parsed.endpointPath ?? "/services/json";
+  const base = parsed.endpointPath ?? `/${trimSlashes(parsed.auth?.endpoint ?? DEFAULTS.endpoint)}`;
   const limits = {
     maxNameLength: auth.maxNameLength ?? DEFAULTS.maxNameLength,
     maxPasswordBytes: auth.maxPasswordBytes ?? DEFAULTS.maxPasswordBytes,

@@ -50,7 +50,7 @@ export interface MemoryUserInput {
  */
 export interface MemoryUserStoreOptions {
   /**
-   * Hashes the plain passwords given. Use the same hasher as `createSessionAuth`, so logins verify with it.
+   * Hashes the plain passwords given. Use the same hasher as `createSessionAuthRouter`, so logins verify with it.
    * @default scryptHasher()
    */
   hasher?: PasswordHasher;
@@ -101,7 +101,7 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
 export interface MemoryUserStore extends UserStore {
   /**
    * Resolves when every plain password given has been hashed (about 0.6 s each with the
-   * default scrypt, four at a time). Lookups wait for it, and `createSessionAuth` does not
+   * default scrypt, four at a time). Lookups wait for it, and `createSessionAuthRouter` does not
    * count that wait against `storeTimeout`: a login right after start-up is slower, never
    * refused. Await it before listening if the first logins should not wait.
    */

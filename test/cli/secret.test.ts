@@ -3,7 +3,7 @@ import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "se
 import { runCli } from "./run-cli.js";
 
 describe("services-session-auth secret", () => {
-  it("prints a secret that createSessionAuth accepts, a new one each run", async () => {
+  it("prints a secret that createSessionAuthRouter accepts, a new one each run", async () => {
     const [first, second] = await Promise.all([runCli(["secret"]), runCli(["secret"])]);
     for (const run of [first, second]) {
       expect(run).toMatchObject({ code: 0, stderr: "" });

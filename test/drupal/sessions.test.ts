@@ -204,7 +204,7 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
     expect((await db().run(`SELECT sid FROM ${db().table("sessions")}`)).length).toBe(9);
   });
 
-  it("refuses an idle timeout longer than the absolute one, as createSessionAuth does", async () => {
+  it("refuses an idle timeout longer than the absolute one, as createSessionAuthRouter does", async () => {
     await expect(importDrupal7Sessions({ ...options(), idleTimeout: 7200, absoluteTimeout: 3600 })).rejects.toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
   });
 });

@@ -22,7 +22,7 @@ function bareAuth(onEvent?: AuthEventListener) {
   return createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET, ...(onEvent === undefined ? {} : { onEvent }) });
 }
 
-describe("SessionAuth.notFound", () => {
+describe("SessionAuthRouter.notFound", () => {
   const { agent } = createTestApp();
 
   it("answers an unknown resource as Services does, with an empty body and PHP's default Content-Type", async () => {
@@ -70,7 +70,7 @@ describe("SessionAuth.notFound", () => {
   });
 });
 
-describe("SessionAuth.errorHandler", () => {
+describe("SessionAuthRouter.errorHandler", () => {
   it("answers a path that cannot be decoded with a body-less 400, never Express's HTML page", async () => {
     const { agent } = createTestApp();
     const res = await agent.get("/services/json/players/%E0%A4%A");

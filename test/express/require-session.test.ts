@@ -4,7 +4,7 @@ import request from "supertest";
 import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { createTestApp, login, SECRET, statusText } from "../helpers/app.js";
 
-describe("SessionAuth.requireSession", () => {
+describe("SessionAuthRouter.requireSession", () => {
   it("lets a live session through and attaches req.auth, without the password hash", async () => {
     let auth: unknown;
     const { app } = createTestApp({}, undefined, (app, sessionAuth) => {

@@ -3,7 +3,7 @@ import { createTestApp, login, statusText } from "../helpers/app.js";
 import { listen, postJson } from "../helpers/clients.js";
 import request from "supertest";
 
-describe("SessionAuth.router request handling", () => {
+describe("SessionAuthRouter request handling", () => {
   it("treats a request with no Content-Type as form-urlencoded, empty bodies included", async () => {
     const { app, agent } = createTestApp();
     const raw = await agent.post("/services/json/user/login").unset("Content-Type").send(Buffer.from("username=demo&password=demo-password"));

@@ -28,7 +28,7 @@ function ssoApp(overrides: Partial<SessionAuthOptions> = {}) {
   return { app, auth, sessionStore };
 }
 
-describe("SessionAuth.startSession", () => {
+describe("SessionAuthRouter.startSession", () => {
   it("opens a session for a user the app authenticated, with the login reply and a Drupal client's cookie", async () => {
     const { app } = ssoApp();
     const res = await request(app).post("/sso/callback/14");
@@ -60,7 +60,7 @@ describe("SessionAuth.startSession", () => {
   });
 });
 
-describe("SessionAuth.endSession", () => {
+describe("SessionAuthRouter.endSession", () => {
   it("ends the request's session and deletes its cookie; a second time there is none", async () => {
     const { app } = ssoApp();
     const session = await login(app);
@@ -72,7 +72,7 @@ describe("SessionAuth.endSession", () => {
   });
 });
 
-describe("SessionAuth.optionalSession", () => {
+describe("SessionAuthRouter.optionalSession", () => {
   it("attaches req.auth for a live session and lets everyone else through as anonymous", async () => {
     const { app } = ssoApp();
     const session = await login(app);
@@ -102,7 +102,7 @@ describe("SessionAuth.optionalSession", () => {
   });
 });
 
-describe("SessionAuth.listSessions and endUserSessions", () => {
+describe("SessionAuthRouter.listSessions and endUserSessions", () => {
   it("list a user's devices oldest first and end them all", async () => {
     const { app, auth } = ssoApp();
     const phone = await login(app);
@@ -152,7 +152,7 @@ describe("one createSessionAuthRouter, many pieces", () => {
   });
 });
 
-describe("SessionAuth.requireSession({ onDenied: \"next\" })", () => {
+describe("SessionAuthRouter.requireSession({ onDenied: \"next\" })", () => {
   it("hands a denial to the app's error handlers, with the status the wire format gives it", async () => {
     const page = express();
     const sent: unknown[] = [];

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
 import { SECRET } from "../helpers/app.js";
 
-describe("createSessionAuth options", () => {
+describe("createSessionAuthRouter options", () => {
   const userStore = memoryUserStore([]);
   const sessionStore = memorySessionStore();
 
