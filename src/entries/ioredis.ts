@@ -1,6 +1,6 @@
 /**
  * `services-session-auth/ioredis`: the Redis session and counter stores for apps that
- * already run ioredis 5, on one server, Sentinel or a cluster. `ioredis` is an optional
+ * already run ioredis 5 or 6, on one server, Sentinel or a cluster. `ioredis` is an optional
  * peer dependency: install it in the app, create the client there, and pass it in; this
  * subpath only uses its types and never loads it.
  *

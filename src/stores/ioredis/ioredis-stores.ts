@@ -15,7 +15,7 @@ import { fromIoredis, hasKeyPrefix, type IoredisClient } from "./ioredis-client.
  */
 export interface IoredisSessionStoreOptions {
   /**
-   * A `Redis` (one server, or Sentinel) or `Cluster` client from ioredis 5 that the app
+   * A `Redis` (one server, or Sentinel) or `Cluster` client from ioredis 5 or 6 that the app
    * created and owns; the store never connects, retries or closes it. Create it with
    * `enableOfflineQueue: false` (a `Cluster` takes it in its own options) so that calls
    * fail at once while Redis is unreachable instead of queueing, and with `lazyConnect: true`
@@ -40,7 +40,7 @@ export interface IoredisSessionStoreOptions {
  * ```
  */
 export interface IoredisCounterStoreOptions {
-  /** An ioredis 5 `Redis` or `Cluster` client that the app owns (see {@link IoredisSessionStoreOptions.client}). */
+  /** An ioredis 5 or 6 `Redis` or `Cluster` client that the app owns (see {@link IoredisSessionStoreOptions.client}). */
   client: IoredisClient;
   /**
    * Put before every counter key.
