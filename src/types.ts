@@ -115,6 +115,12 @@ export interface SessionStore {
    * that is shared or durable: that is the assumption when it is absent.
    */
   readonly processLocal?: ProcessLocal;
+  /**
+   * Declared by a store that cannot keep a session longer than this many seconds (the
+   * sealed-cookie store's seals expire after `maxAgeSeconds`): the router refuses an
+   * `absoluteTimeout` longer than it at start-up, rather than let sessions end early.
+   */
+  readonly maxLifetime?: number;
 }
 
 /** What a store held in this process's memory declares of itself (see {@link SessionStore.processLocal}). */

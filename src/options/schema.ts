@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cookieSettings, cookieShape, secureSameSiteNone, type CookieSettings } from "../cookie/options.js";
+import { COOKIE_DEFAULTS, cookieSettings, cookieShape, secureSameSiteNone, type CookieSettings } from "../cookie/options.js";
 import { endpointSettings, endpointShape, type EndpointSettings } from "../endpoint/options.js";
 import type { AuthEventListener } from "../events.js";
 import { deriveKey } from "../keys/derive-key.js";
@@ -44,6 +44,10 @@ const optionsSchema = z
   })
   .refine(...secureSameSiteNone)
   .refine(...idleWithinAbsolute)
+  .refine((value) => (value.absoluteTimeout ?? COOKIE_DEFAULTS.absoluteTimeout) <= (value.sessionStore.maxLifetime ?? Infinity), {
+    message: "must not be longer than the session store keeps a session (its maxLifetime; for sealedCookieStore, maxAgeSeconds): sessions would end early",
+    path: ["absoluteTimeout"],
+  })
   .refine(...touchWithinIdle);
 
 // The schema and the documented type describe the same options: a key or type in one and not

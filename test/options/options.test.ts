@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { secretSchema } from "../../src/keys/secret.js";
 import { describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { SECRET } from "../helpers/app.js";
 
 describe("createSessionAuthRouter options", () => {
@@ -22,6 +23,14 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hashing: { maxWait: 1e7 } })).toThrow(/hashing\.maxWait/);
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, unknownOption: 1 } as never)).toThrow(/unknownOption/);
     expect(() => createSessionAuthRouter(null as never)).toThrow(TypeError);
+  });
+
+  it("refuses an absoluteTimeout longer than the session store keeps a session (a sealed cookie's maxAgeSeconds)", () => {
+    const sealed = sealedCookieStore({ password: SECRET, revocations: memoryCounterStore({ whenFull: "reject" }), maxAgeSeconds: 3600 });
+    expect(() => createSessionAuthRouter({ userStore, sessionStore: sealed, secret: SECRET })).toThrow(
+      /createSessionAuthRouter: invalid options: absoluteTimeout: must not be longer than the session store keeps a session/,
+    );
+    expect(() => createSessionAuthRouter({ userStore, sessionStore: sealed, secret: SECRET, absoluteTimeout: 3600, idleTimeout: 1800 })).not.toThrow();
   });
 
   it("refuses a secret that is long but not random, and says how to make one", () => {

@@ -203,6 +203,8 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
   }
 
   const store: SessionStore = {
+    // A seal outlives no more than this: the router refuses a longer absoluteTimeout.
+    maxLifetime: maxAgeSeconds,
     // Over revocations kept in this process, a logout held here is as good as one recorded.
     ...(revocations.processLocal === undefined ? {} : { processLocal: revocations.processLocal }),
     async create(record) {
