@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseOptions } from "../../validate.js";
+import { redisClientSchema } from "./client-option.js";
 import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
 import { DECREMENT_SCRIPT } from "./scripts.js";
@@ -23,10 +24,7 @@ export interface RedisCounterStoreOptions {
 }
 
 const optionsSchema = z.strictObject({
-  client: z.custom<RedisClientLike>(
-    (value) => typeof value === "object" && value !== null && typeof (value as { multi?: unknown }).multi === "function",
-    "expected a node-redis v5 or v6 client, cluster or sentinel",
-  ),
+  client: redisClientSchema,
   prefix: z.string().optional(),
 });
 

@@ -3,6 +3,7 @@ import { nowSeconds } from "../../clock.js";
 import { createSessionId, hashSessionId, isSessionIdShape } from "../../sessions/session-id.js";
 import { decodeSessionRecord, encodeSessionRecord } from "../../sessions/session-record.js";
 import { parseOptions } from "../../validate.js";
+import { redisClientSchema } from "./client-option.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
 import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type RedisTransactionLike } from "./client.js";
 import { sessionKey, userIndexKey } from "./keys.js";
@@ -39,10 +40,7 @@ export interface RedisSessionStoreOptions {
 }
 
 const optionsSchema = z.strictObject({
-  client: z.custom<RedisClientLike>(
-    (value) => typeof value === "object" && value !== null && typeof (value as { multi?: unknown }).multi === "function",
-    "expected a node-redis v5 or v6 client, cluster or sentinel",
-  ),
+  client: redisClientSchema,
   prefix: z.string().optional(),
   cluster: z.boolean().optional(),
 });
