@@ -60,7 +60,7 @@ export function setCookieHeader(name: string, value: string, attributes: CookieA
  * deletion Drupal's `session_destroy()` sends. It carries the same `domain` (and `secure`)
  * as the cookie it deletes: a browser only removes a cookie whose domain and path match.
  */
-export function deletionHeader(name: string, attributes: CookieAttributes): string {
+function deletionHeader(name: string, attributes: CookieAttributes): string {
   return `${name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0${tail(attributes)}`;
 }
 

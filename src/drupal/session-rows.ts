@@ -18,7 +18,7 @@ import { databaseOptionFields, type Drupal7Database, type Drupal7DatabaseOptions
  * const hashed = Number(schemaVersion) >= HASHED_SIDS_SCHEMA_VERSION; // sessions.sid holds hashes
  * ```
  */
-export const HASHED_SIDS_SCHEMA_VERSION = 7086;
+const HASHED_SIDS_SCHEMA_VERSION = 7086;
 
 /**
  * Options about Drupal's `sessions` table, shared by {@link importDrupal7Sessions} and {@link drupal7SessionFallback}.

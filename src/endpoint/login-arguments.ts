@@ -44,7 +44,7 @@ export function loginBodySchema(limits: LoginBodyLimits) {
 }
 
 /** An argument that is present but fails its schema: the login refuses it as "Wrong username or password." */
-export const INVALID_ARGUMENT = null;
+const INVALID_ARGUMENT = null;
 
 /**
  * Reads one login argument: `undefined` when absent (PHP `isset()`: a missing key or a JSON

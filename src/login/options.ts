@@ -180,7 +180,7 @@ export function loginSettings(input: z.output<z.ZodObject<typeof loginShape>>, n
 }
 
 /** One check per core, leaving one libuv thread for the file and DNS work that shares the pool. */
-export function defaultHashConcurrency(): number {
+function defaultHashConcurrency(): number {
   const pool = Number(process.env.UV_THREADPOOL_SIZE);
   const threads = Number.isInteger(pool) && pool > 0 ? pool : 4;
   return Math.max(1, Math.min(availableParallelism(), threads - 1));

@@ -109,18 +109,3 @@ function bucketOf(uid: string): number {
   for (let i = 0; i < uid.length; i++) hash = Math.imul(hash ^ uid.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % BUCKETS;
 }
-
-const registry = new WeakMap<SessionStore, PendingLogouts>();
-
-/**
- * The pending logouts of one session store, shared by every router and guard built on it,
- * so that a logout refused through one is honoured by all.
- */
-export function pendingLogouts(store: SessionStore, guarded: SessionStore, absoluteTimeout: number): PendingLogouts {
-  let pending = registry.get(store);
-  if (pending === undefined) {
-    pending = new PendingLogouts(guarded, absoluteTimeout);
-    registry.set(store, pending);
-  }
-  return pending;
-}

@@ -1,7 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** Session ids are 32 random bytes, base64url without padding: 43 characters, as Drupal's `drupal_random_key()`. */
-export const SESSION_ID_BYTES = 32;
+const SESSION_ID_BYTES = 32;
 
 const SESSION_ID_PATTERN = /^[\w-]{43}$/;
 

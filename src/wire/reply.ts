@@ -24,7 +24,7 @@ function commonHeaders(contentType: string, extra?: Readonly<Record<string, stri
 }
 
 /** The headers on every JSON reply: `application/json` exactly, as Services' JSON formatter sets it. */
-export function jsonHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
+function jsonHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
   return commonHeaders("application/json", extra);
 }
 

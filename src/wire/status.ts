@@ -70,7 +70,7 @@ const CODE_TEXT: Readonly<Record<number, string>> = {
  * message repeats. Drupal names are at most 60 characters, so real replies are unchanged;
  * a 16 KB header is not echoed back whole.
  */
-export const MAX_ECHOED = 128;
+const MAX_ECHOED = 128;
 
 /** The most characters of a message that go into a status line, which some clients cap at a few KB with the headers. */
 const MAX_REASON_MESSAGE = 256;
