@@ -10,14 +10,7 @@ import { databaseOptionFields, type Drupal7Database, type Drupal7DatabaseOptions
  * @module
  */
 
-/**
- * The first `system` schema version that stores `sessions.sid` hashed (core 7.98, `system_update_7086`).
- *
- * @example
- * ```ts
- * const hashed = Number(schemaVersion) >= HASHED_SIDS_SCHEMA_VERSION; // sessions.sid holds hashes
- * ```
- */
+/** The first `system` schema version that stores `sessions.sid` hashed (core 7.98, `system_update_7086`). */
 const HASHED_SIDS_SCHEMA_VERSION = 7086;
 
 /**
