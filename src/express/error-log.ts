@@ -4,7 +4,7 @@ import { stackOf, writeStderr } from "../events.js";
 import { fn } from "../validate.js";
 
 /**
- * Options of {@link SessionAuth.errorHandler}.
+ * Options of {@link SessionAuthRouter.errorHandler}.
  *
  * @example
  * ```ts

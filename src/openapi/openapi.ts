@@ -30,7 +30,7 @@ export type Json = string | number | boolean | null | readonly Json[] | { readon
 export type OpenApiObject = { [key: string]: Json };
 
 /**
- * An HTTP method an app route guarded by {@link SessionAuth.requireSession} may have.
+ * An HTTP method an app route guarded by {@link SessionAuthRouter.requireSession} may have.
  *
  * @example
  * ```ts
@@ -40,7 +40,7 @@ export type OpenApiObject = { [key: string]: Json };
 export type GuardedMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
- * One of the app's own routes behind {@link SessionAuth.requireSession}, to describe in the document.
+ * One of the app's own routes behind {@link SessionAuthRouter.requireSession}, to describe in the document.
  *
  * @example
  * ```ts
@@ -90,7 +90,7 @@ export interface OpenApiOptions {
   readonly info?: { readonly title?: string; readonly version?: string; readonly description?: string };
   /** The document's `servers`. @default none (the document's own origin) */
   readonly servers?: readonly { readonly url: string; readonly description?: string }[];
-  /** The app's routes behind {@link SessionAuth.requireSession}. @default none */
+  /** The app's routes behind {@link SessionAuthRouter.requireSession}. @default none */
   readonly routes?: readonly GuardedRoute[];
 }
 
@@ -209,7 +209,7 @@ function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecur
 
 /**
  * The Services calls (login, connect, logout, token, the session token call) and the app's
- * routes guarded by {@link SessionAuth.requireSession}, as an OpenAPI 3.1 document. The login body's
+ * routes guarded by {@link SessionAuthRouter.requireSession}, as an OpenAPI 3.1 document. The login body's
  * schema is the one the router checks requests with; every status listed is one the router
  * or `requireSession` answers, taken from the package's single status table.
  *
