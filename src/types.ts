@@ -226,8 +226,8 @@ export interface PasswordHasher {
    * The cost class of a stored hash: two hashes of one class take the same work to verify
    * (the algorithm and its cost parameters, e.g. `scrypt:17:8:1` or Drupal's `$S$D`). The
    * login flow uses it so that a failed login costs the same whatever the account's hash
-   * format (see the README's Security section). Cheap, no hashing; a malformed hash may get
-   * any class. Hashers without it put every hash in one class.
+   * format (see "The login path under attack" in docs/security.md). Cheap, no hashing; a
+   * malformed hash may get any class. Hashers without it put every hash in one class.
    * @default every hash in one class
    */
   costClass?(hash: string): string;

@@ -14,24 +14,24 @@ import { players } from "../sports-api/data.js";
 import { pinoAuditEvents } from "./pino-events.js";
 
 /** Recipe: protect a route. A GET needs the session cookie; a POST also its X-CSRF-Token. */
-export function protectARoute(app: Express, auth: SessionAuthRouter, addPlayer: RequestHandler): void {
-  app.get("/services/json/me", auth.requireSession(), (req, res) => {
+export function protectARoute(app: Express, sessionAuth: SessionAuthRouter, addPlayer: RequestHandler): void {
+  app.get("/services/json/me", sessionAuth.requireSession(), (req, res) => {
     const { user, session } = req.auth!; // typed: RequestAuth, never the password hash
     res.json({ name: user.name, roles: Object.values(user.roles), since: session.record.createdAt });
   });
-  app.post("/services/json/players", auth.requireSession(), addPlayer);
+  app.post("/services/json/players", sessionAuth.requireSession(), addPlayer);
 }
 
 /** Recipe: require a role. */
-export function requireARole(app: Express, auth: SessionAuthRouter): void {
-  const adminOnly = auth.requireSession({ roles: ["administrator"] });
+export function requireARole(app: Express, sessionAuth: SessionAuthRouter): void {
+  const adminOnly = sessionAuth.requireSession({ roles: ["administrator"] });
   app.get("/services/json/admin/stats", adminOnly, (_req, res) => res.json({ players: players.length }));
 }
 
 /** Recipe: log out everywhere (every device of the signed-in user). */
-export function logOutEverywhere(app: Express, auth: SessionAuthRouter): void {
-  app.post("/services/json/sessions/revoke-all", auth.requireSession(), async (req, res) => {
-    res.json({ ended: await auth.endUserSessions(req.auth!.user.uid) });
+export function logOutEverywhere(app: Express, sessionAuth: SessionAuthRouter): void {
+  app.post("/services/json/sessions/revoke-all", sessionAuth.requireSession(), async (req, res) => {
+    res.json({ ended: await sessionAuth.endUserSessions(req.auth!.user.uid) });
   });
 }
 
@@ -61,9 +61,9 @@ export async function ioredisAuth(userStore: UserStore): Promise<{ options: Sess
 }
 
 /** Recipe: log audit events (and the errors answered with a 500) with pino. */
-export function pinoLoggedAuth(options: SessionAuthOptions, logger: Logger): { auth: SessionAuthRouter; finish(app: Express): void } {
-  const auth = createSessionAuthRouter({ ...options, onEvent: pinoAuditEvents(logger) });
+export function pinoLoggedAuth(options: SessionAuthOptions, logger: Logger): { sessionAuth: SessionAuthRouter; finish(app: Express): void } {
+  const sessionAuth = createSessionAuthRouter({ ...options, onEvent: pinoAuditEvents(logger) });
   // internal.error already reaches pino through onEvent, with its request id: no second log.
-  const finish = (app: Express) => void app.use(auth.errorHandler({ log: false }));
-  return { auth, finish };
+  const finish = (app: Express) => void app.use(sessionAuth.errorHandler({ log: false }));
+  return { sessionAuth, finish };
 }

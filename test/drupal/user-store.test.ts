@@ -78,8 +78,8 @@ describeEachDrupalDb("drupal7UserStore", (db, dialect) => {
   });
 
   // The recorded Drupal site on MariaDB logged "demo " and "dëmo" in as demo: its users table's
-  // general_ci collation ignores trailing spaces and accents. The README's table of deliberate
-  // differences promises the same here on MySQL, and case-insensitive matching only on PostgreSQL.
+  // general_ci collation ignores trailing spaces and accents. docs/differences-from-drupal.md
+  // promises the same here on MySQL, and case-insensitive matching only on PostgreSQL.
   it(`matches trailing spaces and accents ${dialect === "mysql" ? "as the general_ci collation does on MySQL" : "exactly on PostgreSQL"}`, async () => {
     const expected = dialect === "mysql" ? "1" : undefined;
     for (const variant of ["admin ", "ädmin", "ADMÍN  "]) expect((await store.findByName(variant))?.uid, JSON.stringify(variant)).toBe(expected);

@@ -13,8 +13,8 @@
  * on one database, sharing its flood counters, and every scenario that depends on them
  * (flood-admin, the login-clears-failures ones) starts from clean counters there and here.
  *
- * A scenario either matches, or is in DELIBERATE below with the reason the README's "Where
- * we differ from Drupal, and why" gives; each entry says which differences it allows, and
+ * A scenario either matches, or is in DELIBERATE below with the reason
+ * docs/differences-from-drupal.md gives; each entry says which differences it allows, and
  * an entry whose scenario starts to match, or differs in any other way, fails.
  */
 import type { Server } from "node:http";

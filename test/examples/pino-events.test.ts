@@ -22,14 +22,14 @@ describe("README recipe: audit events with pino", () => {
   function app() {
     const { logger, lines } = capturedLogger();
     const { options } = createTestApp();
-    const { auth, finish } = pinoLoggedAuth(options, logger);
+    const { sessionAuth, finish } = pinoLoggedAuth(options, logger);
     const built = express();
     // As pino-http and most request-id middleware do.
     built.use((req, _res, next) => {
       if (req.get("x-trace") !== undefined) (req as express.Request & { id?: string }).id = req.get("x-trace");
       next();
     });
-    built.use(auth);
+    built.use(sessionAuth);
     built.get("/boom", () => {
       throw new Error("database password is hunter2");
     });

@@ -7,7 +7,7 @@ describe("examples/sports-api", () => {
   const lines: string[] = [];
   const app = createApp({ secret: SECRET, hasher: fastHasher, extra: { baseUrl: "http://localhost:3000" }, log: (line) => lines.push(line) });
 
-  it("walks through login → connect → players → logout as the README's curl steps do", async () => {
+  it("walks through login → connect → players → logout as the curl walk-through in docs/wire-format.md does", async () => {
     const loginRes = await request(app).post("/services/json/user/login.json").type("form").send("username=demo&password=demo-password");
     expect(loginRes.status).toBe(200);
     const { sessid, session_name, token } = loginRes.body as { sessid: string; session_name: string; token: string };

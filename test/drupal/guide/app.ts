@@ -24,7 +24,7 @@ const sessions = memorySessionStore();
 const { imported, skipped } = await importDrupal7Sessions({ ...database, into: sessions, hashedSids: "auto", deleteImported: true, ...lifetimes });
 console.log(`Drupal sessions carried over: ${imported} (skipped: ${skipped})`);
 
-const auth = createSessionAuthRouter({
+const sessionAuth = createSessionAuthRouter({
   userStore: drupal7UserStore(database),
   sessionStore: drupal7SessionFallback(sessions, { ...database, hashedSids: "auto", ...lifetimes }),
   csrfToken: drupal7CsrfToken({
@@ -34,6 +34,7 @@ const auth = createSessionAuthRouter({
   hasher: upgradingHasher({ current: scryptHasher(), legacy: [drupal7Hasher()] }),
   sessionName: "SESSa379a6f6eeafb9a55e378c118034e275", // exactly as the browser shows it
   // or: cookieDomain: ".example.com"  /  baseUrl: "https://example.com", to derive it as Drupal does
+  endpoint: "services/json", // the endpoint path from step 1 (this is the default)
   ...lifetimes,
 });
 
@@ -43,6 +44,6 @@ export const app = express();
 // SSESS over SESS for a derived name), and req.ip from X-Forwarded-For, which the login
 // throttle counts by. Leave it out if clients connect to Node directly.
 app.set("trust proxy", "loopback");
-// Clients without clean URLs (jDrupal, DrupalGap) call /?q=services/json/user/login.json.
-app.use(auth); // the endpoint path from step 1
-// Drupal serves the token outside the endpoint; jDrupal, DrupalGap and Moodle fetch it there.
+// The endpoint under its path, services/session/token at the site root, and the ?q= URLs
+// jDrupal and DrupalGap call (/?q=services/json/user/login.json), all from the site root.
+app.use(sessionAuth);
