@@ -1,4 +1,5 @@
 import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { corsCovers, corsDecision } from "../cors/cors.js";
 import { createEngine, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { isSessionAuthError } from "../errors.js";
@@ -9,8 +10,8 @@ import type { StoredSession, UserRecord } from "../types.js";
 import { errorReply } from "../wire/reply.js";
 import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
 import { queryPathRewriter } from "./query-path.js";
-import { endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
-import { appendCookies, send } from "./respond.js";
+import { corsRequest, endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
+import { addHeaders, appendCookies, send } from "./respond.js";
 
 /**
  * The Express router {@link createSessionAuthRouter} returns: mounted with `app.use()`, it
@@ -116,6 +117,25 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const engine = createEngine(options, "createSessionAuthRouter");
   const { endpoint, sessions } = engine;
   const { endpointPath, queryPaths, bodyLimit } = engine.options.endpoint;
+  const corsSettings = engine.options.cors;
+
+  /** The CORS headers of an actual request from an app origin (`Vary: Origin` for any other); `false` when it was a preflight, now answered. */
+  function cors(req: Request, res: Response): boolean {
+    const decision = corsDecision(corsRequest(req), corsSettings);
+    if ("preflight" in decision) {
+      send(res, decision.preflight);
+      return false;
+    }
+    addHeaders(res, decision.headers);
+    return true;
+  }
+
+  // The endpoint, services/session/token and the app's paths of the cors option: a preflight
+  // never reaches a route's own handlers (Express routes an OPTIONS to no app.get), so it is
+  // answered here, before any of them.
+  function corsForPaths(req: Request, res: Response, next: NextFunction) {
+    if (!corsCovers(req.path, endpointPath, corsSettings.paths) || cors(req, res)) next();
+  }
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
     const { check, settings } = engine.guard(guardOptions, optional);
@@ -123,6 +143,8 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     return function sessionGuard(req: Request, res: Response, next: NextFunction) {
       let checking: Promise<GuardOutcome>;
       try {
+        // Its reply, and its denials too, readable by the app origins wherever the route is.
+        if (corsSettings.enabled && !cors(req, res)) return;
         checking = check(guardRequest(req));
       } catch (error) {
         return next(error);
@@ -162,6 +184,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
 
   const router = Router();
   if (queryPaths.length > 0) router.use(queryPathRewriter(queryPaths));
+  if (corsSettings.enabled) router.use(corsForPaths);
   router.all("/services/session/token", servicesSessionToken);
   router.use(endpointPath, servicesEndpoint);
 

@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import type { CorsRequest } from "../cors/cors.js";
 import { plainAddress } from "../login/client-address.js";
 import type { GuardRequest } from "../sessions/route-guard.js";
 import type { SessionRequest } from "../sessions/sessions.js";
@@ -79,6 +80,16 @@ export function servicesRequest(req: Request): ServicesRequest {
     accept: header(req, "accept"),
     origin: header(req, "origin"),
     fetchSite: header(req, "sec-fetch-site"),
+  };
+}
+
+/** What CORS reads of a request. */
+export function corsRequest(req: Request): CorsRequest {
+  return {
+    method: req.method,
+    origin: header(req, "origin"),
+    requestMethod: header(req, "access-control-request-method"),
+    requestHeaders: header(req, "access-control-request-headers"),
   };
 }
 

@@ -18,10 +18,20 @@ export interface OriginOptions {
    * @default []: only the site's own origin may post a login
    */
   trustedOrigins?: readonly string[];
+  /**
+   * Admit a login that a browser marks `Sec-Fetch-Site: cross-site` but that carries no
+   * `Origin` at all, as old Cordova and PhoneGap apps send from `file:` pages with the
+   * WebView's web security turned off. A browser sends `Origin` with every cross-site POST,
+   * so such a request comes from a WebView of this kind (or a client forging headers, which
+   * this check was never about); like a trusted `null`, it is admitted only with an
+   * `X-CSRF-Token` header or a JSON body, which a form cannot send.
+   * @default false: refused with a 403, as a cross-site login
+   */
+  admitCrossSiteWithoutOrigin?: boolean;
 }
 
 /** The defaults of {@link OriginOptions}. */
-export const ORIGIN_DEFAULTS = Object.freeze({ trustedOrigins: Object.freeze([] as string[]) });
+export const ORIGIN_DEFAULTS = Object.freeze({ trustedOrigins: Object.freeze([] as string[]), admitCrossSiteWithoutOrigin: false });
 
 /** The checks of {@link OriginOptions}. */
 export const originShape = {
@@ -29,14 +39,19 @@ export const originShape = {
     .array(z.string().refine((value) => normalizeOrigin(value) !== undefined, "must be an origin such as https://app.example.com, capacitor://localhost or null (no path; international host names in punycode)"))
     .readonly()
     .optional(),
+  admitCrossSiteWithoutOrigin: z.boolean().optional(),
 };
 
 /** {@link OriginOptions} completed: the origins normalised with {@link normalizeOrigin}. */
 export interface OriginSettings {
   readonly trustedOrigins: ReadonlySet<string>;
+  readonly admitCrossSiteWithoutOrigin: boolean;
 }
 
 /** Completes checked {@link OriginOptions}. */
 export function originSettings(input: z.output<z.ZodObject<typeof originShape>>): OriginSettings {
-  return Object.freeze({ trustedOrigins: new Set((input.trustedOrigins ?? ORIGIN_DEFAULTS.trustedOrigins).map((origin) => normalizeOrigin(origin)!)) });
+  return Object.freeze({
+    trustedOrigins: new Set((input.trustedOrigins ?? ORIGIN_DEFAULTS.trustedOrigins).map((origin) => normalizeOrigin(origin)!)),
+    admitCrossSiteWithoutOrigin: input.admitCrossSiteWithoutOrigin ?? ORIGIN_DEFAULTS.admitCrossSiteWithoutOrigin,
+  });
 }
