@@ -117,6 +117,12 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+describe("docs/hybrid-apps.md", () => {
+  it("gives the shim these tests run", () => {
+    expect(readFileSync(join(ROOT, "docs", "hybrid-apps.md"), "utf8")).toContain(`\n${SHIM}\n`);
+  });
+});
+
 describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on other origins, in Chromium", () => {
   const servers: Server[] = [];
   const log: { event: string; origin?: string; message?: string }[] = [];
