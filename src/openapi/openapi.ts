@@ -124,6 +124,8 @@ const optionsSchema = z.strictObject({
       logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
       maxPasswordBytes: z.number().int().positive().optional(),
       maxNameLength: z.number().int().positive().optional(),
+      trustedOrigins: z.array(z.string()).readonly().optional(),
+      cors: z.unknown().optional(),
     })
     .optional(),
   endpointPath: z.string().regex(/^\/(?:.*[^/])?$/, "must start with / and not end with /").optional(),
@@ -235,6 +237,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const logoutV11 = (auth.logoutApiVersion ?? DEFAULTS.logoutApiVersion) === "1.1";
   const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
+  const cors = auth.cors !== false && (auth.trustedOrigins ?? []).length > 0;
 
   const cookieName =
     auth.sessionName ??
@@ -252,7 +255,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       operationId,
       tags: ["Services session"],
       summary,
-      description: `${description}\n\nAlso answered without the \`.json\` suffix: the format then follows \`Accept\` (\`Vary: Accept\`), and an \`Accept\` that admits no JSON is a \`406\`. Other methods (also through \`X-HTTP-Method-Override\` or \`?_method=\`): \`404\`; HEAD and OPTIONS: \`200\` with no body.`,
+      description: `${description}\n\nAlso answered without the \`.json\` suffix: the format then follows \`Accept\` (\`Vary: Accept\`), and an \`Accept\` that admits no JSON is a \`406\`. Other methods (also through \`X-HTTP-Method-Override\` or \`?_method=\`): \`404\`; HEAD and OPTIONS: \`200\` with no body${cors ? ", except a CORS preflight from an origin of `trustedOrigins`: `204` with the `Access-Control-Allow-*` headers (docs/hybrid-apps.md)" : ""}.`,
       security: anyCaller,
       ...extra,
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },
