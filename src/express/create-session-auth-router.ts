@@ -39,6 +39,8 @@ export interface SessionAuthRouter extends Router {
    * silent anonymous request). Sets `req.auth`. A protected GET costs one session read and
    * one user read. With `onDenied: "next"`, a denial goes to the app's error handlers as a
    * `SessionAuthError` with its `status`, for the app to answer (a redirect, problem+json).
+   * A request from an origin of `trustedOrigins` gets the CORS headers on whatever reply it
+   * gets, a denial included (see the `cors` option).
    * @throws TypeError at start-up for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): RequestHandler;
@@ -98,7 +100,8 @@ export interface SessionAuthRouter extends Router {
  * Drupal 7 Services' session authentication for an Express app, as one router to mount at the
  * app's root: `user/login`, `system/connect`, `user/logout`, `user/token` and the endpoint root
  * under the endpoint path (`services/json` by default), `services/session/token`, and the
- * `?q=` spellings of each that jDrupal and DrupalGap use. Mount it before any body parser: it
+ * `?q=` spellings of each that jDrupal and DrupalGap use, and CORS for the app origins of
+ * `trustedOrigins` (docs/hybrid-apps.md). Mount it before any body parser: it
  * reads bodies as Services does (JSON, form-urlencoded, multipart, none). Every other path
  * falls through to the app's routes.
  *

@@ -10,7 +10,9 @@ export interface OriginOptions {
    * nor listed here, or that a browser marks `Sec-Fetch-Site: cross-site`, is refused with a
    * 403 (login CSRF). Clients that send no `Origin` (native apps, curl) are not affected.
    * Hybrid apps (Cordova/DrupalGap WebViews, Ionic, Capacitor) are cross-origin by nature:
-   * list their origins here. `null` is the origin of `file:` pages and sandboxed frames,
+   * list their origins here. The same origins get CORS (the `cors` option), and an origin of
+   * another site gets its session only with `sameSite: "none"` and `cookieSecure: "always"`
+   * (see docs/hybrid-apps.md). `null` is the origin of `file:` pages and sandboxed frames,
    * which any site can produce, so a login from a trusted `null` must also carry an
    * `X-CSRF-Token` header or a JSON body, which a form cannot send (jDrupal and DrupalGap
    * send the header on every request). Write international host names in punycode (`xn--…`),
