@@ -89,6 +89,14 @@ const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run
 
 const PASSED = ["connect: uid 0", "login: ok demo", "connect: uid 2 demo", "players: 4 rows", "logout: ok", "connect: uid 0"];
 
+/** A browser profile that accepts third-party cookies, as "Allow third-party cookies" in Chromium's settings. */
+function allowingThirdPartyCookies(): string {
+  const profile = mkdtempSync(join(tmpdir(), "hybrid-profile-"));
+  mkdirSync(join(profile, "Default"));
+  writeFileSync(join(profile, "Default", "Preferences"), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
+  return profile;
+}
+
 /** A server of the app's pages, over http or https. */
 function pageServer(handler: (req: IncomingMessage, res: ServerResponse) => void, tls?: { cert: Buffer; key: Buffer }): Server {
   return tls === undefined ? createHttpServer(handler) : createHttpsServer(tls, handler);
@@ -132,6 +140,7 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
   let apiHttp: number;
   let apiHttps: number;
   let apiLax: number;
+  let apiOldCordova: number;
 
   /** The example app, configured only through the environment variables of server.ts. */
   async function exampleApi(env: NodeJS.ProcessEnv, tls?: { cert: Buffer; key: Buffer }): Promise<number> {
@@ -161,13 +170,12 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     );
     // Another site, with the cookie left as Drupal 7 sent it: the documented failure.
     apiLax = await exampleApi({ TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}` }, tls);
+    // An old Cordova app: a file: page in a WebView with web security off sends no Origin.
+    apiOldCordova = await exampleApi({ SESSION_SAMESITE: "none", COOKIE_SECURE: "always", ADMIT_CROSS_SITE_WITHOUT_ORIGIN: "1" }, tls);
     // A profile that accepts third-party cookies, as a WebView does (Cordova's Android WebView
     // accepts them); Chromium's default profile blocks them, and no API can help a cross-site
     // app there (docs/hybrid-apps.md): the last test shows what that looks like.
-    const profile = mkdtempSync(join(tmpdir(), "hybrid-profile-"));
-    mkdirSync(join(profile, "Default"));
-    writeFileSync(join(profile, "Default", "Preferences"), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
-    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await chromium.launchPersistentContext(allowingThirdPartyCookies(), { executablePath: CHROMIUM, headless: true, args: ARGS });
   });
 
   afterAll(async () => {
@@ -238,6 +246,21 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     expect(steps).toEqual(["connect: uid 0", "login: ok demo", "connect: uid 0", "players: error 401", "logout: error 406", "connect: uid 0"]);
     const said = log.slice(before).filter((entry) => entry.event === "cookie.cross-site");
     expect(said).toEqual([expect.objectContaining({ origin: `https://app.example.org:${pageHttps}`, message: expect.stringContaining('sameSite: "none" and cookieSecure: "always"') })]);
+  });
+
+  it("admits an old Cordova file: page with web security off (no Origin, Sec-Fetch-Site: cross-site) only with admitCrossSiteWithoutOrigin", async () => {
+    const webView = await chromium.launchPersistentContext(allowingThirdPartyCookies(), { executablePath: CHROMIUM, headless: true, args: [...ARGS, "--disable-web-security"] });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), "hybrid-cordova-"));
+      writeFileSync(join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><title>app</title><script>${SHIM}</script><script src="${pathToFileURL(JDRUPAL).href}"></script><script>${HARNESS}</script>`);
+      const page = pathToFileURL(join(dir, "index.html")).href;
+      expect(await run(page, "runJdrupal", `https://api.sports.test:${apiOldCordova}`, false, webView)).toEqual(PASSED);
+      const refused = await run(page, "runJdrupal", `https://api.sports.test:${apiHttps}`, false, webView);
+      expect(refused.slice(0, 3)).toEqual(["connect: uid 0", "login: error 403", "connect: uid 0"]);
+      expect(log.some((entry) => entry.event === "login.cross-site" && entry.message === "login refused: the browser marked it cross-site")).toBe(true);
+    } finally {
+      await webView.close();
+    }
   });
 
   it("fails as documented in a browser that blocks third-party cookies (Chromium's default profile), configured right as it is", async () => {

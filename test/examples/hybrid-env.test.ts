@@ -14,6 +14,8 @@ describe("examples/sports-api: hybrid options from the environment", () => {
     });
     expect(() => hybridOptionsFromEnv({ SESSION_SAMESITE: "off" })).toThrow(/SESSION_SAMESITE must be lax, strict or none/);
     expect(() => hybridOptionsFromEnv({ COOKIE_SECURE: "yes" })).toThrow(/COOKIE_SECURE must be auto or always/);
+    expect(hybridOptionsFromEnv({ ADMIT_CROSS_SITE_WITHOUT_ORIGIN: "1" })).toEqual({ admitCrossSiteWithoutOrigin: true });
+    expect(() => hybridOptionsFromEnv({ ADMIT_CROSS_SITE_WITHOUT_ORIGIN: "yes" })).toThrow(/must be 1 or 0/);
   });
 
   it("reads HTTPS_CERT and HTTPS_KEY together, or neither", () => {
