@@ -236,8 +236,10 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
   });
 
   it("fails as documented without the shim: the login answers, but no cookie goes with jDrupal's calls", async () => {
+    const before = log.length;
     const steps = await run(`https://app.example.org:${pageHttps}/app.html`, "runJdrupal", `https://api.sports.test:${apiHttps}`);
     expect(steps).toEqual(["connect: uid 0", "login: ok demo", "connect: uid 0", "players: error 401", "logout: error 406", "connect: uid 0"]);
+    expect(log.slice(before).map((entry) => entry.event)).toEqual(["login.success"]);
   });
 
   it("fails as documented for another site when the cookie is not SameSite=None, and the event says why", async () => {
