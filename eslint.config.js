@@ -10,7 +10,7 @@ function layer(files, above, { allowExpress = false } = {}) {
 }
 
 /** The concept folders of src, and the folders above them. */
-const CONCEPTS = ["wire", "http-input", "origins", "cookie", "sessions", "login", "endpoint", "options"];
+const CONCEPTS = ["wire", "http-input", "origins", "cookie", "cors", "sessions", "login", "endpoint", "options"];
 const TOP = ["stores", "drupal", "openapi", "express", "cli", "entries"];
 
 export default tseslint.config(
@@ -34,13 +34,13 @@ export default tseslint.config(
     },
   },
   // Layers point down. From the bottom: the shared types, errors, clock, events, checks and
-  // keys; the wire format, the reading of HTTP input, the origins and the cookie; the session
+  // keys; the wire format, the reading of HTTP input, the origins, the cookie and CORS; the session
   // lifecycle; the login path; the endpoint; the options that put each concept's slice
   // together; the stores and the Drupal migration kit; the composition root (engine.ts), the
   // OpenAPI document and the Express binding; the command line and the entry points. A file
   // imports only from its own layer and those below it; only the binding imports Express.
   ...layer(["src/types.ts", "src/errors.ts", "src/clock.ts", "src/events.ts", "src/validate.ts", "src/keys/**"], [...CONCEPTS, ...TOP]),
-  ...layer(["src/wire/**", "src/http-input/**", "src/origins/**", "src/cookie/**"], ["sessions", "login", "endpoint", "options", ...TOP]),
+  ...layer(["src/wire/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"], ["sessions", "login", "endpoint", "options", ...TOP]),
   ...layer(["src/sessions/**"], ["login", "endpoint", "options", ...TOP]),
   ...layer(["src/login/**"], ["endpoint", "options", ...TOP]),
   ...layer(["src/endpoint/**"], ["options", ...TOP]),

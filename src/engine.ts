@@ -2,7 +2,9 @@ import { z } from "zod";
 import { ServicesEndpoint, type EndpointDeps } from "./endpoint/endpoint.js";
 import { notFoundReply, type NotFoundRequest } from "./endpoint/not-found.js";
 import { isSessionAuthError } from "./errors.js";
-import { eventEmitter } from "./events.js";
+import { crossSiteCookieProblem } from "./cors/cross-site-cookie.js";
+import { eventEmitter, type Emit } from "./events.js";
+import { normalizeOrigin } from "./origins/origin.js";
 import { Authenticator } from "./login/authenticator.js";
 import type { SessionAuthOptions } from "./options/options.js";
 import { resolveOptions, type ResolvedOptions } from "./options/schema.js";
@@ -78,8 +80,9 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
   const sessions = new Sessions(options.sessions, { sessions: withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit), users, local }, emit);
   const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength } = options.login;
-  const endpointDeps: EndpointDeps = { ...options.endpoint, ...options.origins, blockedAccountResponse, maxPasswordBytes, maxNameLength, baseUrl: options.cookie.baseUrl };
+  const endpointDeps: EndpointDeps = { ...options.endpoint, ...options.origins, blockedAccountResponse, maxPasswordBytes, maxNameLength, baseUrl: options.cookie.baseUrl, sameSite: options.cookie.sameSite, cookieSecure: options.cookie.cookieSecure };
   const endpoint = new ServicesEndpoint(endpointDeps, sessions, authenticator, emit);
+  warnCrossSiteCookies(options, emit);
 
   return {
     options,
@@ -101,4 +104,22 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
       return errorReply(error);
     },
   };
+}
+
+/**
+ * Says once, at start-up, which app origins' sessions a browser would drop: those of other
+ * sites than `baseUrl`'s while the cookie is not `SameSite=None` and `Secure`. Without
+ * `baseUrl` the site is only known per request (each login then says it), except for `null`,
+ * which is another site to every site.
+ */
+function warnCrossSiteCookies(options: ResolvedOptions, emit: Emit): void {
+  const base = options.cookie.baseUrl === undefined ? undefined : new URL(options.cookie.baseUrl);
+  const site = base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`);
+  const problems = [...options.origins.trustedOrigins].flatMap((origin) => {
+    if (site === undefined && origin !== "null") return [];
+    const message = crossSiteCookieProblem(origin, site ?? "the API's own origin", options.cookie);
+    return message === undefined ? [] : [{ origin, message }];
+  });
+  if (problems.length === 0) return;
+  emit({ type: "config.cross-site-cookie", origins: problems.map((problem) => problem.origin), message: problems.map((problem) => problem.message).join(" ") });
 }

@@ -73,6 +73,19 @@ export type AuthEvent = AuthEventContext &
      * to allow an origin that is really yours (`trustedOrigins`).
      */
     | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
+    /**
+     * At start-up: app origins of `trustedOrigins` that are other sites than the API's own
+     * (`baseUrl`'s; `null` always), while the session cookie is not `SameSite=None` and
+     * `Secure`, so their logins would not stick. `message` names the options to set. Raised
+     * once; written to stderr when there is no `onEvent`.
+     */
+    | { readonly type: "config.cross-site-cookie"; readonly origins: readonly string[]; readonly message: string }
+    /**
+     * A login from an app origin of another site whose session cookie the browser will drop:
+     * the cookie is not `SameSite=None` and `Secure`, or the request came over plain http.
+     * The login is answered as usual; `message` says why the session will not stick.
+     */
+    | { readonly type: "cookie.cross-site"; readonly origin: string; readonly ip: string; readonly message: string }
     | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
     /**
      * A logout the session store refused to record (full, or down) on a store other instances
@@ -132,7 +145,8 @@ export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   };
 }
 
-const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set(["internal.error", "store.failure", "store.full", "rehash.failed", "logout.unrecorded"]);
+// With the faults, the warnings about a configuration that cannot work (cookies a browser will drop).
+const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set(["internal.error", "store.failure", "store.full", "rehash.failed", "logout.unrecorded", "config.cross-site-cookie", "cookie.cross-site"]);
 
 /** Writes a fault to stderr, with the error's stack, as Express's own handler would print it (not when `NODE_ENV` is `test`). */
 function logFault(event: AuthEvent): void {

@@ -27,6 +27,8 @@ export type { NotFoundOptions } from "./engine.js";
 export type { LoginReply } from "./endpoint/endpoint.js";
 export type {
   CookieOptions,
+  CorsConfig,
+  CorsOptions,
   EndpointOptions,
   HashingOptions,
   LoginOptions,

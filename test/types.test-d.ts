@@ -118,6 +118,8 @@ describe("option types", () => {
       | "login.throttled"
       | "login.busy"
       | "login.cross-site"
+      | "config.cross-site-cookie"
+      | "cookie.cross-site"
       | "logout"
       | "logout.unrecorded"
       | "session.expired"

@@ -1,4 +1,6 @@
+import { createServer as createHttpsServer } from "node:https";
 import { createApp, demoUserStore, trustProxySetting } from "./app.js";
+import { httpsFromEnv, hybridOptionsFromEnv } from "./hybrid.js";
 import { storesFromEnv } from "./stores.js";
 
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
@@ -8,14 +10,20 @@ if (secret === DEV_SECRET) {
 }
 
 const stores = await storesFromEnv(process.env, secret);
+// Hybrid and browser apps on other origins: TRUSTED_ORIGINS, SESSION_SAMESITE, COOKIE_SECURE (docs/hybrid-apps.md).
+const hybrid = hybridOptionsFromEnv(process.env);
+// HTTPS_CERT and HTTPS_KEY: serve HTTPS here, as a SameSite=None cookie needs.
+const tls = httpsFromEnv(process.env);
 const userStore = demoUserStore();
 // The demo passwords are hashed at start-up (scrypt, ~0.6 s each): serve once that is done.
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
 // Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
-const app = createApp({ secret, userStore, extra: stores.authOptions, trustProxy: trustProxySetting(process.env.TRUST_PROXY) });
-const server = app.listen(port, () => {
-  console.log(`sports API on http://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
+const app = createApp({ secret, userStore, extra: { ...stores.authOptions, ...hybrid }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) });
+const scheme = tls === undefined ? "http" : "https";
+const server = (tls === undefined ? app : createHttpsServer(tls, app)).listen(port, () => {
+  console.log(`sports API on ${scheme}://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
+  if (hybrid.trustedOrigins !== undefined) console.log(`app origins (logins and CORS): ${hybrid.trustedOrigins.join(", ")}`);
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -6,6 +6,7 @@ import type { LoginSettings } from "../login/options.js";
 import type { OriginSettings } from "../origins/options.js";
 import type { EndpointSettings } from "./options.js";
 import { isCrossSiteLogin, normalizeOrigin } from "../origins/origin.js";
+import { crossSiteCookieProblem } from "../cors/cross-site-cookie.js";
 import { createSessionId } from "../sessions/session-id.js";
 import { settingOver, type SessionContext, type SessionRequest, type Sessions } from "../sessions/sessions.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
@@ -94,7 +95,7 @@ export interface SessionChange<T> {
 }
 
 /** What the endpoint works with: its own settings, the trusted origins, and what it needs of the login's and the cookie's. */
-export type EndpointDeps = EndpointSettings & OriginSettings & Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength"> & Pick<CookieSettings, "baseUrl">;
+export type EndpointDeps = EndpointSettings & OriginSettings & Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength"> & Pick<CookieSettings, "baseUrl" | "sameSite" | "cookieSecure">;
 
 /**
  * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
@@ -273,7 +274,10 @@ export class ServicesEndpoint {
     const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
     const scripted = request.csrfHeader !== undefined || requestMime(request.contentType).toLowerCase() === "application/json";
     const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
-    if (!isCrossSiteLogin(source, this.#options.trustedOrigins)) return;
+    if (!isCrossSiteLogin(source, this.#options.trustedOrigins, this.#options.admitCrossSiteWithoutOrigin)) {
+      this.#warnCookieDropped(request, ownOrigin);
+      return;
+    }
     const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
     this.#emit(
       {
@@ -289,6 +293,18 @@ export class ServicesEndpoint {
       request.requestId,
     );
     throw new SessionAuthError("ERR_CROSS_SITE_LOGIN");
+  }
+
+  /**
+   * A login admitted from an app origin of another site, whose session cookie the browser
+   * will drop (no `SameSite=None` and `Secure`, or plain http): answered as usual, but with
+   * an event that says why its session will not stick.
+   */
+  #warnCookieDropped(request: ServicesCall, ownOrigin: string | undefined): void {
+    const origin = request.origin === undefined ? undefined : normalizeOrigin(request.origin);
+    if (origin === undefined || ownOrigin === undefined || !this.#options.trustedOrigins.has(origin)) return;
+    const message = crossSiteCookieProblem(origin, ownOrigin, this.#options, request.secure);
+    if (message !== undefined) this.#emit({ type: "cookie.cross-site", origin, ip: request.ip, message }, request.requestId);
   }
 
   /** The API version a request's version header names, if it names one the calls know; else the endpoint's. */

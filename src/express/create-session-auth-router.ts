@@ -1,4 +1,5 @@
 import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { corsCovers, corsDecision } from "../cors/cors.js";
 import { createEngine, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { isSessionAuthError } from "../errors.js";
@@ -9,8 +10,8 @@ import type { StoredSession, UserRecord } from "../types.js";
 import { errorReply } from "../wire/reply.js";
 import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
 import { queryPathRewriter } from "./query-path.js";
-import { endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
-import { appendCookies, send } from "./respond.js";
+import { corsRequest, endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
+import { addHeaders, appendCookies, send } from "./respond.js";
 
 /**
  * The Express router {@link createSessionAuthRouter} returns: mounted with `app.use()`, it
@@ -38,6 +39,8 @@ export interface SessionAuthRouter extends Router {
    * silent anonymous request). Sets `req.auth`. A protected GET costs one session read and
    * one user read. With `onDenied: "next"`, a denial goes to the app's error handlers as a
    * `SessionAuthError` with its `status`, for the app to answer (a redirect, problem+json).
+   * A request from an origin of `trustedOrigins` gets the CORS headers on whatever reply it
+   * gets, a denial included (see the `cors` option).
    * @throws TypeError at start-up for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): RequestHandler;
@@ -97,7 +100,8 @@ export interface SessionAuthRouter extends Router {
  * Drupal 7 Services' session authentication for an Express app, as one router to mount at the
  * app's root: `user/login`, `system/connect`, `user/logout`, `user/token` and the endpoint root
  * under the endpoint path (`services/json` by default), `services/session/token`, and the
- * `?q=` spellings of each that jDrupal and DrupalGap use. Mount it before any body parser: it
+ * `?q=` spellings of each that jDrupal and DrupalGap use, and CORS for the app origins of
+ * `trustedOrigins` (docs/hybrid-apps.md). Mount it before any body parser: it
  * reads bodies as Services does (JSON, form-urlencoded, multipart, none). Every other path
  * falls through to the app's routes.
  *
@@ -116,6 +120,25 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const engine = createEngine(options, "createSessionAuthRouter");
   const { endpoint, sessions } = engine;
   const { endpointPath, queryPaths, bodyLimit } = engine.options.endpoint;
+  const corsSettings = engine.options.cors;
+
+  /** The CORS headers of an actual request from an app origin (`Vary: Origin` for any other); `false` when it was a preflight, now answered. */
+  function cors(req: Request, res: Response): boolean {
+    const decision = corsDecision(corsRequest(req), corsSettings);
+    if ("preflight" in decision) {
+      send(res, decision.preflight);
+      return false;
+    }
+    addHeaders(res, decision.headers);
+    return true;
+  }
+
+  // The endpoint, services/session/token and the app's paths of the cors option: a preflight
+  // never reaches a route's own handlers (Express routes an OPTIONS to no app.get), so it is
+  // answered here, before any of them.
+  function corsForPaths(req: Request, res: Response, next: NextFunction) {
+    if (!corsCovers(req.path, endpointPath, corsSettings.paths) || cors(req, res)) next();
+  }
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
     const { check, settings } = engine.guard(guardOptions, optional);
@@ -123,6 +146,8 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     return function sessionGuard(req: Request, res: Response, next: NextFunction) {
       let checking: Promise<GuardOutcome>;
       try {
+        // Its reply, and its denials too, readable by the app origins wherever the route is.
+        if (corsSettings.enabled && !cors(req, res)) return;
         checking = check(guardRequest(req));
       } catch (error) {
         return next(error);
@@ -162,6 +187,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
 
   const router = Router();
   if (queryPaths.length > 0) router.use(queryPathRewriter(queryPaths));
+  if (corsSettings.enabled) router.use(corsForPaths);
   router.all("/services/session/token", servicesSessionToken);
   router.use(endpointPath, servicesEndpoint);
 

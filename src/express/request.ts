@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import type { CorsRequest } from "../cors/cors.js";
 import { plainAddress } from "../login/client-address.js";
 import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import type { GuardRequest } from "../sessions/route-guard.js";
@@ -80,6 +81,16 @@ export function servicesRequest(req: Request): ServicesRequest {
     origin: header(req, "origin"),
     fetchSite: header(req, "sec-fetch-site"),
   });
+}
+
+/** What CORS reads of a request. */
+export function corsRequest(req: Request): CorsRequest {
+  return {
+    method: req.method,
+    origin: header(req, "origin"),
+    requestMethod: header(req, "access-control-request-method"),
+    requestHeaders: header(req, "access-control-request-headers"),
+  };
 }
 
 /** A request no route answered, as far as routing goes. */

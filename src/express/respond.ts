@@ -12,7 +12,7 @@ export function send(res: Response, wire: WireResponse): void {
   if (res.headersSent) return;
   res.statusCode = wire.status;
   if (wire.reason !== undefined) res.statusMessage = wire.reason;
-  for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value as string | string[]);
+  addHeaders(res, wire.headers);
   const body = wire.body ?? "";
   res.setHeader("Content-Length", Buffer.byteLength(body));
   if (wire.status === 413) closeAfterReply(res.req, res);
@@ -22,4 +22,22 @@ export function send(res: Response, wire: WireResponse): void {
 /** Adds `Set-Cookie` values to a reply the app itself will send (a guard's, `startSession`'s). */
 export function appendCookies(res: Response, setCookie: readonly string[]): void {
   if (setCookie.length > 0) res.append("Set-Cookie", [...setCookie]);
+}
+
+/**
+ * Sets headers on a reply, keeping what an earlier step already put in `Vary` (CORS's
+ * `Origin` and the endpoint's `Accept` both belong there).
+ */
+export function addHeaders(res: Response, headers: Readonly<Record<string, string | readonly string[]>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === "Vary") {
+      const had = res.getHeader("Vary");
+      if (had !== undefined) {
+        const names = new Set([...String(had).split(","), ...String(value).split(",")].map((item) => item.trim()).filter((item) => item !== ""));
+        res.setHeader("Vary", [...names].join(", "));
+        continue;
+      }
+    }
+    res.setHeader(name, value as string | string[]);
+  }
 }

@@ -126,6 +126,8 @@ const DOCUMENTED_OPTIONS = [
   "logoutApiVersion",
   "maxPasswordBytes",
   "maxNameLength",
+  "trustedOrigins",
+  "cors",
 ] as const satisfies readonly (keyof typeof optionShape)[];
 
 function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
@@ -245,6 +247,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const logoutV11 = (auth.logoutApiVersion ?? DEFAULTS.logoutApiVersion) === "1.1";
   const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
+  const cors = auth.cors !== false && (auth.trustedOrigins ?? []).length > 0;
 
   const cookieName =
     auth.sessionName ??
@@ -262,7 +265,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       operationId,
       tags: ["Services session"],
       summary,
-      description: `${description}\n\nAlso answered without the \`.json\` suffix: the format then follows \`Accept\` (\`Vary: Accept\`), and an \`Accept\` that admits no JSON is a \`406\`. Other methods (also through \`X-HTTP-Method-Override\` or \`?_method=\`): \`404\`; HEAD and OPTIONS: \`200\` with no body.`,
+      description: `${description}\n\nAlso answered without the \`.json\` suffix: the format then follows \`Accept\` (\`Vary: Accept\`), and an \`Accept\` that admits no JSON is a \`406\`. Other methods (also through \`X-HTTP-Method-Override\` or \`?_method=\`): \`404\`; HEAD and OPTIONS: \`200\` with no body${cors ? ", except a CORS preflight from an origin of `trustedOrigins`: `204` with the `Access-Control-Allow-*` headers (docs/hybrid-apps.md)" : ""}.`,
       security: anyCaller,
       ...extra,
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },

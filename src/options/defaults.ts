@@ -1,4 +1,5 @@
 import { COOKIE_DEFAULTS } from "../cookie/options.js";
+import { CORS_DEFAULTS } from "../cors/options.js";
 import { ENDPOINT_DEFAULTS } from "../endpoint/options.js";
 import { LOGIN_DEFAULTS } from "../login/options.js";
 import { ORIGIN_DEFAULTS } from "../origins/options.js";
@@ -17,6 +18,7 @@ export const DEFAULTS = Object.freeze({
   ...SESSION_DEFAULTS,
   ...LOGIN_DEFAULTS,
   ...ORIGIN_DEFAULTS,
+  ...CORS_DEFAULTS,
   ...ENDPOINT_DEFAULTS,
   ...GUARD_DEFAULTS,
 });

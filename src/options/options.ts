@@ -1,4 +1,5 @@
 import type { CookieOptions } from "../cookie/options.js";
+import type { CorsConfig, CorsOptions } from "../cors/options.js";
 import type { EndpointOptions } from "../endpoint/options.js";
 import type { AuthEventListener } from "../events.js";
 import type { LoginOptions } from "../login/options.js";
@@ -8,8 +9,8 @@ import type { SessionStore, UserStore } from "../types.js";
 
 /**
  * Options of {@link createSessionAuthRouter}: the stores and the secret, then each concept's
- * own options (the cookie, the session lifecycle, the login path, the app origins, the
- * endpoint), documented, checked and defaulted where that concept lives. Validated once,
+ * own options (the cookie, the session lifecycle, the login path, the app origins and their
+ * CORS, the endpoint), documented, checked and defaulted where that concept lives. Validated once,
  * when the router is made; the object is never modified.
  *
  * @example
@@ -23,7 +24,7 @@ import type { SessionStore, UserStore } from "../types.js";
  * });
  * ```
  */
-export interface SessionAuthOptions extends CookieOptions, SessionOptions, LoginOptions, OriginOptions, EndpointOptions {
+export interface SessionAuthOptions extends CookieOptions, SessionOptions, LoginOptions, OriginOptions, CorsOptions, EndpointOptions {
   /** Where sessions live. */
   sessionStore: SessionStore;
   /** Where accounts come from. */
@@ -51,7 +52,7 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
   onEvent?: AuthEventListener;
 }
 
-export type { CookieOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };
+export type { CookieOptions, CorsConfig, CorsOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };
 export type { HashingOptions, ThrottleOptions } from "../login/options.js";
 export type { RequireSessionOptions } from "../sessions/options.js";
 export type { RequestParser } from "../http-input/body.js";

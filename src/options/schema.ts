@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { COOKIE_DEFAULTS, cookieSettings, cookieShape, secureSameSiteNone, type CookieSettings } from "../cookie/options.js";
+import { corsSettings, corsShape, type CorsSettings } from "../cors/options.js";
 import { endpointSettings, endpointShape, type EndpointSettings } from "../endpoint/options.js";
 import type { AuthEventListener } from "../events.js";
 import { deriveKey } from "../keys/derive-key.js";
@@ -33,7 +34,7 @@ const coreShape = {
 };
 
 /** The shape of every option, each concept's slice spread in. */
-export const optionShape = { ...coreShape, ...cookieShape, ...sessionShape, ...loginShape, ...originShape, ...endpointShape };
+export const optionShape = { ...coreShape, ...cookieShape, ...sessionShape, ...loginShape, ...originShape, ...corsShape, ...endpointShape };
 
 const [idleWithinAbsolute, touchWithinIdle] = sessionRefinements;
 const optionsSchema = z
@@ -43,6 +44,11 @@ const optionsSchema = z
     path: ["secret"],
   })
   .refine(...secureSameSiteNone)
+  // CORS answers the origins of trustedOrigins: settings for it without any origin do nothing, which is a mistake.
+  .refine((value) => value.cors === undefined || value.cors === false || (value.trustedOrigins ?? []).length > 0, {
+    message: "answers the origins of trustedOrigins: list the app origins there (e.g. trustedOrigins: [\"capacitor://localhost\"])",
+    path: ["cors"],
+  })
   .refine(...idleWithinAbsolute)
   .refine((value) => (value.absoluteTimeout ?? COOKIE_DEFAULTS.absoluteTimeout) <= (value.sessionStore.maxLifetime ?? Infinity), {
     message: "must not be longer than the session store keeps a session (its maxLifetime; for sealedCookieStore, maxAgeSeconds): sessions would end early",
@@ -67,6 +73,7 @@ export interface ResolvedOptions {
   readonly sessions: SessionSettings;
   readonly login: LoginSettings;
   readonly origins: OriginSettings;
+  readonly cors: CorsSettings;
   readonly endpoint: EndpointSettings;
 }
 
@@ -83,6 +90,7 @@ export interface SuppliedDefaults {
 export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefaults, factory: string): ResolvedOptions {
   const parsed = parseOptions(optionsSchema, input, factory);
   const cookie = cookieSettings(parsed);
+  const origins = originSettings(parsed);
   const csrfToken = parsed.csrfToken ?? hmacCsrfToken(parsed.secret!);
   // Stable across instances (so logs and shared counters agree), and its own key. Without a
   // secret, made from the app's token function over a value no cookie can hold (a cookie
@@ -97,7 +105,8 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     cookie,
     sessions: sessionSettings(parsed, cookie, csrfToken),
     login: loginSettings(parsed, nameKey),
-    origins: originSettings(parsed),
+    origins,
+    cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),
   });
 }

@@ -66,6 +66,10 @@ export interface LoginSource {
  * send it (a sandboxed iframe posting a form to the top window). A trusted `null` is accepted
  * only on a request a form cannot send ({@link LoginSource.scripted}).
  *
+ * With `admitWithoutOrigin` (the `admitCrossSiteWithoutOrigin` option), a request marked
+ * cross-site that carries no `Origin` at all (an old Cordova `file:` WebView with web
+ * security off) is admitted when it is {@link LoginSource.scripted}, as a trusted `null` is.
+ *
  * @param trusted - Origins normalised with {@link normalizeOrigin}.
  * @example
  * ```ts
@@ -73,9 +77,9 @@ export interface LoginSource {
  * isCrossSiteLogin({ origin: undefined, fetchSite: undefined, ownOrigin: "https://api.example.com", scripted: false }, new Set()); // false
  * ```
  */
-export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>): boolean {
+export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>, admitWithoutOrigin = false): boolean {
   const origin = source.origin === undefined ? undefined : (normalizeOrigin(source.origin) ?? "invalid");
   if (origin !== undefined && trusted.has(origin)) return origin === "null" && !source.scripted;
-  if (source.fetchSite?.trim().toLowerCase() === "cross-site") return true;
+  if (source.fetchSite?.trim().toLowerCase() === "cross-site") return !(admitWithoutOrigin && origin === undefined && source.scripted);
   return origin !== undefined && origin !== source.ownOrigin;
 }

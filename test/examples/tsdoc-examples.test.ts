@@ -88,7 +88,7 @@ declare function addPlayer(req: Request, res: Response): void;
 declare function beacon(req: Request, res: Response): void;
 declare const client: Stand, pg: Stand, mysql: Stand, nameKey: Buffer, parseOptions: Stand;
 declare const raw: Stand, row: Stand, rows: Stand, logger: Stand, stored: Stand, password: Stand, name: Stand, err: Stand, event: Stand, metrics: Stand;
-declare const key: Stand, record: Stand, users: Stand, handle: Stand, tx: Stand, payload: Stand, seal: Stand, db: Stand, now: Stand, playerSchema: Stand;
+declare const settings: Stand, key: Stand, record: Stand, users: Stand, handle: Stand, tx: Stand, payload: Stand, seal: Stand, db: Stand, now: Stand, playerSchema: Stand;
 declare const wrappedPool: Stand, optionsSchema: Stand, privateKey: Stand, csrfToken: Stand, connectionString: Stand, passwordHash: Stand, schemaVersion: Stand, rootNodes: Stand;
 declare function scheduleRetry(...args: Stand[]): void;
 declare function retryLater(...args: Stand[]): void;

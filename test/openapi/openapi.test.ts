@@ -187,6 +187,10 @@ describe("openApiDocument", () => {
     expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]!.description).toBe("Access denied: cross-site login refused.");
     expect(loginResponses({})["406"]!.description).toContain("temporarily blocked");
     expect(loginResponses({ auth: { throttle: false } })["406"]!.description).not.toContain("temporarily blocked");
+    const loginDescription = (auth: Parameters<typeof openApiDocument>[0]) => ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post as unknown as { description: string }).description;
+    expect(loginDescription({})).not.toContain("CORS preflight");
+    expect(loginDescription({ auth: { trustedOrigins: ["capacitor://localhost"] } })).toContain("CORS preflight from an origin of `trustedOrigins`: `204`");
+    expect(loginDescription({ auth: { trustedOrigins: ["capacitor://localhost"], cors: false } })).not.toContain("CORS preflight");
     const logoutHeaders = (auth: Parameters<typeof openApiDocument>[0]) =>
       ((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { headers: Record<string, unknown> }).headers;
     expect(Object.keys(logoutHeaders({}))).toEqual(["Set-Cookie"]);

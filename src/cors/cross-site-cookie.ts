@@ -1,0 +1,34 @@
+import { isCrossSite } from "./site.js";
+
+/** What decides whether a browser keeps the session cookie on a cross-site request. */
+export interface CookiePolicy {
+  readonly sameSite: "Lax" | "Strict" | "None" | undefined;
+  readonly cookieSecure: "auto" | "always";
+}
+
+/**
+ * Why the session cookie will not survive requests from an app origin, in words that name
+ * the options to set; `undefined` when it will (or when the origin is the site's own site).
+ * A page on another site gets no cookie that lacks `SameSite=None` (a missing `SameSite` is
+ * `Lax` in every current browser), and `SameSite=None` needs `Secure`, which needs HTTPS.
+ *
+ * @param origin - The app's origin, normalised (`null` is cross-site to every site).
+ * @param siteOrigin - The API's own origin, normalised.
+ * @param overHttps - Whether the request came over HTTPS; `undefined` at start-up, before any request.
+ * @example
+ * ```ts
+ * crossSiteCookieProblem("https://app.example.org", "https://api.example.com", { sameSite: undefined, cookieSecure: "auto" });
+ * // 'https://app.example.org is another site than https://api.example.com: …set sameSite: "none" and cookieSecure: "always"…'
+ * ```
+ */
+export function crossSiteCookieProblem(origin: string, siteOrigin: string, cookie: CookiePolicy, overHttps?: boolean): string | undefined {
+  if (!isCrossSite(origin, siteOrigin)) return undefined;
+  const from = origin === "null" ? "origin null (a file: page, a sandboxed frame or a WebView)" : origin;
+  if (cookie.sameSite !== "None" || cookie.cookieSecure !== "always") {
+    return `${from} is another site than ${siteOrigin}: browsers do not send the session cookie with its requests, or keep one its login sets, unless the cookie is SameSite=None and Secure. Set sameSite: "none" and cookieSecure: "always", and serve the API over HTTPS.`;
+  }
+  if (overHttps === false) {
+    return `a request from ${from} came over plain http: its session cookie is SameSite=None and Secure, which browsers neither keep nor send over http, so its session will not stick. Serve the API over HTTPS (behind a proxy that ends TLS, set Express's trust proxy).`;
+  }
+  return undefined;
+}

@@ -1,0 +1,126 @@
+/**
+ * CORS on its own: requests described as plain objects, decisions read as plain objects.
+ * No Express, no HTTP.
+ */
+import { describe, expect, it } from "vitest";
+import { corsCovers, corsDecision, isServicesVersionHeader, type CorsRequest } from "../../src/cors/cors.js";
+import { crossSiteCookieProblem } from "../../src/cors/cross-site-cookie.js";
+import { corsSettings, type CorsConfig } from "../../src/cors/options.js";
+import { isCrossSite, siteOf } from "../../src/cors/site.js";
+
+const APP = "capacitor://localhost";
+
+function settings(config: CorsConfig | false = {}, origins: readonly string[] = [APP, "null", "https://app.example.org"]) {
+  return corsSettings({ cors: config }, new Set(origins));
+}
+
+function request(init: Partial<CorsRequest> = {}): CorsRequest {
+  return { method: "GET", origin: APP, requestMethod: undefined, requestHeaders: undefined, ...init };
+}
+
+describe("corsDecision", () => {
+  it("echoes a listed origin with credentials on an actual request, never *", () => {
+    expect(corsDecision(request(), settings())).toEqual({
+      headers: { "Access-Control-Allow-Origin": APP, "Access-Control-Allow-Credentials": "true", Vary: "Origin" },
+    });
+    // As the browser sent it (it compares the echo byte for byte), though listed in another case.
+    expect(corsDecision(request({ origin: "https://APP.example.org" }), settings())).toMatchObject({ headers: { "Access-Control-Allow-Origin": "https://APP.example.org" } });
+  });
+
+  it("gives an origin that is not listed, or no origin, nothing but Vary: Origin", () => {
+    for (const origin of ["https://evil.example", undefined, "https://app.example.org/path", "garbage"]) {
+      expect(corsDecision(request({ origin }), settings())).toEqual({ headers: { Vary: "Origin" } });
+    }
+    // null only when listed.
+    expect(corsDecision(request({ origin: "null" }), settings({}, [APP]))).toEqual({ headers: { Vary: "Origin" } });
+    expect(corsDecision(request({ origin: "null" }), settings())).toMatchObject({ headers: { "Access-Control-Allow-Origin": "null" } });
+  });
+
+  it("answers a listed origin's preflight with the methods, the allowed requested headers and a max-age", () => {
+    const decision = corsDecision(
+      request({ method: "OPTIONS", requestMethod: "POST", requestHeaders: "content-type, x-csrf-token, services_user_login_version, Services-System-Connect-Version" }),
+      settings(),
+    );
+    expect(decision).toEqual({
+      preflight: {
+        status: 204,
+        body: null,
+        headers: {
+          "Access-Control-Allow-Origin": APP,
+          "Access-Control-Allow-Credentials": "true",
+          "Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE",
+          "Access-Control-Allow-Headers": "content-type, x-csrf-token, services_user_login_version, services-system-connect-version",
+          "Access-Control-Max-Age": "600",
+          "Cache-Control": "no-store",
+          Vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers",
+        },
+      },
+    });
+  });
+
+  it("leaves out a requested header it does not allow, so the browser refuses the call", () => {
+    const decision = corsDecision(request({ method: "OPTIONS", requestMethod: "PUT", requestHeaders: "x-csrf-token,authorization" }), settings());
+    expect("preflight" in decision && decision.preflight.headers["Access-Control-Allow-Headers"]).toBe("x-csrf-token");
+  });
+
+  it("leaves an unlisted origin's preflight, and a plain OPTIONS, to the routes", () => {
+    expect(corsDecision(request({ origin: "https://evil.example", method: "OPTIONS", requestMethod: "POST" }), settings())).toEqual({ headers: { Vary: "Origin" } });
+    expect(corsDecision(request({ method: "OPTIONS" }), settings())).not.toHaveProperty("preflight");
+  });
+
+  it("follows the options: methods, headers, exposed headers, max-age, no credentials", () => {
+    const custom = settings({ methods: ["get", "post"], allowedHeaders: ["Authorization"], exposedHeaders: ["X-Total-Count"], maxAge: 60, credentials: false });
+    expect(corsDecision(request(), custom)).toEqual({ headers: { "Access-Control-Allow-Origin": APP, Vary: "Origin", "Access-Control-Expose-Headers": "X-Total-Count" } });
+    const preflight = corsDecision(request({ method: "OPTIONS", requestMethod: "POST", requestHeaders: "authorization, x-csrf-token" }), custom);
+    expect(preflight).toMatchObject({
+      preflight: { headers: { "Access-Control-Allow-Methods": "GET, POST", "Access-Control-Allow-Headers": "authorization", "Access-Control-Max-Age": "60" } },
+    });
+  });
+
+  it("is off when turned off, or when no origin is listed", () => {
+    expect(settings(false).enabled).toBe(false);
+    expect(settings({}, []).enabled).toBe(false);
+    expect(settings().enabled).toBe(true);
+  });
+});
+
+describe("corsCovers", () => {
+  it("covers the endpoint and below, services/session/token, and the path patterns, * matching slashes too", () => {
+    const patterns = settings({ paths: ["api/*", "/me", "/files/*/meta"] }).paths;
+    for (const path of ["/services/json", "/services/json/user/login.json", "/services/json/players/3", "/services/session/token", "/api/x/y", "/me", "/files/a/b/meta"]) {
+      expect(corsCovers(path, "/services/json", patterns), path).toBe(true);
+    }
+    for (const path of ["/", "/services/jsonx", "/services/session/token2", "/apix", "/me/too", "/files/meta", "/files/a/metadata"]) {
+      expect(corsCovers(path, "/services/json", patterns), path).toBe(false);
+    }
+  });
+
+  it("reads the Services version headers as Services does", () => {
+    expect(["services_user_login_version", "services-user-login-version", "services_system_connect_version"].every(isServicesVersionHeader)).toBe(true);
+    expect(["services_version", "x-services_user_login_version", "services_user_login_versions"].some(isServicesVersionHeader)).toBe(false);
+  });
+});
+
+describe("sites and cross-site cookies", () => {
+  it("compares scheme and registrable domain, ports aside; null is another site to all", () => {
+    expect(siteOf("https://api.example.com:8443")).toBe("https://example.com");
+    expect(siteOf("https://shop.example.co.uk")).toBe("https://example.co.uk");
+    expect(siteOf("http://127.0.0.1:3000")).toBe("http://127.0.0.1");
+    expect(isCrossSite("http://localhost:18901", "http://localhost:18900")).toBe(false);
+    expect(isCrossSite("https://app.example.com", "https://api.example.com")).toBe(false);
+    expect(isCrossSite("https://app.example.org", "https://api.example.com")).toBe(true);
+    expect(isCrossSite("http://localhost", "https://localhost")).toBe(true);
+    expect(isCrossSite(APP, "https://api.example.com")).toBe(true);
+    expect(isCrossSite("null", "https://api.example.com")).toBe(true);
+  });
+
+  it("names the options to set when a cross-site app's cookie would be dropped, and plain http", () => {
+    const lax = { sameSite: undefined, cookieSecure: "auto" } as const;
+    const none = { sameSite: "None", cookieSecure: "always" } as const;
+    expect(crossSiteCookieProblem("https://app.example.com", "https://api.example.com", lax)).toBeUndefined();
+    expect(crossSiteCookieProblem(APP, "https://api.example.com", lax)).toMatch(/sameSite: "none" and cookieSecure: "always"/);
+    expect(crossSiteCookieProblem(APP, "https://api.example.com", none)).toBeUndefined();
+    expect(crossSiteCookieProblem(APP, "https://api.example.com", none, true)).toBeUndefined();
+    expect(crossSiteCookieProblem(APP, "http://api.example.com", none, false)).toMatch(/plain http.*will not stick/);
+  });
+});
