@@ -97,6 +97,7 @@ const PARSERS: readonly Parser[] = [
   ["matchAction", (text) => matchAction(text), 1000],
   ["negotiateFormat (Accept)", (text) => attempt(() => negotiateFormat(undefined, text)), 1000],
   ["negotiateFormat (Accept of many ranges)", (text) => attempt(() => negotiateFormat(undefined, `text/html;q=0.1, ${text}, application/json`)), 1000],
+  ["negotiateFormat (Accept repeated, as Node joins it)", (text) => attempt(() => negotiateFormat(undefined, `${text}, , ${text}`)), 1000],
   ["notFoundReply", (text) => notFoundReply({ path: text, mounted: true, method: "GET", methodOverride: undefined, methodParam: undefined }, new Set()), 1000],
   ["parseRequestBody (JSON)", (text) => tryParse(text, "application/json"), 4000],
   ["parseRequestBody (form)", (text) => tryParse(text, "application/x-www-form-urlencoded"), 4000],
