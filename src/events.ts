@@ -88,6 +88,15 @@ export type AuthEvent = AuthEventContext &
         readonly session: string;
         readonly reason: "session-limit" | "user-blocked";
       }
+    /**
+     * A request carried several session cookies of one name and was taken as carrying no
+     * session, with no cookie set or deleted: live sessions of different accounts (`reason:
+     * "accounts"`, `uids` naming them: one was likely planted from a sibling subdomain or a
+     * plain-HTTP page of the domain, for a narrower path), or more distinct values than a
+     * client of this server ever holds (`"too-many-cookies"`, none looked up, `uids` empty).
+     * `cookies` is how many distinct values were sent.
+     */
+    | { readonly type: "session.ambiguous"; readonly reason: "accounts" | "too-many-cookies"; readonly cookies: number; readonly uids: readonly string[] }
     | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
     | { readonly type: "store.failure"; readonly operation: string; readonly err: unknown }
     /** A store at its capacity refused to keep more (the client got a 503 `ERR_STORE_FULL`): nothing was evicted to make room. */

@@ -122,6 +122,7 @@ describe("option types", () => {
       | "logout.unrecorded"
       | "session.expired"
       | "session.revoked"
+      | "session.ambiguous"
       | "csrf.rejected"
       | "store.failure"
       | "store.full"
