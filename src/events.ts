@@ -103,6 +103,14 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "store.full"; readonly operation: string }
     /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
     | { readonly type: "rehash.failed"; readonly uid: string; readonly err: unknown }
+    /**
+     * The first request whose client address is not an IP address (an app on a Unix socket
+     * behind a proxy, with `trust proxy` not a hop count): reported once. Logins from such
+     * requests have no per-address limit (each account's own still holds) and are not told
+     * apart in the hashing queue. `message` says how to fix it. Written to stderr when the app
+     * has no `onEvent`.
+     */
+    | { readonly type: "address.unknown"; readonly address: string; readonly message: string }
     /** A bug or an unexpected throw (an app's route, a custom store): the client got a bodyless 500. */
     | { readonly type: "internal.error"; readonly err: unknown }
   );
@@ -127,8 +135,8 @@ export type Emit = (event: RaisedEvent, requestId?: string) => void;
 /**
  * The one way events leave the package: stamped, and passed to the app's listener, whose
  * throws are swallowed (an audit hook's bug must never change an auth decision). Without a
- * listener, the events that report a fault (an error, a full store, an unrecorded logout)
- * go to stderr, so an outage or a bug never passes without a trace.
+ * listener, the events that report a fault (an error, a full store, an unrecorded logout, a
+ * client address that is no IP address) go to stderr, so an outage or a bug never passes without a trace.
  */
 export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   const deliver = listener ?? logFault;
@@ -141,7 +149,7 @@ export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   };
 }
 
-const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set(["internal.error", "store.failure", "store.full", "rehash.failed", "logout.unrecorded"]);
+const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set(["internal.error", "store.failure", "store.full", "rehash.failed", "logout.unrecorded", "address.unknown"]);
 
 /** Writes a fault to stderr, with the error's stack, as Express's own handler would print it (not when `NODE_ENV` is `test`). */
 function logFault(event: AuthEvent): void {

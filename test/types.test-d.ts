@@ -127,6 +127,7 @@ describe("option types", () => {
       | "store.failure"
       | "store.full"
       | "rehash.failed"
+      | "address.unknown"
       | "internal.error"
     >();
     expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("reason");

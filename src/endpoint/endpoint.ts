@@ -1,5 +1,6 @@
 import { setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
+import { unaddressedReporter } from "../login/client-address.js";
 import type { CookieSettings } from "../cookie/options.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
@@ -110,6 +111,8 @@ export class ServicesEndpoint {
   readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
   /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
   readonly #baseOrigin: string | undefined;
+  /** Says once that client addresses are not IP addresses (see addressGroup). */
+  readonly #checkAddress: (ip: string, requestId?: string) => void;
 
   /**
    * @param settings - What the endpoint works with ({@link EndpointDeps}).
@@ -118,6 +121,7 @@ export class ServicesEndpoint {
   constructor(settings: EndpointDeps, sessions: Sessions, auth: Authenticator, emit: Emit) {
     const options = settings;
     this.#emit = emit;
+    this.#checkAddress = unaddressedReporter(emit);
     this.#sessions = sessions;
     this.#auth = auth;
     this.#options = options;
@@ -309,6 +313,7 @@ export class ServicesEndpoint {
     // Without a suffix the format follows Accept, so every reply says it varies by it.
     const vary: Record<string, string> = request.format === undefined ? { Vary: "Accept" } : {};
     let setCookie: readonly string[] = [];
+    this.#checkAddress(request.ip, request.requestId);
     try {
       negotiateFormat(request.format, request.accept);
       // By the request's type, whoever parsed the body: an app's express.urlencoded() in front changes nothing.
