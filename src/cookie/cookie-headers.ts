@@ -89,9 +89,12 @@ export function variantDeletionHeaders(cookie: CookiePlacement): string[] {
 
 /**
  * Deletions for the session cookie where this server sets it, as Drupal's `session_destroy()`
- * sends it (same path, domain and secure flag), then for its other places, so a Drupal-era
- * copy goes too.
+ * sends it (same path, domain and secure flag). When the request carried more than one value
+ * (`sent`), for its other places too, so that a Drupal-era copy goes as well; a request with
+ * one value shows no second copy, and gets Drupal's one deletion (a login over it still
+ * deletes the other places).
  */
-export function deletionHeaders(cookie: CookiePlacement): string[] {
-  return [deletionHeader(cookie.name, cookie.attributes), ...variantDeletionHeaders(cookie)];
+export function deletionHeaders(cookie: CookiePlacement, sent: number): string[] {
+  const own = deletionHeader(cookie.name, cookie.attributes);
+  return sent > 1 ? [own, ...variantDeletionHeaders(cookie)] : [own];
 }

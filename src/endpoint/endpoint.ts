@@ -187,7 +187,7 @@ export class ServicesEndpoint {
   connect(request: ServicesCall): Promise<WireResponse> {
     return this.#call(request, { csrf: true }, async (_args, { state, cookie, now }) => {
       if (state.kind === "live") {
-        const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user));
+        const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user), request.secure);
         return jsonReply({ sessid: state.sessid, session_name: cookie.name, user });
       }
       // session_id(): the cookie's value if one was sent (it is deleted in the same reply), else
@@ -255,7 +255,7 @@ export class ServicesEndpoint {
     const context = known ?? (await this.#sessions.context(request));
     if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
     const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
-    const setCookie = deletionHeaders(context.cookie);
+    const setCookie = deletionHeaders(context.cookie, context.sent);
     return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }
 

@@ -157,7 +157,7 @@ export class Sessions {
       return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
     }
     const live = found[0];
-    if (live === undefined) return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie) : [] };
+    if (live === undefined) return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : [] };
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
       await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
