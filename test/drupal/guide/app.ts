@@ -41,7 +41,9 @@ export const app = express();
 // The proxy in front that ends TLS (here: one on the same host). Express then takes
 // req.secure from X-Forwarded-Proto, which sets the cookie's Secure attribute (and picks
 // SSESS over SESS for a derived name), and req.ip from X-Forwarded-For, which the login
-// throttle counts by. Leave it out if clients connect to Node directly.
+// throttle counts by. Leave it out if clients connect to Node directly. If Node listens
+// on a Unix socket, give the number of proxies instead (1): a socket has no address to
+// trust, so "loopback" would leave req.ip undefined (an address.unknown event says so).
 app.set("trust proxy", "loopback");
 // Clients without clean URLs (jDrupal, DrupalGap) call /?q=services/json/user/login.json.
 app.use(auth); // the endpoint path from step 1
