@@ -104,8 +104,9 @@ export type AuthEvent = AuthEventContext &
     /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
     | { readonly type: "rehash.failed"; readonly uid: string; readonly err: unknown }
     /**
-     * The first request whose client address is not an IP address (an app on a Unix socket
-     * behind a proxy, with `trust proxy` not a hop count): reported once. Logins from such
+     * The first call to the endpoint whose client address is not an IP address (an app on a
+     * Unix socket behind a proxy, with `trust proxy` not a hop count): reported once per
+     * router, since every such request after it is the same misconfiguration. Logins from such
      * requests have no per-address limit (each account's own still holds) and are not told
      * apart in the hashing queue. `message` says how to fix it. Written to stderr when the app
      * has no `onEvent`.

@@ -83,7 +83,7 @@ function unaddressedMessage(address: string): string {
 }
 
 /**
- * Reports, once, the first request whose client address is not an IP address (see
+ * Reports, once, the first call whose client address is not an IP address (see
  * {@link addressGroup}): an `address.unknown` event, which goes to stderr when the app has no
  * `onEvent`. Once is enough: every such request after it is the same misconfiguration.
  */
