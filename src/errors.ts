@@ -40,8 +40,7 @@ export type SessionAuthErrorCode =
   | "ERR_STORE_FULL"
   | "ERR_CROSS_SITE_LOGIN"
   | "ERR_LOGIN_BUSY"
-  | "ERR_NOT_ACCEPTABLE"
-  | "ERR_MALFORMED_ACCEPT";
+  | "ERR_NOT_ACCEPTABLE";
 
 /**
  * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the

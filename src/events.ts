@@ -101,12 +101,30 @@ export type AuthEvent = AuthEventContext &
         readonly session: string;
         readonly reason: "session-limit" | "user-blocked";
       }
+    /**
+     * A request carried several session cookies of one name and was taken as carrying no
+     * session, with no cookie set or deleted: live sessions of different accounts (`reason:
+     * "accounts"`, `uids` naming them: one was likely planted from a sibling subdomain or a
+     * plain-HTTP page of the domain, for a narrower path), or more distinct values than a
+     * client of this server ever holds (`"too-many-cookies"`, none looked up, `uids` empty).
+     * `cookies` is how many distinct values were sent.
+     */
+    | { readonly type: "session.ambiguous"; readonly reason: "accounts" | "too-many-cookies"; readonly cookies: number; readonly uids: readonly string[] }
     | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
     | { readonly type: "store.failure"; readonly operation: string; readonly err: unknown }
     /** A store at its capacity refused to keep more (the client got a 503 `ERR_STORE_FULL`): nothing was evicted to make room. */
     | { readonly type: "store.full"; readonly operation: string }
     /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
     | { readonly type: "rehash.failed"; readonly uid: string; readonly err: unknown }
+    /**
+     * The first call to the endpoint whose client address is not an IP address (an app on a
+     * Unix socket behind a proxy, with `trust proxy` not a hop count): reported once per
+     * router, since every such request after it is the same misconfiguration. Logins from such
+     * requests have no per-address limit (each account's own still holds) and are not told
+     * apart in the hashing queue. `message` says how to fix it. Written to stderr when the app
+     * has no `onEvent`.
+     */
+    | { readonly type: "address.unknown"; readonly address: string; readonly message: string }
     /** A bug or an unexpected throw (an app's route, a custom store): the client got a bodyless 500. */
     | { readonly type: "internal.error"; readonly err: unknown }
   );
@@ -131,8 +149,8 @@ export type Emit = (event: RaisedEvent, requestId?: string) => void;
 /**
  * The one way events leave the package: stamped, and passed to the app's listener, whose
  * throws are swallowed (an audit hook's bug must never change an auth decision). Without a
- * listener, the events that report a fault (an error, a full store, an unrecorded logout)
- * go to stderr, so an outage or a bug never passes without a trace.
+ * listener, the events that report a fault (an error, a full store, an unrecorded logout, a
+ * client address that is no IP address) go to stderr, so an outage or a bug never passes without a trace.
  */
 export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   const deliver = listener ?? logFault;
@@ -145,8 +163,17 @@ export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   };
 }
 
-// With the faults, the warnings about a configuration that cannot work (cookies a browser will drop).
-const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set(["internal.error", "store.failure", "store.full", "rehash.failed", "logout.unrecorded", "config.cross-site-cookie", "cookie.cross-site"]);
+// With the faults, the warnings about a configuration that cannot work (cookies a browser will drop, clients without an address).
+const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set([
+  "internal.error",
+  "store.failure",
+  "store.full",
+  "rehash.failed",
+  "logout.unrecorded",
+  "config.cross-site-cookie",
+  "cookie.cross-site",
+  "address.unknown",
+]);
 
 /** Writes a fault to stderr, with the error's stack, as Express's own handler would print it (not when `NODE_ENV` is `test`). */
 function logFault(event: AuthEvent): void {

@@ -124,10 +124,12 @@ describe("option types", () => {
       | "logout.unrecorded"
       | "session.expired"
       | "session.revoked"
+      | "session.ambiguous"
       | "csrf.rejected"
       | "store.failure"
       | "store.full"
       | "rehash.failed"
+      | "address.unknown"
       | "internal.error"
     >();
     expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("reason");

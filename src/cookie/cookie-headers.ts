@@ -1,18 +1,19 @@
 /**
- * The distinct values of one cookie name in a `Cookie` header, in the order sent, at most
- * `limit` of them, without parsing the rest; a malformed pair is skipped, never an error.
- * A client can hold several cookies of one name (a host-only one and one for
- * `.example.com`), and only one of them may name a live session; the limit keeps a header
- * stuffed with copies from costing a store read per copy.
+ * Every distinct value of one cookie name in a `Cookie` header, in the order sent, without
+ * parsing the rest; a malformed pair is skipped, never an error. A client can hold several
+ * cookies of one name (a host-only one, one for `.example.com`, one a sibling subdomain
+ * planted for a narrower path), and the header does not say which is which: all are read, so
+ * that no count of copies an attacker can fill hides one. The header's size bounds the work
+ * (one pass, distinct values kept in a set); how many are looked up is the caller's to bound.
  */
-export function readCookies(header: string | undefined, name: string, limit: number): string[] {
-  const values: string[] = [];
-  if (header === undefined || header.length === 0) return values;
+export function readCookies(header: string | undefined, name: string): string[] {
+  const values = new Set<string>();
+  if (header === undefined || header.length === 0) return [];
   let start = 0;
   // The next "=" at or after `start`: found once and reused by the pairs before it, so a header
   // of many pairs without one (a;a;a;…) is scanned once, not once per pair.
   let nextEq = -1;
-  while (start < header.length && values.length < limit) {
+  while (start < header.length) {
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
     if (nextEq !== header.length && nextEq < start) {
@@ -22,11 +23,11 @@ export function readCookies(header: string | undefined, name: string, limit: num
     if (nextEq < end && header.slice(start, nextEq).trim() === name) {
       let value = header.slice(nextEq + 1, end).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      if (value !== "" && !values.includes(value)) values.push(value);
+      if (value !== "") values.add(value);
     }
     start = end + 1;
   }
-  return values;
+  return [...values];
 }
 
 /** The `SameSite` values a session cookie may carry, as written on the wire. */
@@ -88,9 +89,12 @@ export function variantDeletionHeaders(cookie: CookiePlacement): string[] {
 
 /**
  * Deletions for the session cookie where this server sets it, as Drupal's `session_destroy()`
- * sends it (same path, domain and secure flag), then for its other places, so a Drupal-era
- * copy goes too.
+ * sends it (same path, domain and secure flag). When the request carried more than one value
+ * (`sent`), for its other places too, so that a Drupal-era copy goes as well; a request with
+ * one value shows no second copy, and gets Drupal's one deletion (a login over it still
+ * deletes the other places).
  */
-export function deletionHeaders(cookie: CookiePlacement): string[] {
-  return [deletionHeader(cookie.name, cookie.attributes), ...variantDeletionHeaders(cookie)];
+export function deletionHeaders(cookie: CookiePlacement, sent: number): string[] {
+  const own = deletionHeader(cookie.name, cookie.attributes);
+  return sent > 1 ? [own, ...variantDeletionHeaders(cookie)] : [own];
 }

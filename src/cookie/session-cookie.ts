@@ -56,8 +56,8 @@ export interface SessionCookieDescription {
   readonly setCookie: string;
   /**
    * The other `Domain` values (`undefined`: host-only) where a copy of the same name is also
-   * deleted whenever a request carried one: at login, at logout, for a stale cookie, and when
-   * a request shows more than one.
+   * deleted: at a login over a cookie the request carried, and at a logout when the request
+   * carried more than one value.
    */
   readonly alsoDeletedAt: ReadonlyArray<string | undefined>;
 }

@@ -1,5 +1,6 @@
 import { setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
+import { unaddressedReporter } from "../login/client-address.js";
 import type { CookieSettings } from "../cookie/options.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
@@ -112,6 +113,8 @@ export class ServicesEndpoint {
   readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
   /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
   readonly #baseOrigin: string | undefined;
+  /** Says once that client addresses are not IP addresses (see addressGroup). */
+  readonly #checkAddress: (ip: string, requestId?: string) => void;
 
   /**
    * @param settings - What the endpoint works with ({@link EndpointDeps}).
@@ -120,6 +123,7 @@ export class ServicesEndpoint {
   constructor(settings: EndpointDeps, sessions: Sessions, auth: Authenticator, emit: Emit) {
     const options = settings;
     this.#emit = emit;
+    this.#checkAddress = unaddressedReporter(emit);
     this.#sessions = sessions;
     this.#auth = auth;
     this.#options = options;
@@ -185,7 +189,7 @@ export class ServicesEndpoint {
   connect(request: ServicesCall): Promise<WireResponse> {
     return this.#call(request, { csrf: true }, async (_args, { state, cookie, now }) => {
       if (state.kind === "live") {
-        const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user));
+        const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user), request.secure);
         return jsonReply({ sessid: state.sessid, session_name: cookie.name, user });
       }
       // session_id(): the cookie's value if one was sent (it is deleted in the same reply), else
@@ -253,7 +257,7 @@ export class ServicesEndpoint {
     const context = known ?? (await this.#sessions.context(request));
     if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
     const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
-    const setCookie = deletionHeaders(context.cookie);
+    const setCookie = deletionHeaders(context.cookie, context.sent);
     return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }
 
@@ -326,6 +330,7 @@ export class ServicesEndpoint {
     // Without a suffix the format follows Accept, so every reply says it varies by it.
     const vary: Record<string, string> = request.format === undefined ? { Vary: "Accept" } : {};
     let setCookie: readonly string[] = [];
+    this.#checkAddress(request.ip, request.requestId);
     try {
       negotiateFormat(request.format, request.accept);
       const body = "parsed" in request.body ? request.body.parsed : await parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);

@@ -41,6 +41,7 @@ export class HashAdmission {
   /** When each client with running or waiting tasks last had one started (a sequence number). */
   readonly #lastStart = new Map<string, number>();
   #starts = 0;
+  #unaddressed = 0;
   #waiting = 0;
   #running = 0;
   #cost = INITIAL_COST;
@@ -56,10 +57,14 @@ export class HashAdmission {
   }
 
   /**
-   * Runs `task` for `client` when a slot is free and its turn comes.
+   * Runs `task` for `client` when a slot is free and its turn comes. A task with no client
+   * (no IP address to tell clients apart by) is a client of its own: such tasks are served
+   * first come, first served, never pooled into one client's turn.
    * @throws SessionAuthError `ERR_LOGIN_BUSY` when it would wait too long.
    */
-  async run<T>(client: string, task: () => Promise<T>): Promise<T> {
+  async run<T>(from: string | undefined, task: () => Promise<T>): Promise<T> {
+    // A key no address group can be (they are IP addresses and prefixes).
+    const client = from ?? `unaddressed ${++this.#unaddressed}`;
     if (this.#running >= this.#options.concurrency || this.#waiting > 0) await this.#wait(client);
     else this.#start(client);
     const started = performance.now();

@@ -208,7 +208,7 @@ export class Authenticator {
   }
 
   /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
-  async #admitted(address: string, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined): Promise<Checked> {
+  async #admitted(address: string | undefined, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined): Promise<Checked> {
     try {
       return await this.#admission.run(address, check);
     } catch (error) {

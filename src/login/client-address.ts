@@ -1,4 +1,5 @@
 import { isIP, isIPv4 } from "node:net";
+import type { Emit } from "../events.js";
 
 /**
  * Client addresses as the package shows and counts them. Node reports an IPv4 client on a
@@ -31,8 +32,15 @@ export function plainAddress(address: string): string {
  * `::a.b.c.d`), because behind a translator each IPv4 client is its own. Any other IPv6
  * address is its first `v6PrefixBits` bits, written `2001:db8:1:2::/64`, because one
  * subscriber is routinely handed a whole /64 and could otherwise draw a fresh address for
- * every guess (`::1` and `::` stay as they are). Anything that is not an IP address (a Unix
- * socket, a misconfigured proxy's header) is one group, `unknown`.
+ * every guess (`::1` and `::` stay as they are).
+ *
+ * Anything that is not an IP address (the app listens on a Unix socket, where Express's
+ * `req.ip` is undefined unless `trust proxy` is a hop count; a proxy setting that hands on
+ * something else) is in no group: `undefined`. Such requests are never pooled into one
+ * group, which would let one client's failures lock every user out and void the fair
+ * hashing queue: they get no per-address limit (each account's own limit still holds, counted
+ * per account alone) and wait for a password check first come, first served
+ * ({@link unaddressedReporter} says so once, loudly).
  *
  * @param v6PrefixBits - 1 to 128; 128 counts every IPv6 address on its own.
  * @example
@@ -40,14 +48,15 @@ export function plainAddress(address: string): string {
  * addressGroup("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64); // "2001:db8:1:2::/64"
  * addressGroup("::ffff:203.0.113.7", 64);               // "203.0.113.7"
  * addressGroup("64:ff9b::203.0.113.7", 64);             // "203.0.113.7"
+ * addressGroup("", 64);                                 // undefined
  * ```
  */
-export function addressGroup(address: string, v6PrefixBits: number): string {
+export function addressGroup(address: string, v6PrefixBits: number): string | undefined {
   const plain = plainAddress(address);
   const bare = plain.split("%", 1)[0]!;
   const kind = isIP(bare);
   if (kind === 4) return bare;
-  if (kind !== 6) return "unknown";
+  if (kind !== 6) return undefined;
   const groups = expandIPv6(bare);
   const embedded = embeddedIPv4(groups);
   if (embedded !== undefined) return embedded;
@@ -60,6 +69,31 @@ export function addressGroup(address: string, v6PrefixBits: number): string {
   });
   if (v6PrefixBits >= 128) return compressIPv6(masked);
   return `${compressIPv6(masked)}/${v6PrefixBits}`;
+}
+
+/** What the `address.unknown` event says, and how to fix it. */
+function unaddressedMessage(address: string): string {
+  return (
+    `client address ${JSON.stringify(address.slice(0, 64))} is not an IP address: logins from such requests have no per-address limit ` +
+    "(each account's own limit still holds) and wait for a password check first come, first served. " +
+    'Behind a proxy, give Express\'s trust proxy as a hop count, app.set("trust proxy", 1): on a Unix socket there is no proxy address ' +
+    'to trust, so "loopback" or an address list leaves req.ip (and req.secure, hence the Secure cookie) as if no proxy were there. ' +
+    "Without a proxy, listen on a TCP port."
+  );
+}
+
+/**
+ * Reports, once, the first call whose client address is not an IP address (see
+ * {@link addressGroup}): an `address.unknown` event, which goes to stderr when the app has no
+ * `onEvent`. Once is enough: every such request after it is the same misconfiguration.
+ */
+export function unaddressedReporter(emit: Emit): (ip: string, requestId?: string) => void {
+  let reported = false;
+  return (ip, requestId) => {
+    if (reported || isIP(plainAddress(ip).split("%", 1)[0]!) !== 0) return;
+    reported = true;
+    emit({ type: "address.unknown", address: ip.slice(0, 64), message: unaddressedMessage(ip) }, requestId);
+  };
 }
 
 /** The IPv4 address an IPv6 address carries in its last 32 bits, for the prefixes that mean one. */

@@ -56,7 +56,12 @@ export interface LoginOptions {
  * ```
  */
 export interface ThrottleOptions {
-  /** @default 50 failed logins per IP per window */
+  /**
+   * Counted per client address (`req.ip`). A request whose address is not an IP address (an
+   * app on a Unix socket whose `trust proxy` is not a hop count) has no address limit and its
+   * account is counted alone, as with `perAccountOnly`; the first one raises `address.unknown`.
+   * @default 50 failed logins per IP per window
+   */
   ipLimit?: number;
   /** @default 3600 seconds */
   ipWindow?: number;

@@ -61,8 +61,14 @@ export class LoginThrottle {
     this.#limits = limits;
   }
 
-  /** Counts an attempt from `address` (a client address group) against `subject`, and says which flood it met. */
-  async reserve(address: string, subject: LoginSubject): Promise<Reservation> {
+  /**
+   * Counts an attempt from `address` (a client address group) against `subject`, and says
+   * which flood it met. Without an address (see addressGroup) there is no address to limit
+   * and the account is counted alone, as with `perAccountOnly`: one shared count would let
+   * any client's failures lock every user out.
+   */
+  async reserve(address: string | undefined, subject: LoginSubject): Promise<Reservation> {
+    if (address === undefined) return this.#reserveAccount(`user:${subject.nameHash}`);
     const counters = this.#counters;
     const ip = `ip:${address}`;
     // Both kinds of account share the `user` namespace, so a store that must evict treats them alike.
@@ -85,6 +91,17 @@ export class LoginThrottle {
       succeed: async () => {
         await Promise.all([counters.decrement(ip), counters.delete(account)]);
       },
+    };
+  }
+
+  /** An attempt counted against its account only. */
+  async #reserveAccount(account: string): Promise<Reservation> {
+    const counters = this.#counters;
+    const accountCount = await counters.increment(account, this.#limits.userWindow);
+    return {
+      flood: floodOf(0, accountCount, this.#limits),
+      release: () => counters.decrement(account),
+      succeed: () => counters.delete(account),
     };
   }
 }

@@ -167,7 +167,7 @@ const json = (schema: OpenApiObject): OpenApiObject => ({ "application/json": { 
 const stringHeader = (description: string): OpenApiObject => ({ description, schema: { type: "string" } });
 
 /** The errors every Services action can answer: response-format negotiation, then the body. */
-const BODY_ERRORS: readonly SessionAuthErrorCode[] = ["ERR_NOT_ACCEPTABLE", "ERR_MALFORMED_ACCEPT", "ERR_INVALID_JSON", "ERR_UNSUPPORTED_CONTENT_TYPE", "ERR_BODY_TOO_LARGE", "ERR_STORE_UNAVAILABLE"];
+const BODY_ERRORS: readonly SessionAuthErrorCode[] = ["ERR_NOT_ACCEPTABLE", "ERR_INVALID_JSON", "ERR_UNSUPPORTED_CONTENT_TYPE", "ERR_BODY_TOO_LARGE", "ERR_STORE_UNAVAILABLE"];
 
 /** A detail for each code that names one, so the examples read as the real messages. */
 const EXAMPLE_DETAIL: Partial<Record<SessionAuthErrorCode, string>> = {

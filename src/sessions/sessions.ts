@@ -1,7 +1,7 @@
 import { SessionAuthError } from "../errors.js";
 import type { SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "../types.js";
 import { nowSeconds } from "../clock.js";
-import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
+import { readCookies, deletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Emit } from "../events.js";
 import { placeSessionCookie } from "../cookie/session-cookie.js";
 import type { SessionSettings } from "./options.js";
@@ -41,11 +41,11 @@ export interface SessionRequest {
 /** A request's session, worked out once. */
 export interface SessionContext {
   readonly cookie: CookiePlacement;
-  /** How many distinct session cookies of this name the request sent (at most a few are looked at). */
+  /** How many distinct session cookies of this name the request sent (at most {@link MAX_COOKIE_CANDIDATES} are looked up). */
   readonly sent: number;
   readonly state: SessionState;
   readonly now: number;
-  /** The `Set-Cookie` values every reply to this request carries: a stale cookie's deletions, or the live one set where it belongs. */
+  /** The `Set-Cookie` values every reply to this request carries: a lone stale cookie's deletions, or none. */
   readonly setCookie: readonly string[];
 }
 
@@ -61,8 +61,18 @@ export interface SessionClient {
 
 const COOKIE_CACHE_LIMIT = 256;
 
-/** At most this many session cookies of one name are looked up per request; the rest are ignored. */
-export const MAX_COOKIE_CANDIDATES = 3;
+const NO_SESSION: SessionState = { kind: "none" };
+
+/**
+ * The most distinct session cookies of one name a request may carry and still have a session.
+ * This server (and Drupal before it) writes the cookie in at most three places, host-only, the
+ * configured `cookieDomain` and the domain Drupal derives, all at `path=/`; one more leaves
+ * room for a copy from elsewhere. A request with more is taken as carrying no session (a
+ * `session.ambiguous` event) rather than have a few looked up and the rest ignored: an
+ * attacker who can plant cookies could otherwise push the client's own out of view, and the
+ * store is read at most this many times per request either way.
+ */
+export const MAX_COOKIE_CANDIDATES = 4;
 
 /** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
 export const EXPIRY_GRACE = 600;
@@ -117,33 +127,42 @@ export class Sessions {
   }
 
   /**
-   * A request's session. Of several cookies of the session's name, the first that names a
-   * live session wins (so a stale Drupal-era copy cannot shadow a live one); when there were
-   * several, the reply sets the live one where this server keeps it and deletes the others.
-   * Cookies that name no live session get deletions, as Drupal's `session_destroy()` sends.
+   * A request's session. A lone cookie is used as Drupal used it: live, it is the session and
+   * no cookie is written; stale, it gets the deletions Drupal's `session_destroy()` sends.
+   *
+   * Several values of the session's name cannot be told apart: the `Cookie` header carries no
+   * domain or path, and one may have been planted from a sibling subdomain or a plain-HTTP page
+   * of the domain, for a narrower path. So the reply then sets and deletes nothing (a planted
+   * value never becomes a site-wide cookie, and the client's own is never overwritten or
+   * deleted), and every value is looked up (up to {@link MAX_COOKIE_CANDIDATES}): the live one
+   * is the session, whichever comes first (a stale Drupal-era copy never shadows it); live
+   * sessions of different accounts are no session at all, with a `session.ambiguous` event.
+   * A login, which writes its own cookie, and a logout, which deletes it, clean up.
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when a store fails.
    */
   async context(request: SessionRequest): Promise<SessionContext> {
     const now = nowSeconds();
     const cookie = this.placement(request.host, request.secure);
-    const sessids = readCookies(request.cookieHeader, cookie.name, MAX_COOKIE_CANDIDATES);
-    let state: SessionState = sessids.length === 0 ? { kind: "none" } : { kind: "stale", sessid: sessids[0]! };
-    for (const sessid of sessids) {
-      const found = await this.#resolve(sessid, now, request.requestId);
-      if (found !== undefined) {
-        state = found;
-        break;
-      }
+    const sessids = readCookies(request.cookieHeader, cookie.name);
+    const sent = sessids.length;
+    if (sent === 0) return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
+    if (sent > MAX_COOKIE_CANDIDATES) {
+      this.#emit({ type: "session.ambiguous", reason: "too-many-cookies", cookies: sent, uids: [] }, request.requestId);
+      return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
     }
-    let setCookie: string[] = [];
-    if (state.kind === "stale") {
-      setCookie = deletionHeaders(cookie);
-    } else if (state.kind === "live" && sessids.length > 1) {
-      // The live cookie may sit in any of the places: set it in ours, for what is left of its life.
-      const maxAge = Math.max(1, state.session.record.createdAt + this.#options.absoluteTimeout - now);
-      setCookie = settingOver(setCookieHeader(cookie.name, state.sessid, { ...cookie.attributes, maxAge }, now), variantDeletionHeaders(cookie));
+    const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request.requestId)))).filter((live) => live !== undefined);
+    const uids = [...new Set(found.map((live) => live.user.uid))];
+    if (uids.length > 1) {
+      this.#emit({ type: "session.ambiguous", reason: "accounts", cookies: sent, uids }, request.requestId);
+      return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
     }
-    return { cookie, sent: sessids.length, state, now, setCookie };
+    const live = found[0];
+    if (live === undefined) return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : [] };
+    const { record } = live.session;
+    if (now - record.lastSeenAt >= this.#options.touchInterval) {
+      await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
+    }
+    return { cookie, sent, state: live, now, setCookie: [] };
   }
 
   /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
@@ -163,9 +182,6 @@ export class Sessions {
       await this.#store.destroy(session.handle);
       this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, requestId);
       return undefined;
-    }
-    if (now - record.lastSeenAt >= this.#options.touchInterval) {
-      await this.#store.touch(session.handle, now, this.#expiresAt(record.createdAt, now));
     }
     return { kind: "live", sessid, session, user };
   }

@@ -47,10 +47,9 @@ const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   // Not Drupal's: more logins waiting for a password check than can be checked in time. The
   // wait depends on the queue, so the error carries its own Retry-After.
   ERR_LOGIN_BUSY: { status: 503, message: () => "Too many logins at once: try again shortly." },
-  // Response-format negotiation fails before Services' try block, so neither has a body (RESTServer::getResponseFormatter).
+  // Response-format negotiation fails before Services' try block, so no body (RESTServer::getResponseFormatter).
+  // Also an Accept that Mimeparse could not read, where Services answered a 500 (see negotiateFormat).
   ERR_NOT_ACCEPTABLE: { status: 406, message: () => "Unknown or unsupported response format.", emptyBody: true },
-  // Mimeparse throws a plain Exception (code 0) on a media range without a subtype; handleException makes it a 500.
-  ERR_MALFORMED_ACCEPT: { status: 500, message: () => "An error occurred (0): malformed mime type", emptyBody: true },
 };
 
 /** The reason-phrase texts Services knows (`RESTServer.inc` handleException); other codes go out as the bare number. */

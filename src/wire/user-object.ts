@@ -80,9 +80,11 @@ function asDbString(value: unknown): unknown {
  * The `user` object of `system/connect` for a logged-in caller (services `resources/system_resource.inc` `_system_resource_connect`; the global `$user` of Drupal's `_drupal_session_read()`): the row
  * `_drupal_session_read()` joins from `users` and `sessions`, so every value is a string,
  * `login` too, `picture` is the raw fid, and the session columns follow. `sid` is the
- * hashed id, as Drupal 7.98+ stores it.
+ * hashed id, as Drupal 7.98+ stores it; over HTTPS (`secure`) `ssid` is the same value, since
+ * `_drupal_session_write()` keys an HTTPS session by both and `_drupal_session_read()` finds it
+ * by `ssid`; over HTTP `ssid` is `""`.
  */
-export function connectUserObject(user: UserRecord, session: StoredSession, isAdmin: boolean): Record<string, unknown> {
+export function connectUserObject(user: UserRecord, session: StoredSession, isAdmin: boolean, secure: boolean): Record<string, unknown> {
   const login = loginUserObject(user, user.login, isAdmin);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(login)) {
@@ -93,7 +95,7 @@ export function connectUserObject(user: UserRecord, session: StoredSession, isAd
   }
   const record: SessionRecord = session.record;
   out.sid = session.handle;
-  out.ssid = "";
+  out.ssid = secure ? session.handle : "";
   out.hostname = record.ip;
   out.timestamp = String(record.lastSeenAt);
   out.cache = "0";

@@ -54,6 +54,11 @@ const DELIBERATE: Readonly<Record<string, Deliberate>> = {
   "login-form-array-username": { ...PHP_TYPE_ERROR, answers: "401 Unauthorized : Missing required argument username" },
   "login-name-trailing-space": MYSQL_COLLATION,
   "login-name-accent": MYSQL_COLLATION,
+  "accept-malformed": {
+    reason: "Services' 500 \"malformed mime type\" (Mimeparse's uncaught exception) for an Accept range without a subtype: answered as the Accept that admits no JSON it is, Services' own 406",
+    allows: (difference) => difference.step === 0 && difference.where === "status",
+    answers: "406 Not Acceptable : Unknown or unsupported response format.",
+  },
 };
 
 const outcomes = new Map<string, "matched" | "deliberate">();

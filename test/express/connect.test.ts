@@ -35,6 +35,18 @@ describe("POST system/connect", () => {
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
 
+  it("over HTTPS, gives the user object's ssid the sid, as Drupal keys an HTTPS session by both", async () => {
+    const { agent } = createTestApp({ baseUrl: undefined }, undefined, (app) => app.set("trust proxy", "loopback"));
+    const https = (req: ReturnType<typeof agent.post>) => req.set("Host", "api.example.com").set("X-Forwarded-Proto", "https");
+    const loggedIn = await https(agent.post("/services/json/user/login")).send({ username: "demo", password: "demo-password" });
+    const { session_name, sessid, token } = loggedIn.body as { session_name: string; sessid: string; token: string };
+    expect(session_name).toMatch(/^SSESS/);
+    const res = await https(agent.post("/services/json/system/connect")).set("Cookie", `${session_name}=${sessid}`).set("X-CSRF-Token", token).send();
+    const user = (res.body as { user: { sid: string; ssid: string } }).user;
+    expect(user.sid).toMatch(/^[\w-]{43}$/);
+    expect(user.ssid).toBe(user.sid);
+  });
+
   it("requires the CSRF token from a logged-in caller, in the header or as services_token", async () => {
     const { app, agent } = createTestApp();
     const session = await login(app);

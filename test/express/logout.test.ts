@@ -36,16 +36,27 @@ describe("POST user/logout", () => {
     expect(v10.text).toBe("[true]");
   });
 
-  it("deletes the cookie with the Domain it was set with, and a host-only copy too", async () => {
+  it("deletes the cookie with the Domain it was set with, once, as Drupal does; a host-only copy too when the request carried two", async () => {
     const { agent } = createTestApp();
     const loggedIn = await agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });
     const { sessid, session_name, token } = loggedIn.body as { sessid: string; session_name: string; token: string };
     const res = await agent.post("/services/json/user/logout").set("Host", "api.example.com").set("Cookie", `${session_name}=${sessid}`).set("X-CSRF-Token", token).send();
     expect(res.text).toBe("[true]");
-    expect(setCookies(res)).toEqual([
-      `${session_name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; domain=.api.example.com; HttpOnly`,
-      `${session_name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; HttpOnly`,
-    ]);
+    const atDomain = `${session_name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; domain=.api.example.com; HttpOnly`;
+    const hostOnly = `${session_name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; HttpOnly`;
+    expect(setCookies(res)).toEqual([atDomain]);
+    // The cookie is dead now: a token call or a logout with it gets the same one deletion.
+    const token2 = await agent.get("/services/session/token").set("Host", "api.example.com").set("Cookie", `${session_name}=${sessid}`);
+    expect(setCookies(token2)).toEqual([atDomain]);
+    const again = await agent.post("/services/json/user/logout").set("Host", "api.example.com").set("Cookie", `${session_name}=${sessid}`).send();
+    expect(again.status).toBe(406);
+    expect(setCookies(again)).toEqual([atDomain]);
+
+    const second = await agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });
+    const live = second.body as { sessid: string; token: string };
+    const both = await agent.post("/services/json/user/logout").set("Host", "api.example.com").set("Cookie", `${session_name}=${sessid}; ${session_name}=${live.sessid}`).set("X-CSRF-Token", live.token).send();
+    expect(both.text).toBe("[true]");
+    expect(setCookies(both)).toEqual([atDomain, hostOnly]);
   });
 
   it("answers 406 User is not logged in. without a session", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createTestApp, login, statusText } from "../helpers/app.js";
 import { listen, postJson } from "../helpers/clients.js";
 import request from "supertest";
+import { rawRequest } from "../endpoint/conformance/raw-http.js";
 
 describe("SessionAuthRouter request handling", () => {
   it("treats a request with no Content-Type as form-urlencoded, empty bodies included", async () => {
@@ -89,17 +90,55 @@ describe("SessionAuthRouter request handling", () => {
     }
   });
 
-  it("answers a media range without a subtype with Services' 500, and ignores Accept when the URL names the format", async () => {
+  it("answers an Accept that Services' Mimeparse could not read with the 406 of an unknown format, never a 500", async () => {
+    const { app, agent } = createTestApp();
+    const session = await login(app);
+    for (const path of ["/services/json/system/connect", "/services/json/user/logout"]) {
+      for (const accept of ["application", ";;;/", "text/0", ";q=1", "/json", "*/0, text/html"]) {
+        const res = await agent.post(path).set("Accept", accept).set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send();
+        expect(res.status, `${path} ${accept}`).toBe(406);
+        expect(statusText(res)).toBe("Not Acceptable : Unknown or unsupported response format.");
+        expect(res.text).toBe("");
+        expect(res.headers["content-type"]).toBe("text/html; charset=UTF-8");
+        expect(res.headers["set-cookie"]).toBeUndefined();
+      }
+    }
+    // Refused before the logout ran: the session is still there.
+    const still = await agent.post("/services/json/system/connect").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send();
+    expect((still.body as { user: { uid: unknown } }).user.uid).toBe("14");
+  });
+
+  it("skips the empty and unreadable ranges of an Accept list, and reads one of only empty ones as no Accept", async () => {
     const { agent } = createTestApp();
-    for (const accept of ["application", "application/json, ", "text/0"]) {
+    for (const accept of ["application/json, ", ", application/json", "application, application/json", ",", " , ,", ";;;/, */*"]) {
       const res = await agent.post("/services/json/system/connect").set("Accept", accept).send();
-      expect(res.status, accept).toBe(500);
-      expect(statusText(res)).toBe("Internal Server Error : An error occurred (0): malformed mime type");
-      expect(res.text).toBe("");
+      expect(res.status, accept).toBe(200);
+      expect(res.headers["content-type"]).toBe("application/json");
     }
     const suffixed = await agent.post("/services/json/system/connect.json").set("Accept", "text/html").send();
     expect(suffixed.status).toBe(200);
     expect(suffixed.headers.vary).toBeUndefined();
+  });
+
+  it("reads a repeated Accept header as the one list it is", async () => {
+    const { app } = createTestApp();
+    const { port, close } = await listen(app);
+    try {
+      const cases: Array<[readonly string[], number]> = [
+        [["", "application/xml"], 406],
+        [["application/xml", ""], 406],
+        [["", "application/json"], 200],
+        [["", ""], 200],
+        [[";;;/", "text/html"], 406],
+      ];
+      for (const [accepts, status] of cases) {
+        const headers: Array<[string, string]> = [["Host", "localhost"], ["Content-Length", "0"], ["Connection", "close"], ...accepts.map((value): [string, string] => ["Accept", value])];
+        const reply = await rawRequest(port, "POST", "/services/json/system/connect", headers, Buffer.alloc(0));
+        expect(reply.status, JSON.stringify(accepts)).toBe(status);
+      }
+    } finally {
+      await close();
+    }
   });
 
   it("answers an unknown format suffix with 406 and an empty body", async () => {

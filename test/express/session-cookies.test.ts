@@ -2,6 +2,7 @@ import { CookieJar } from "tough-cookie";
 import { describe, expect, it } from "vitest";
 import { sessionCookieFor } from "services-session-auth";
 import { createTestApp, login, setCookies } from "../helpers/app.js";
+import { MAX_COOKIE_CANDIDATES } from "../../src/sessions/sessions.js";
 import { countCalls } from "../helpers/doubles.js";
 
 const HOST = "api.example.com";
@@ -14,26 +15,18 @@ async function loginAt(agent: ReturnType<typeof createTestApp>["agent"]) {
 }
 
 describe("several session cookies of one name", () => {
-  it("uses the one that names a live session, whichever comes first, and keeps only it", async () => {
+  it("uses the one that names a live session, whichever comes first, and writes no cookie", async () => {
     const { agent } = createTestApp();
     const live = await loginAt(agent);
-    // A Drupal-era cookie for the same name, older, so a browser sends it first.
-    const res = await agent
-      .post("/services/json/system/connect")
-      .set("Host", HOST)
-      .set("Cookie", `${live.session_name}=drupal-era-session-id-00000000000000000000; ${live.session_name}=${live.sessid}`)
-      .set("X-CSRF-Token", live.token)
-      .send();
-    expect((res.body as { sessid: string; user: { uid: unknown } }).user.uid).toBe("14");
-    expect((res.body as { sessid: string }).sessid).toBe(live.sessid);
-    // The live id set where this server keeps it (for the rest of its life), the host-only copy
-    // deleted, and the live id set again for jars that take the two places for one.
-    const [kept, deleted, again, ...rest] = setCookies(res);
-    expect(kept).toMatch(new RegExp(`^${live.session_name}=${live.sessid}; expires=.+; Max-Age=\\d+; path=/; domain=\\.api\\.example\\.com; HttpOnly$`));
-    expect(Number(/Max-Age=(\d+)/.exec(kept!)![1])).toBeGreaterThan(1_999_990);
-    expect(deleted).toBe(`${live.session_name}=${DELETED}; HttpOnly`);
-    expect(again).toBe(kept);
-    expect(rest).toEqual([]);
+    const stale = `${live.session_name}=drupal-era-session-id-00000000000000000000`;
+    // A Drupal-era cookie for the same name, older, so a browser sends it first; or after.
+    for (const header of [`${stale}; ${live.session_name}=${live.sessid}`, `${live.session_name}=${live.sessid}; ${stale}`]) {
+      const res = await agent.post("/services/json/system/connect").set("Host", HOST).set("Cookie", header).set("X-CSRF-Token", live.token).send();
+      expect((res.body as { sessid: string; user: { uid: unknown } }).user.uid).toBe("14");
+      expect((res.body as { sessid: string }).sessid).toBe(live.sessid);
+      // Which of them sits where is unknown: none is set or deleted (Drupal, too, wrote nothing).
+      expect(setCookies(res)).toEqual([]);
+    }
   });
 
   it("does the same for requireSession, on the reply of the route it lets through", async () => {
@@ -41,27 +34,78 @@ describe("several session cookies of one name", () => {
     const live = await loginAt(agent);
     const res = await agent.get("/services/json/players").set("Host", HOST).set("Cookie", `${live.session_name}=stale-one-0000000000000000000000000000000000; ${live.session_name}=${live.sessid}`);
     expect(res.status).toBe(200);
-    expect(setCookies(res)).toHaveLength(3);
+    expect(setCookies(res)).toEqual([]);
   });
 
-  it("tries at most three of them, so a header stuffed with copies costs three store reads", async () => {
+  it("deletes none of several stale cookies: they may not be this client's own", async () => {
+    const { agent } = createTestApp();
+    const name = (await loginAt(agent)).session_name;
+    const res = await agent.post("/services/json/system/connect").set("Host", HOST).set("Cookie", `${name}=gone-1; ${name}=gone-2`).send();
+    expect((res.body as { sessid: string; user: { uid: unknown } }).user.uid).toBe(0);
+    // Drupal's session_id() is the first value.
+    expect((res.body as { sessid: string }).sessid).toBe("gone-1");
+    expect(setCookies(res)).toEqual([]);
+  });
+
+  it("takes live sessions of two accounts as no session, with an event, and writes no cookie", async () => {
+    const { app, agent, events } = createTestApp();
+    const demo = await login(app);
+    const admin = await login(app, "admin", "admin-password");
+    for (const header of [`${admin.cookie}; ${demo.cookie}`, `${demo.cookie}; ${admin.cookie}`]) {
+      const res = await agent.post("/services/json/system/connect").set("Cookie", header).set("X-CSRF-Token", demo.token).send();
+      expect((res.body as { user: { uid: unknown } }).user.uid).toBe(0);
+      expect(setCookies(res)).toEqual([]);
+      const guarded = await agent.get("/services/json/players").set("Cookie", header);
+      expect(guarded.status).toBe(401);
+      expect(setCookies(guarded)).toEqual([]);
+      // Logout finds no session to end: both stay live.
+      const logout = await agent.post("/services/json/user/logout").set("Cookie", header).set("X-CSRF-Token", demo.token).send();
+      expect(logout.status).toBe(406);
+      expect(setCookies(logout)).toEqual([]);
+    }
+    const ambiguous = events.filter((event) => event.type === "session.ambiguous");
+    expect(ambiguous).toHaveLength(6);
+    expect(ambiguous[0]).toEqual({ type: "session.ambiguous", reason: "accounts", cookies: 2, uids: ["1", "14"], timestamp: expect.any(Number) });
+    // Two sessions of one account are that account's.
+    const again = await login(app);
+    const res = await agent.post("/services/json/system/connect").set("Cookie", `${demo.cookie}; ${again.cookie}`).set("X-CSRF-Token", demo.token).send();
+    expect((res.body as { sessid: string; user: { uid: unknown } }).user.uid).toBe("14");
+    expect((res.body as { sessid: string }).sessid).toBe(demo.sessid);
+  });
+
+  it(`looks up every value up to ${MAX_COOKIE_CANDIDATES}, and takes more as no session without a store read or a cookie written`, async () => {
     const counting = countCalls(createTestApp().sessionStore);
-    const { app, agent } = createTestApp({ sessionStore: counting.proxy });
+    const { app, agent, events } = createTestApp({ sessionStore: counting.proxy });
     const session = await login(app);
-    const copies = Array.from({ length: 50 }, (_, i) => `${session.session_name}=stale-${String(i).padStart(38, "0")}`);
-    const before = counting.calls.get ?? 0;
-    const res = await agent.post("/services/json/system/connect").set("Cookie", [...copies, session.cookie].join("; ")).set("X-CSRF-Token", session.token).send();
-    expect(counting.calls.get! - before).toBe(3);
-    // The live one came too late to be looked at: the caller is anonymous, and the copies are deleted.
-    expect((res.body as { user: { uid: unknown } }).user.uid).toBe(0);
-    expect(setCookies(res)[0]).toMatch(/=deleted; /);
+    const junk = (count: number) => Array.from({ length: count }, (_, i) => `${session.session_name}=junk-${String(i).padStart(38, "0")}`);
+    // Three junk values ahead of the client's own: it is still found, and nothing is deleted.
+    let before = counting.calls.get ?? 0;
+    const found = await agent.post("/services/json/system/connect").set("Cookie", [...junk(MAX_COOKIE_CANDIDATES - 1), session.cookie].join("; ")).set("X-CSRF-Token", session.token).send();
+    expect(counting.calls.get! - before).toBe(MAX_COOKIE_CANDIDATES);
+    expect((found.body as { user: { uid: unknown } }).user.uid).toBe("14");
+    expect(setCookies(found)).toEqual([]);
+    // One more is more than a client of this server holds: no session, no read, nothing deleted.
+    before = counting.calls.get!;
+    const stuffed = await agent.post("/services/json/system/connect").set("Cookie", [...junk(50), session.cookie].join("; ")).set("X-CSRF-Token", session.token).send();
+    expect(counting.calls.get! - before).toBe(0);
+    expect((stuffed.body as { user: { uid: unknown } }).user.uid).toBe(0);
+    expect(setCookies(stuffed)).toEqual([]);
+    expect(events.filter((event) => event.type === "session.ambiguous")).toEqual([{ type: "session.ambiguous", reason: "too-many-cookies", cookies: 51, uids: [], timestamp: expect.any(Number) }]);
   });
 
-  it("deletes a stale cookie where this server sets it and where a Drupal-era or older copy may sit", async () => {
+  it("at logout over several cookies, ends the live session and deletes the cookie in every place this server writes it", async () => {
+    const { agent } = createTestApp();
+    const live = await loginAt(agent);
+    const res = await agent.post("/services/json/user/logout").set("Host", HOST).set("Cookie", `${live.session_name}=stale-0; ${live.session_name}=${live.sessid}`).set("X-CSRF-Token", live.token).send();
+    expect(res.text).toBe("[true]");
+    expect(setCookies(res)).toEqual([`${live.session_name}=${DELETED}; domain=.api.example.com; HttpOnly`, `${live.session_name}=${DELETED}; HttpOnly`]);
+  });
+
+  it("deletes a lone stale cookie where this server sets it, once, as Drupal's session_destroy() does", async () => {
     const { agent } = createTestApp();
     const name = (await loginAt(agent)).session_name;
     const res = await agent.post("/services/json/system/connect").set("Host", HOST).set("Cookie", `${name}=gone-000000000000000000000000000000000000000`).send();
-    expect(setCookies(res)).toEqual([`${name}=${DELETED}; domain=.api.example.com; HttpOnly`, `${name}=${DELETED}; HttpOnly`]);
+    expect(setCookies(res)).toEqual([`${name}=${DELETED}; domain=.api.example.com; HttpOnly`]);
     // Drupal's session_id() is the cookie's value, live or not: connect echoes it, the token is its token.
     expect((res.body as { sessid: string }).sessid).toBe("gone-000000000000000000000000000000000000000");
   });
@@ -122,5 +166,64 @@ describe("the session cookie of each scheme and host", () => {
 
   it("gives a host with an underscore the Domain Drupal gave it", () => {
     expect(sessionCookieFor("https://my_api.example.com/").domain).toBe(".my_api.example.com");
+  });
+});
+
+describe("session cookies planted from a sibling subdomain, in an RFC 6265 jar", () => {
+  const site = `http://${HOST}`;
+  const players = `${site}/services/json/players`;
+  const connectUrl = `${site}/services/json/system/connect`;
+
+  /** The victim's jar after logging in as demo at api.example.com, and the reply's cookie. */
+  async function victim(agent: ReturnType<typeof createTestApp>["agent"]) {
+    const jar = new CookieJar();
+    const login = await agent.post("/services/json/user/login").set("Host", HOST).send({ username: "demo", password: "demo-password" });
+    for (const header of setCookies(login)) await jar.setCookie(header, `${site}/services/json/user/login`);
+    const { session_name, sessid, token } = login.body as { session_name: string; sessid: string; token: string };
+    return { jar, name: session_name, sessid, token };
+  }
+
+  /** Sends a request with the jar's cookies for its URL, and stores what the reply sets. */
+  async function through(agent: ReturnType<typeof createTestApp>["agent"], jar: CookieJar, method: "get" | "post", url: string, token?: string) {
+    const req = agent[method](new URL(url).pathname).set("Host", HOST).set("Cookie", await jar.getCookieString(url));
+    const res = await (token === undefined ? req : req.set("X-CSRF-Token", token)).send();
+    for (const header of setCookies(res)) await jar.setCookie(header, url);
+    return res;
+  }
+
+  it("never makes the attacker's session, planted for a narrower path, the victim's site-wide login, nor overwrites the victim's cookie", async () => {
+    const { agent, events } = createTestApp();
+    const { jar, name, sessid, token } = await victim(agent);
+    // The attacker logs in to its own account, and plants that session from evil.example.com.
+    const attacker = await agent.post("/services/json/user/login").set("Host", HOST).send({ username: "admin", password: "admin-password" });
+    const planted = (attacker.body as { sessid: string }).sessid;
+    await jar.setCookie(`${name}=${planted}; Domain=example.com; Path=/services/json/players; HttpOnly`, "http://evil.example.com/");
+    // The planted cookie has the longer path, so the jar sends it first.
+    expect(await jar.getCookieString(players)).toBe(`${name}=${planted}; ${name}=${sessid}`);
+
+    const res = await through(agent, jar, "get", players);
+    expect(res.status).toBe(401);
+    expect(setCookies(res)).toEqual([]);
+    expect(events.filter((event) => event.type === "session.ambiguous")).toMatchObject([{ reason: "accounts", uids: ["1", "14"] }]);
+    // The victim's own cookie is untouched, and everywhere else the victim is still the victim.
+    expect(await jar.getCookieString(connectUrl)).toBe(`${name}=${sessid}`);
+    const connect = await through(agent, jar, "post", connectUrl, token);
+    expect((connect.body as { user: { uid: unknown } }).user.uid).toBe("14");
+  });
+
+  it("keeps the victim's cookie behind three planted junk values, and the victim logged in", async () => {
+    const { agent } = createTestApp();
+    const { jar, name, sessid, token } = await victim(agent);
+    for (const path of ["/services/json/players", "/services/json", "/services"]) {
+      await jar.setCookie(`${name}=junk${path.replaceAll("/", "-")}; Domain=example.com; Path=${path}`, "http://evil.example.com/");
+    }
+    expect((await jar.getCookieString(players)).split("; ")).toHaveLength(4);
+    const res = await through(agent, jar, "get", players, token);
+    expect(res.status).toBe(200);
+    expect((res.body as { uid: unknown }).uid).toBe("14");
+    expect(setCookies(res)).toEqual([]);
+    const connect = await through(agent, jar, "post", connectUrl, token);
+    expect((connect.body as { user: { uid: unknown } }).user.uid).toBe("14");
+    expect(await jar.getCookieString(`${site}/`)).toBe(`${name}=${sessid}`);
   });
 });

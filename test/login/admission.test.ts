@@ -42,6 +42,20 @@ describe("HashAdmission", () => {
     expect(admission.load).toEqual({ running: 0, waiting: 0 });
   });
 
+  it("takes each task without a client address as a client of its own, never one shared turn", async () => {
+    const admission = new HashAdmission({ concurrency: 1, maxWait: 60, maxQueue: 100 });
+    const g = gates();
+    const done = [admission.run("a", g.task("a1")), admission.run("a", g.task("a2")), admission.run(undefined, g.task("u1")), admission.run(undefined, g.task("u2"))];
+    await flush();
+    for (const label of ["a1", "u1", "u2", "a2"]) {
+      g.finish(label);
+      await flush();
+    }
+    // One shared "unknown" client would have had its turn after u1, and a2 would have gone before u2.
+    expect(g.started).toEqual(["a1", "u1", "u2", "a2"]);
+    await expect(Promise.all(done)).resolves.toEqual(["a1", "a2", "u1", "u2"]);
+  });
+
   it("serves waiting clients in turn: a burst from one address waits behind itself", async () => {
     const admission = new HashAdmission({ concurrency: 1, maxWait: 60, maxQueue: 100 });
     const g = gates();

@@ -42,7 +42,9 @@ export const app = express();
 // The proxy in front that ends TLS (here: one on the same host). Express then takes
 // req.secure from X-Forwarded-Proto, which sets the cookie's Secure attribute (and picks
 // SSESS over SESS for a derived name), and req.ip from X-Forwarded-For, which the login
-// throttle counts by. Leave it out if clients connect to Node directly.
+// throttle counts by. Leave it out if clients connect to Node directly. If Node listens
+// on a Unix socket, give the number of proxies instead (1): a socket has no address to
+// trust, so "loopback" would leave req.ip undefined (an address.unknown event says so).
 app.set("trust proxy", "loopback");
 // The endpoint under its path, services/session/token at the site root, and the ?q= URLs
 // jDrupal and DrupalGap call (/?q=services/json/user/login.json), all from the site root.
