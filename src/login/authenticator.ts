@@ -44,8 +44,11 @@ interface Checked {
 }
 
 /**
- * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: blocked
- * check, flood control, password check, then a new session.
+ * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: flood
+ * control, blocked check, password check, then a new session. Unlike Services, flood control
+ * comes before the account is looked up, so a refused request costs the user store nothing
+ * and its answer cannot depend on the account (a blocked account over a limit is answered
+ * as throttled, not with the 403).
  *
  * Under concurrency: an attempt is counted (reserved) before its password is checked, and
  * refused at once when over a limit, so a burst costs no more checks than the limits allow.
@@ -158,26 +161,30 @@ export class Authenticator {
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
     const { name, password, oversized } = credentials;
+    // Counters and events name a login by a keyed hash of the user store's key for the name:
+    // the name's alone, made before any lookup, so a refusal never depends on whether the
+    // account exists, and one the address's limit makes never reaches the user store.
+    let nameHash: Promise<string> | undefined;
+    const hashOf = (): Promise<string> => (nameHash ??= this.#nameHash(name));
+    const reservation = await this.#throttle?.reserve(address, async () => ({ nameHash: await hashOf() }));
+    if (reservation !== undefined && reservation.flood !== null) {
+      const who = reservation.flood === "user" ? { nameHash: await hashOf() } : {};
+      this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
+      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+    }
+    const hashed = await hashOf();
     // An over-long name names no account (nothing that long can be stored); an over-long
     // password is looked up, so that it counts against the account like any wrong one.
     const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#users.findByName(name);
-    // Counters name a login by a keyed hash of a name (the account's own, when the name found
-    // one, so that every spelling the user store resolves shares one count); audit events
-    // name an account by uid. A password typed into the name field lands in neither.
-    const nameHash = this.#hashName((user?.name ?? name).slice(0, this.#options.maxNameLength));
-    const who = user === null ? { nameHash } : { uid: user.uid };
+    // Audit events name an account by uid; a password typed into the name field is in none.
+    const who = user === null ? { nameHash: hashed } : { uid: user.uid };
 
-    // Services refuses a blocked account before flood control and without hashing. The 403
+    // Services refuses a blocked account without hashing, and without counting it. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
+      await reservation?.release();
       this.#emit({ type: "login.failure", reason: "blocked", ...who, ip }, requestId);
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
-    }
-
-    const reservation = await this.#throttle?.reserve(address, { nameHash });
-    if (reservation !== undefined && reservation.flood !== null) {
-      this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
-      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
     }
 
     // Refused on the input alone, with no hashing: an over-long password cannot buy CPU time,
@@ -205,6 +212,12 @@ export class Authenticator {
     await this.#users.recordLogin(user.uid, client.now);
     const sessid = await this.#sessions.start(user, client);
     return { sessid, user: { ...user, login: client.now } };
+  }
+
+  /** The keyed hash of the user store's key for `name` (see `UserStore.nameKey`), cut as an over-long name is. */
+  async #nameHash(name: string): Promise<string> {
+    const cut = name.slice(0, this.#options.maxNameLength);
+    return this.#hashName(this.#users.nameKey === undefined ? cut : await this.#users.nameKey(cut));
   }
 
   /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */

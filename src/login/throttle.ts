@@ -16,11 +16,10 @@ export function floodOf(ipCount: number, accountCount: number, limits: Required<
 }
 
 /**
- * Whom an attempt counts against: a keyed hash of a login name. For a name that matched an
- * account it is the hash of the account's stored name, so that every spelling the user store
- * resolves to that account shares one count; for any other name, the hash of the name as
- * given. Both are normalised the same way (see normaliseLoginName), so the counts cannot tell
- * a name with an account from one without.
+ * Whom an attempt counts against: a keyed hash of the user store's key for the login name
+ * (see `UserStore.nameKey`), made from the name alone before any lookup. Every spelling the
+ * store matches to one account has one key, so they share one count; and since nothing about
+ * the account goes into it, the counts cannot tell a name with an account from one without.
  */
 export interface LoginSubject {
   readonly nameHash: string;
@@ -61,16 +60,22 @@ export class LoginThrottle {
     this.#limits = limits;
   }
 
-  /** Counts an attempt from `address` (a client address group) against `subject`, and says which flood it met. */
-  async reserve(address: string, subject: LoginSubject): Promise<Reservation> {
+  /**
+   * Counts an attempt from `address` (a client address group) against its subject, and says
+   * which flood it met. `subject` is asked for only when the address is within its limit: an
+   * attempt the address's limit refuses costs the user store nothing.
+   */
+  async reserve(address: string, subject: () => Promise<LoginSubject>): Promise<Reservation> {
     const counters = this.#counters;
     const ip = `ip:${address}`;
-    // Both kinds of account share the `user` namespace, so a store that must evict treats them alike.
-    const account = this.#limits.perAccountOnly ? `user:${subject.nameHash}` : `user:${subject.nameHash}-${address}`;
     const ipCount = await counters.increment(ip, this.#limits.ipWindow);
     if (ipCount > this.#limits.ipLimit) return { flood: "ip", release: () => counters.decrement(ip), succeed: () => counters.decrement(ip) };
+    let account: string;
     let accountCount: number;
     try {
+      const { nameHash } = await subject();
+      // Both kinds of account share the `user` namespace, so a store that must evict treats them alike.
+      account = this.#limits.perAccountOnly ? `user:${nameHash}` : `user:${nameHash}-${address}`;
       accountCount = await counters.increment(account, this.#limits.userWindow);
     } catch (error) {
       // No half-counted attempt: give the address's count back, then fail.
