@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { parseOptions } from "../validate.js";
 import type { UserRecord, UserStore } from "../types.js";
-import { databaseOptionFields, drupal7Database, type Drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
+import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
+import { readNameColumn, type NameColumn } from "./name-column.js";
 import { userDataField } from "./php-unserialize.js";
 
 const optionsSchema = z.strictObject({ ...databaseOptionFields });
@@ -33,14 +34,6 @@ const ROLE_NAME = "ssa_role_name";
 const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
 
 type Row = Record<string, unknown>;
-
-/** How MySQL compares `users.name`, read once from information_schema. */
-interface NameColumn {
-  readonly charset: string;
-  readonly collation: string;
-  /** PAD SPACE (every collation before MySQL 8's `_0900_` ones and MariaDB's `_nopad_`): trailing spaces are ignored. */
-  readonly padSpace: boolean;
-}
 
 /** A DB value as PDO's `ATTR_STRINGIFY_FETCHES` gives it to Drupal: a string, or null. */
 function drupalString(value: unknown): string | null {
@@ -141,9 +134,8 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
         return recordsOf(await db.select<Row>(withRoles(`${users} u`, "WHERE u.name = ? AND u.uid > 0"), [name]))[0] ?? null;
       }
       // PostgreSQL compares case-sensitively and its unique key does too, so two rows may differ only in case.
-      const found = recordsOf(
-        await db.select<Row>(withRoles(`(SELECT * FROM ${users} WHERE LOWER(name) = LOWER(?) AND uid > 0 ORDER BY uid LIMIT 10) u`), [name]),
-      );
+      // No ORDER BY inside: with one, a table without fresh statistics is read in uid order instead of by the LOWER(name) index.
+      const found = recordsOf(await db.select<Row>(withRoles(`(SELECT * FROM ${users} WHERE LOWER(name) = LOWER(?) AND uid > 0 LIMIT 10) u`), [name]));
       const exact = found.find((user) => user.name === name);
       if (exact !== undefined) return exact;
       // Ambiguous without an exact match: refuse rather than pick an account.
@@ -182,28 +174,6 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
       return changed === 1;
     },
   };
-}
-
-/** Which character set and collation `users.name` has, and whether trailing spaces count in it. */
-async function readNameColumn(db: Drupal7Database, users: string): Promise<NameColumn> {
-  // A prefix with a dot names another database: "drupal.users".
-  const dot = users.indexOf(".");
-  const [schema, table] = dot === -1 ? [null, users] : [users.slice(0, dot), users.slice(dot + 1)];
-  const [row] = await db.select<{ charset: unknown; collation: unknown }>(
-    "SELECT CHARACTER_SET_NAME AS charset, COLLATION_NAME AS collation FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND COLUMN_NAME = 'name'",
-    [schema, table],
-  );
-  const charset = drupalString(row?.charset);
-  const collation = drupalString(row?.collation);
-  // Both go into SQL text below: only a plain identifier is taken.
-  if (charset === null || collation === null || !/^\w+$/.test(charset) || !/^\w+$/.test(collation)) {
-    throw new Error(`drupal7UserStore: cannot read the collation of ${users}.name from information_schema`);
-  }
-  const [pad] = await db.select<{ pad: unknown }>(
-    `SELECT CONVERT('a' USING ${charset}) COLLATE ${collation} = CONVERT('a ' USING ${charset}) COLLATE ${collation} AS pad`,
-    [],
-  );
-  return { charset, collation, padSpace: Number(pad?.pad) === 1 };
 }
 
 /** `name` without the U+0020s at its end, which a PAD SPACE collation ignores (a loop: a regex would backtrack on inner runs). */
