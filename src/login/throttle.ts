@@ -1,4 +1,5 @@
 import type { CounterStore } from "../types.js";
+import type { DeviceToken } from "./device-cookie.js";
 import type { ThrottleOptions } from "./options.js";
 
 /** Which flood a login attempt ran into, if any. */
@@ -28,6 +29,8 @@ export interface LoginSubject {
 /** An attempt counted before its password is checked. */
 export interface Reservation {
   readonly flood: Flood;
+  /** Counted against a device cookie of the name (see {@link LoginThrottle.reserve}), not its address or account. */
+  readonly device: boolean;
   /** The attempt is not to count after all (it was never checked): give its counts back. */
   release(): Promise<void>;
   /** The password was right: the account's failures are forgotten, and the attempt is not an IP failure. */
@@ -64,12 +67,26 @@ export class LoginThrottle {
    * Counts an attempt from `address` (a client address group) against its subject, and says
    * which flood it met. `subject` is asked for only when the address is within its limit: an
    * attempt the address's limit refuses costs the user store nothing.
+   *
+   * An attempt that carries a device cookie of the same name (`device`, already checked) is
+   * counted against that cookie alone, with the account's limit: its holder logged in before,
+   * and keeps its own budget however many failures others cause on its address or account.
    */
-  async reserve(address: string, subject: () => Promise<LoginSubject>): Promise<Reservation> {
+  async reserve(address: string, subject: () => Promise<LoginSubject>, device?: DeviceToken): Promise<Reservation> {
     const counters = this.#counters;
+    if (device !== undefined && (await subject()).nameHash === device.nameHash) {
+      const key = `device:${device.nonce}`;
+      const count = await counters.increment(key, this.#limits.userWindow);
+      return {
+        flood: count > this.#limits.userLimit ? "user" : null,
+        device: true,
+        release: () => counters.decrement(key),
+        succeed: () => counters.delete(key),
+      };
+    }
     const ip = `ip:${address}`;
     const ipCount = await counters.increment(ip, this.#limits.ipWindow);
-    if (ipCount > this.#limits.ipLimit) return { flood: "ip", release: () => counters.decrement(ip), succeed: () => counters.decrement(ip) };
+    if (ipCount > this.#limits.ipLimit) return { flood: "ip", device: false, release: () => counters.decrement(ip), succeed: () => counters.decrement(ip) };
     let account: string;
     let accountCount: number;
     try {
@@ -84,6 +101,7 @@ export class LoginThrottle {
     }
     return {
       flood: floodOf(ipCount, accountCount, this.#limits),
+      device: false,
       release: async () => {
         await Promise.all([counters.decrement(ip), counters.decrement(account)]);
       },

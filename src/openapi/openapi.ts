@@ -79,7 +79,7 @@ export interface OpenApiOptions {
   /**
    * The options object given to `createSessionAuth` (the stores in it are not touched): the login
    * limits, `loginApiVersion`, `logoutApiVersion`, `blockedAccountResponse`, `throttle`, `parsers`,
-   * `endpointName`, `clearSiteData` and the cookie options (`sessionName`, `baseUrl`,
+   * `endpointName`, `clearSiteData`, `deviceCookies` and the cookie options (`sessionName`, `baseUrl`,
    * `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as they shape the wire.
    * @default the defaults of `createSessionAuth`
    */
@@ -235,6 +235,11 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const logoutV11 = (auth.logoutApiVersion ?? DEFAULTS.logoutApiVersion) === "1.1";
   const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
+  const devices = auth.deviceCookies === undefined || auth.deviceCookies === false ? undefined : { ...DEFAULTS.deviceCookies, ...(auth.deviceCookies === true ? {} : auth.deviceCookies) };
+  const deviceCookie =
+    devices === undefined
+      ? ""
+      : ` Then the device cookie, \`${devices.name}=<signed token>; expires=…; Max-Age=${devices.maxAge}\` with the same attributes: a later login to the same account that carries it has a failure budget of its own, whatever others did from its address or to the account, and goes ahead of other clients' password checks.`;
 
   const cookieName =
     auth.sessionName ??
@@ -270,7 +275,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       loginCodes,
       {
         description: "Logged in.",
-        headers: { "Set-Cookie": stringHeader(`The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.`) },
+        headers: { "Set-Cookie": stringHeader(`The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.${deviceCookie}`) },
         content: json(ref("LoginReply")),
       },
       { requestBody: { required: true, content: bodyTypes(ref("LoginBody")) } },
