@@ -168,6 +168,8 @@ export interface UserRecord {
  * ```ts
  * const userStore: UserStore = {
  *   findByName: (name) => db.oneOrNone("select … where lower(name) = lower($1)", [name]),
+ *   // The same comparison's key, for the login throttle: every spelling of a name counts as one.
+ *   nameKey: async (name) => (await db.one("select lower($1) as k", [name])).k,
  *   findById: (uid) => db.oneOrNone("select … where uid = $1", [uid]),
  *   recordLogin: async (uid, at) => void (await db.none("update users set login = $2 where uid = $1", [uid, at])),
  *   updatePasswordHash: async (uid, expected, next) =>

@@ -32,6 +32,8 @@ const ROLE_NAME = "ssa_role_name";
 
 /** A character outside the Basic Multilingual Plane: MySQL's 3-byte `utf8` cannot hold one. */
 const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
+/** MySQL's 3-byte `utf8`, by its old name or its new one. */
+const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
 
 type Row = Record<string, unknown>;
 
@@ -130,7 +132,7 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
       if (name.length === 0) return null;
       if (db.dialect === "mysql") {
         // MySQL refuses to compare a 3-byte utf8 column with a character it cannot hold: no account has one.
-        if (!(await mysqlNameColumn()).charset.endsWith("mb4") && ASTRAL.test(name)) return null;
+        if (THREE_BYTE_UTF8.test((await mysqlNameColumn()).charset) && ASTRAL.test(name)) return null;
         return recordsOf(await db.select<Row>(withRoles(`${users} u`, "WHERE u.name = ? AND u.uid > 0"), [name]))[0] ?? null;
       }
       // PostgreSQL compares case-sensitively and its unique key does too, so two rows may differ only in case.
