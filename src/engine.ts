@@ -79,8 +79,18 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
   const local = options.sessionStore.processLocal !== undefined;
   const sessions = new Sessions(options.sessions, { sessions: withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit), users, local }, emit);
   const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
-  const { blockedAccountResponse, maxPasswordBytes, maxNameLength } = options.login;
-  const endpointDeps: EndpointDeps = { ...options.endpoint, ...options.origins, blockedAccountResponse, maxPasswordBytes, maxNameLength, baseUrl: options.cookie.baseUrl, sameSite: options.cookie.sameSite, cookieSecure: options.cookie.cookieSecure };
+  const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
+  const endpointDeps: EndpointDeps = {
+    ...options.endpoint,
+    ...options.origins,
+    blockedAccountResponse,
+    maxPasswordBytes,
+    maxNameLength,
+    deviceCookies,
+    baseUrl: options.cookie.baseUrl,
+    sameSite: options.cookie.sameSite,
+    cookieSecure: options.cookie.cookieSecure,
+  };
   const endpoint = new ServicesEndpoint(endpointDeps, sessions, authenticator, emit);
   warnCrossSiteCookies(options, emit);
 

@@ -3,7 +3,8 @@
  * matched one, else `nameHash`, a keyed hash of the name (128 bits of HMAC-SHA256 under a key
  * derived from the `secret`, so equal across instances). The name itself is never in an
  * event: people type passwords into name fields. Neither is present when the name was not a
- * string at all.
+ * string at all. `login.throttled` is decided before the name is looked up: it carries
+ * `nameHash` when the name's count refused it, and neither when the address's did.
  *
  * @example
  * ```ts

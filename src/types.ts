@@ -174,6 +174,8 @@ export interface UserRecord {
  * ```ts
  * const userStore: UserStore = {
  *   findByName: (name) => db.oneOrNone("select … where lower(name) = lower($1)", [name]),
+ *   // The same comparison's key, for the login throttle: every spelling of a name counts as one.
+ *   nameKey: async (name) => (await db.one("select lower($1) as k", [name])).k,
  *   findById: (uid) => db.oneOrNone("select … where uid = $1", [uid]),
  *   recordLogin: async (uid, at) => void (await db.none("update users set login = $2 where uid = $1", [uid, at])),
  *   updatePasswordHash: async (uid, expected, next) =>
@@ -184,6 +186,19 @@ export interface UserRecord {
 export interface UserStore {
   /** Finds an account by name, matching as Drupal's MySQL collation does (case-insensitive). */
   findByName(name: string): Promise<UserRecord | null>;
+  /**
+   * The canonical key under which this store compares login names, for a name found or not:
+   * two names get the same key whenever `findByName` would match them to one account (it may
+   * also give one key to names it tells apart). Login throttling counts failures per key,
+   * before any lookup, so every spelling that reaches an account shares its count and a name
+   * with no account is counted as one with an account would be. It must cost the same for
+   * every name, found or not, and is never sent anywhere: only a keyed hash of it is kept.
+   *
+   * Without it, names are keyed as MySQL's `utf8_general_ci` roughly compares them (case,
+   * accents and trailing spaces ignored): a store that matches more loosely than that lets
+   * each spelling it folds and that one does not buy fresh guesses.
+   */
+  nameKey?(name: string): Promise<string>;
   /** Finds an account by uid. */
   findById(uid: string): Promise<UserRecord | null>;
   /** Writes the login time after a successful login (Drupal's `users.login`). */

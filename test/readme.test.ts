@@ -164,6 +164,7 @@ const OPTION_INTERFACES: Record<string, string> = {
   LoginOptions: "",
   ThrottleOptions: "throttle.",
   HashingOptions: "hashing.",
+  DeviceCookieOptions: "deviceCookies.",
   OriginOptions: "",
   CorsOptions: "",
   CorsConfig: "cors.",

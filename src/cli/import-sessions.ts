@@ -1,66 +1,8 @@
-import type { Drupal7Pool } from "../drupal/database.js";
 import { importDrupal7Sessions, type ImportDrupal7SessionsResult } from "../drupal/session-import.js";
-import type { RedisClientLike } from "../stores/redis/client.js";
 import { redisSessionStore } from "../stores/redis/redis-session-store.js";
 import { progressReporter } from "./progress.js";
-import { credentialsOf } from "./redact.js";
+import { connectionOptions, connectionUrl, DATABASE, openDatabase, openRedis, REDIS } from "./connections.js";
 import { oneOf, parse, positiveInteger, UsageError, type Io } from "./usage.js";
-
-/** What the command needs from an optional peer it loads: the package name, for the message when it is missing. */
-async function peer<T>(name: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load();
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND") throw new Error(`drupal7 import-sessions needs the ${name} package next to this one: npm install ${name}`);
-    throw error;
-  }
-}
-
-/** A pool for the database URL, and how to close it. Two connections: a page is read ahead while the count runs. */
-async function openDatabase(url: string): Promise<{ pool: Drupal7Pool; close(): Promise<void> }> {
-  const protocol = url.slice(0, url.indexOf(":") + 1).toLowerCase();
-  if (protocol === "mysql:" || protocol === "mariadb:") {
-    const mysql = await peer("mysql2", () => import("mysql2/promise"));
-    const pool = mysql.createPool({ uri: `mysql:${url.slice(protocol.length)}`, connectionLimit: 3 });
-    return { pool, close: () => pool.end() };
-  }
-  if (protocol === "postgres:" || protocol === "postgresql:") {
-    const { default: pg } = await peer("pg", () => import("pg"));
-    const pool = new pg.Pool({ connectionString: url, max: 3 });
-    // An idle connection dropped by the server must fail the query that next needs it, not the process.
-    pool.on("error", () => undefined);
-    return { pool, close: () => pool.end() };
-  }
-  throw new UsageError("--database must be a mysql://, mariadb://, postgres:// or postgresql:// URL");
-}
-
-/**
- * A connected Redis client that fails at once, instead of retrying, when Redis cannot be
- * reached; a cluster client when the server says it is a node of a Redis Cluster (the URL is
- * then its first node), so that every session is written to the node that owns its slot.
- */
-async function openRedis(url: string): Promise<{ client: RedisClientLike; close(): Promise<void> }> {
-  if (!/^rediss?:\/\//i.test(url)) throw new UsageError("--redis must be a redis:// or rediss:// URL");
-  const { createClient, createCluster } = await peer("redis", () => import("redis"));
-  const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: false } });
-  // Failures reach the command that was waiting; the event would otherwise end the process with a stack.
-  client.on("error", () => undefined);
-  await client.connect();
-  if (!/^cluster_enabled:1\s*$/m.test(String(await client.info("cluster")))) return { client: client as unknown as RedisClientLike, close: () => client.close() };
-  client.destroy();
-  // The other nodes are reached at the addresses the cluster gives, with the URL's credentials and TLS.
-  const { username, password, protocol } = new URL(url);
-  const defaults = {
-    ...(username === "" ? {} : { username: decodeURIComponent(username) }),
-    ...(password === "" ? {} : { password: decodeURIComponent(password) }),
-    disableOfflineQueue: true,
-    socket: protocol === "rediss:" ? { tls: true as const, reconnectStrategy: false as const } : { reconnectStrategy: false as const },
-  };
-  const cluster = createCluster({ rootNodes: [{ url }], defaults });
-  cluster.on("error", () => undefined);
-  await cluster.connect();
-  return { client: cluster as unknown as RedisClientLike, close: () => cluster.close() };
-}
 
 const number = (n: number) => n.toLocaleString("en-US");
 
@@ -73,8 +15,7 @@ export async function importSessionsCommand(args: readonly string[], io: Io, sec
   const { values } = parse(
     args,
     {
-      database: { type: "string" },
-      redis: { type: "string" },
+      ...connectionOptions(DATABASE, REDIS),
       "redis-prefix": { type: "string" },
       "table-prefix": { type: "string" },
       "hashed-sids": { type: "string" },
@@ -86,11 +27,8 @@ export async function importSessionsCommand(args: readonly string[], io: Io, sec
     },
     0,
   );
-  const databaseUrl = values.database ?? io.env.DATABASE_URL;
-  const redisUrl = values.redis ?? io.env.REDIS_URL;
-  for (const url of [databaseUrl, redisUrl]) if (url !== undefined) secrets.push(...credentialsOf(url));
-  if (databaseUrl === undefined || databaseUrl === "") throw new UsageError("drupal7 import-sessions: --database (or DATABASE_URL) is needed");
-  if (redisUrl === undefined || redisUrl === "") throw new UsageError("drupal7 import-sessions: --redis (or REDIS_URL) is needed");
+  const databaseUrl = connectionUrl(DATABASE, values, io, secrets, "drupal7 import-sessions");
+  const redisUrl = connectionUrl(REDIS, values, io, secrets, "drupal7 import-sessions");
   if (!URL.canParse(databaseUrl)) throw new UsageError("--database is not a URL (mysql://user:password@host:3306/drupal, postgres://…)");
   if (!URL.canParse(redisUrl)) throw new UsageError("--redis is not a URL (redis://host:6379, rediss://…)");
   const hashed = oneOf(values["hashed-sids"], "hashed-sids", ["auto", "true", "false"]);

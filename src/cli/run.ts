@@ -1,3 +1,4 @@
+import { checkCommand } from "./check-command.js";
 import { importSessionsCommand } from "./import-sessions.js";
 import { redact } from "./redact.js";
 import { secretCommand } from "./secret.js";
@@ -26,9 +27,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         sessionNameCommand(rest, io);
         return 0;
       case "drupal7":
-        if (rest[0] !== "import-sessions") throw new UsageError(rest[0] === undefined ? "drupal7: which command? (import-sessions)" : `drupal7: unknown command ${rest[0]}`);
-        await importSessionsCommand(rest.slice(1), io, secrets);
-        return 0;
+        if (rest[0] === "import-sessions") {
+          await importSessionsCommand(rest.slice(1), io, secrets);
+          return 0;
+        }
+        if (rest[0] === "check") return await checkCommand(rest.slice(1), io, secrets);
+        throw new UsageError(rest[0] === undefined ? "drupal7: which command? (check, import-sessions)" : `drupal7: unknown command ${rest[0]}`);
       case "help":
       case "--help":
       case "-h":

@@ -30,11 +30,15 @@ Commands:
     --absolute-timeout <seconds>    the absoluteTimeout option (default 2000000)
     --json                          print the description as JSON
 
-  drupal7 import-sessions           Copy Drupal 7's live sessions into the Redis session store.
+  drupal7 check                     Say how logins will find names in the Drupal database
+                                    ($DATABASE_URL). On PostgreSQL, exit 1 with the CREATE INDEX
+                                    to run when users has no index on LOWER(name).
+    --table-prefix <prefix>         settings.php's table prefix (default none)
+
+  drupal7 import-sessions           Copy Drupal 7's live sessions ($DATABASE_URL) into the Redis
+                                    session store ($REDIS_URL).
                                     Run it before traffic moves: run again after, it would bring
                                     back sessions ended since (unless --delete-imported was used).
-    --database <url>                mysql://… or postgres://… (default: $DATABASE_URL)
-    --redis <url>                   redis://… or rediss://…, one server or any Redis Cluster node (default: $REDIS_URL)
     --redis-prefix <prefix>         the store's key prefix, as given to redisSessionStore (default ssa:)
     --table-prefix <prefix>         settings.php's table prefix (default none)
     --hashed-sids auto|true|false   whether sessions.sid is hashed, as on core 7.98+ (default auto)
@@ -45,6 +49,12 @@ Commands:
     --dry-run                       read and count everything, write nothing
 
   help                              Print this text.
+
+Connections: the database URL (mysql://… or postgres://…) is read from $DATABASE_URL, or from
+a file named by --database-url-file <path> or $DATABASE_URL_FILE; the Redis URL (redis://… or
+rediss://…, one server or any Redis Cluster node) from $REDIS_URL, --redis-url-file <path> or
+$REDIS_URL_FILE. --database <url> and --redis <url> work too, but a password given there shows
+in ps and in the shell's history.
 `;
 
 /** `parseArgs` in strict mode, its errors turned into usage errors. */

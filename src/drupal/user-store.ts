@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseOptions } from "../validate.js";
 import type { UserRecord, UserStore } from "../types.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
+import { readNameColumn, type NameColumn } from "./name-column.js";
 import { userDataField } from "./php-unserialize.js";
 
 const optionsSchema = z.strictObject({ ...databaseOptionFields });
@@ -25,6 +26,15 @@ const RECORD_COLUMNS = new Set(["uid", "name", "pass", "created", "access", "log
 /** A uid as Drupal writes one: a positive decimal that fits its unsigned INT column. */
 const UID_PATTERN = /^[1-9]\d{0,9}$/;
 
+/** The role columns the one lookup query adds to each `users` row, named so that no `users` column is likely to clash. */
+const ROLE_RID = "ssa_role_rid";
+const ROLE_NAME = "ssa_role_name";
+
+/** A character outside the Basic Multilingual Plane: MySQL's 3-byte `utf8` cannot hold one. */
+const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
+/** MySQL's 3-byte `utf8`, by its old name or its new one. */
+const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
+
 type Row = Record<string, unknown>;
 
 /** A DB value as PDO's `ATTR_STRINGIFY_FETCHES` gives it to Drupal: a string, or null. */
@@ -38,7 +48,7 @@ function toRecord(row: Row, roles: Record<string, string>): UserRecord {
   const fields: Record<string, unknown> = {};
   // Every other column, in the table's order, typed as the login reply has it (see loginUserObject).
   for (const [column, value] of Object.entries(row)) {
-    if (RECORD_COLUMNS.has(column)) continue;
+    if (RECORD_COLUMNS.has(column) || column === ROLE_RID || column === ROLE_NAME) continue;
     // `data` is unserialize()d; `picture` stays the raw fid string, as Drupal sends it with user pictures off.
     fields[column] = column === "data" ? userDataField(value as string | Buffer | null) : drupalString(value);
   }
@@ -56,6 +66,18 @@ function toRecord(row: Row, roles: Record<string, string>): UserRecord {
   };
 }
 
+/** The accounts of the lookup query's rows (one row per role, or one with null role columns), in the rows' order. */
+function recordsOf(rows: readonly Row[]): UserRecord[] {
+  const byUid = new Map<string, { row: Row; roles: Record<string, string> }>();
+  for (const row of rows) {
+    const uid = String(row.uid);
+    let account = byUid.get(uid);
+    if (account === undefined) byUid.set(uid, (account = { row, roles: {} }));
+    if (row[ROLE_RID] !== null && row[ROLE_RID] !== undefined) account.roles[String(row[ROLE_RID])] = drupalString(row[ROLE_NAME]) ?? "";
+  }
+  return [...byUid.values()].map(({ row, roles }) => toRecord(row, roles));
+}
+
 /**
  * A {@link UserStore} over a Drupal 7 database, reading `users`, `users_roles` and `role`
  * through a pool the app passes in (mysql2 for MariaDB/MySQL, pg for PostgreSQL). The
@@ -67,7 +89,12 @@ function toRecord(row: Row, roles: Record<string, string>): UserRecord {
  *
  * Names match case-insensitively: through the column's collation on MySQL, as Drupal's `=`
  * does, and with `LOWER()` on PostgreSQL, where an exact-case match wins if two accounts
- * differ only in case. The anonymous row (uid 0) is never returned.
+ * differ only in case. The anonymous row (uid 0) is never returned. `nameKey` asks the
+ * server for the same comparison's key (the collation's `WEIGHT_STRING` on MySQL, with the
+ * collation of `users.name` read once from information_schema; `LOWER()` on PostgreSQL), so
+ * the login throttle folds names exactly as this store does: `alıce` and `Alice` share a
+ * count on `utf8mb4_general_ci`, `strasse` and `straße` on `utf8mb4_unicode_ci`. A lookup is
+ * one query, roles included, whether or not it finds an account.
  *
  * It writes only two things: `users.login` and `users.access` on login, and `users.pass`
  * as a compare-and-set on rehash. Every value is a query parameter.
@@ -87,36 +114,56 @@ function toRecord(row: Row, roles: Record<string, string>): UserRecord {
 export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
   const db = drupal7Database(parseOptions(optionsSchema, options, "drupal7UserStore"), "drupal7UserStore");
   const users = db.table("users");
+  // One query whatever it finds, roles included: a name with an account costs what one without does.
+  const withRoles = (from: string, where = "") =>
+    `SELECT u.*, r.rid AS ${ROLE_RID}, r.name AS ${ROLE_NAME} FROM ${from} ` +
+    `LEFT JOIN (${db.table("users_roles")} ur INNER JOIN ${db.table("role")} r ON r.rid = ur.rid) ON ur.uid = u.uid ${where} ORDER BY u.uid, r.rid`;
+  let nameColumn: Promise<NameColumn> | undefined;
 
-  async function withRoles(row: Row | undefined): Promise<UserRecord | null> {
-    if (row === undefined) return null;
-    const rows = await db.select<{ rid: unknown; name: unknown }>(
-      `SELECT r.rid, r.name FROM ${db.table("users_roles")} ur INNER JOIN ${db.table("role")} r ON r.rid = ur.rid WHERE ur.uid = ? ORDER BY r.rid`,
-      [Number(row.uid)],
-    );
-    const roles: Record<string, string> = {};
-    for (const role of rows) roles[String(role.rid)] = drupalString(role.name) ?? "";
-    return toRecord(row, roles);
+  /** How MySQL compares `users.name`: read once, and again after a failed read. */
+  function mysqlNameColumn(): Promise<NameColumn> {
+    nameColumn ??= readNameColumn(db, users).catch((error: unknown) => {
+      nameColumn = undefined;
+      throw error;
+    });
+    return nameColumn;
   }
 
   return {
     async findByName(name) {
       if (name.length === 0) return null;
       if (db.dialect === "mysql") {
-        const rows = await db.select<Row>(`SELECT * FROM ${users} WHERE name = ? AND uid > 0 LIMIT 1`, [name]);
-        return withRoles(rows[0]);
+        // MySQL refuses to compare a 3-byte utf8 column with a character it cannot hold: no account has one.
+        if (THREE_BYTE_UTF8.test((await mysqlNameColumn()).charset) && ASTRAL.test(name)) return null;
+        return recordsOf(await db.select<Row>(withRoles(`${users} u`, "WHERE u.name = ? AND u.uid > 0"), [name]))[0] ?? null;
       }
       // PostgreSQL compares case-sensitively and its unique key does too, so two rows may differ only in case.
-      const rows = await db.select<Row>(`SELECT * FROM ${users} WHERE LOWER(name) = LOWER(?) AND uid > 0 ORDER BY uid LIMIT 10`, [name]);
-      const exact = rows.find((row) => row.name === name);
-      if (exact !== undefined) return withRoles(exact);
+      // No ORDER BY inside: with one, a table without fresh statistics is read in uid order instead of by the LOWER(name) index.
+      const found = recordsOf(await db.select<Row>(withRoles(`(SELECT * FROM ${users} WHERE LOWER(name) = LOWER(?) AND uid > 0 LIMIT 10) u`), [name]));
+      const exact = found.find((user) => user.name === name);
+      if (exact !== undefined) return exact;
       // Ambiguous without an exact match: refuse rather than pick an account.
-      return rows.length === 1 ? withRoles(rows[0]) : null;
+      return found.length === 1 ? found[0]! : null;
+    },
+    async nameKey(name) {
+      if (db.dialect === "postgres") {
+        // The other side of findByName's comparison, computed by the same server.
+        const [row] = await db.select<{ k: string }>("SELECT LOWER(?) AS k", [name]);
+        return row!.k;
+      }
+      // The collation's own weights: equal exactly when the column's `=` says the names are equal.
+      const column = await mysqlNameColumn();
+      const compared = column.padSpace ? withoutTrailingSpaces(name) : name;
+      const [row] = await db.select<{ k: Buffer | string | null }>(
+        `SELECT WEIGHT_STRING(CONVERT(? USING ${column.charset}) COLLATE ${column.collation}) AS k`,
+        [compared],
+      );
+      const weights = row?.k;
+      return Buffer.isBuffer(weights) ? weights.toString("hex") : String(weights ?? "");
     },
     async findById(uid) {
       if (!UID_PATTERN.test(uid)) return null;
-      const rows = await db.select<Row>(`SELECT * FROM ${users} WHERE uid = ?`, [Number(uid)]);
-      return withRoles(rows[0]);
+      return recordsOf(await db.select<Row>(withRoles(`${users} u`, "WHERE u.uid = ?"), [Number(uid)]))[0] ?? null;
     },
     async recordLogin(uid, at) {
       if (!UID_PATTERN.test(uid)) return;
@@ -131,4 +178,11 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
       return changed === 1;
     },
   };
+}
+
+/** `name` without the U+0020s at its end, which a PAD SPACE collation ignores (a loop: a regex would backtrack on inner runs). */
+function withoutTrailingSpaces(name: string): string {
+  let end = name.length;
+  while (end > 0 && name.charCodeAt(end - 1) === 0x20) end -= 1;
+  return name.slice(0, end);
 }

@@ -1,4 +1,4 @@
-import { setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
+import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
 import { unaddressedReporter } from "../login/client-address.js";
 import type { CookieSettings } from "../cookie/options.js";
@@ -96,7 +96,13 @@ export interface SessionChange<T> {
 }
 
 /** What the endpoint works with: its own settings, the trusted origins, and what it needs of the login's and the cookie's. */
-export type EndpointDeps = EndpointSettings & OriginSettings & Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength"> & Pick<CookieSettings, "baseUrl" | "sameSite" | "cookieSecure">;
+export type EndpointDeps = EndpointSettings &
+  OriginSettings &
+  Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength" | "deviceCookies"> &
+  Pick<CookieSettings, "baseUrl" | "sameSite" | "cookieSecure">;
+
+/** The most device cookie values of one login read: a client holds one (a Drupal-era domain copy at most beside it). */
+const DEVICE_COOKIES_READ = 4;
 
 /**
  * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
@@ -179,9 +185,14 @@ export class ServicesEndpoint {
       // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
       // name is "blocked" before anything else is checked, and nothing is counted or hashed.
       if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
-      const { sessid, user } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
+      const devices = this.#options.deviceCookies;
+      const deviceCookies = devices === false ? undefined : readCookies(request.cookieHeader, devices.name).slice(0, DEVICE_COOKIES_READ);
+      const { sessid, user, deviceCookie } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId, deviceCookies });
       const { result, setCookie } = this.#opened(sessid, user, context);
-      return jsonReply(result, cookieHeader(setCookie));
+      // The device cookie goes where the session cookie goes, for as long as it is good; before
+      // it, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
+      const device = devices === false || deviceCookie === undefined ? [] : [setCookieHeader(devices.name, deviceCookie, { ...context.cookie.attributes, maxAge: devices.maxAge }, context.now)];
+      return jsonReply(result, cookieHeader([...device, ...setCookie]));
     });
   }
 

@@ -1,7 +1,7 @@
 import { hkdfSync } from "node:crypto";
 
 /** What a derived key is for: each use has its own, so a value one use hands out is worthless to another. */
-export type KeyPurpose = "csrf token" | "login names";
+export type KeyPurpose = "csrf token" | "login names" | "device cookies";
 
 /**
  * A 256-bit key for one purpose, derived from the app's secret with HKDF-SHA256 (RFC 5869):

@@ -31,11 +31,17 @@ const CHECK_TIMEOUT_MS = 60_000;
  * `maxQueue` tasks waiting takes the place of the newest task of the longest queue, or is
  * refused if its own queue would be the longest. A task still waiting at `maxWait` is refused
  * then, and a check that has not settled after a minute gives its slot back.
+ *
+ * A task run with `priority` (a login with a device cookie of its name: a client that logged
+ * in before) waits in a lane of its own, served first-come first-served before every client's
+ * queue, so a burst from many addresses delays it by the checks running, not the ones waiting.
  */
 export class HashAdmission {
   readonly #options: Readonly<Required<HashingOptions>>;
   /** Each client's waiting tasks, oldest first; the map's order is the rotation. */
   readonly #queues = new Map<string, Waiter[]>();
+  /** Priority tasks waiting, oldest first, each with its client. */
+  readonly #priority: Array<{ readonly client: string; readonly waiter: Waiter }> = [];
   /** Each client's running tasks. */
   readonly #active = new Map<string, number>();
   /** When each client with running or waiting tasks last had one started (a sequence number). */
@@ -62,10 +68,10 @@ export class HashAdmission {
    * first come, first served, never pooled into one client's turn.
    * @throws SessionAuthError `ERR_LOGIN_BUSY` when it would wait too long.
    */
-  async run<T>(from: string | undefined, task: () => Promise<T>): Promise<T> {
+  async run<T>(from: string | undefined, task: () => Promise<T>, priority = false): Promise<T> {
     // A key no address group can be (they are IP addresses and prefixes).
     const client = from ?? `unaddressed ${++this.#unaddressed}`;
-    if (this.#running >= this.#options.concurrency || this.#waiting > 0) await this.#wait(client);
+    if (this.#running >= this.#options.concurrency || this.#waiting > 0) await (priority ? this.#waitFirst(client) : this.#wait(client));
     else this.#start(client);
     const started = performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -108,7 +114,8 @@ export class HashAdmission {
       else if (this.#before(this.#rank(other), rank, !seen)) first += 1;
       else later += 1;
     }
-    const ahead = own + Math.min(this.#waiting - own, first * (own + 1) + later * own);
+    // The priority lane goes first, whatever the rotation.
+    const ahead = this.#priority.length + own + Math.min(this.#waiting - this.#priority.length - own, first * (own + 1) + later * own);
     const wait = (ahead / concurrency + 1) * this.#cost;
     if (wait > maxWait || (this.#waiting >= maxQueue && !this.#shed(own))) return Promise.reject(this.#busy());
     return new Promise<void>((resolve, reject) => {
@@ -127,6 +134,36 @@ export class HashAdmission {
       };
       queue.push(waiter);
       if (queue.length === 1) this.#queues.set(client, queue);
+      this.#waiting += 1;
+    });
+  }
+
+  /** Waits in the priority lane: behind the priority tasks already waiting, ahead of every client queue. */
+  #waitFirst(client: string): Promise<void> {
+    const { concurrency, maxWait, maxQueue } = this.#options;
+    const wait = (this.#priority.length / concurrency + 1) * this.#cost;
+    // A full queue makes room by turning away the newest task of the longest client queue, whatever its length.
+    if (wait > maxWait || (this.#waiting >= maxQueue && !this.#shed(-1))) return Promise.reject(this.#busy());
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        client,
+        waiter: {
+          start: () => {
+            clearTimeout(entry.waiter.timer);
+            resolve();
+          },
+          refuse: () => reject(this.#busy()),
+          timer: setTimeout(() => {
+            const at = this.#priority.indexOf(entry);
+            if (at !== -1) {
+              this.#priority.splice(at, 1);
+              this.#waiting -= 1;
+            }
+            reject(this.#busy());
+          }, maxWait * 1000).unref(),
+        },
+      };
+      this.#priority.push(entry);
       this.#waiting += 1;
     });
   }
@@ -150,7 +187,8 @@ export class HashAdmission {
     let longest: string | undefined;
     let length = own + 1;
     for (const [client, queue] of this.#queues) {
-      if (queue.length > length) [longest, length] = [client, queue.length];
+      // For a priority task (own < 0), the last of equally long queues: the client that came last.
+      if (queue.length > length || (own < 0 && queue.length === length)) [longest, length] = [client, queue.length];
     }
     if (longest === undefined) return false;
     const queue = this.#queues.get(longest)!;
@@ -169,6 +207,13 @@ export class HashAdmission {
    */
   #next(): void {
     if (this.#running >= this.#options.concurrency || this.#waiting === 0) return;
+    const first = this.#priority.shift();
+    if (first !== undefined) {
+      this.#waiting -= 1;
+      this.#start(first.client);
+      first.waiter.start();
+      return;
+    }
     let chosen = "";
     let best: readonly [number, number] = [Infinity, Infinity];
     for (const client of this.#queues.keys()) {

@@ -3,6 +3,7 @@ import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
 import { addressGroup, plainAddress } from "./client-address.js";
+import { DeviceCookies } from "./device-cookie.js";
 import { loginNameHasher } from "./login-name.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "./options.js";
@@ -18,12 +19,16 @@ export interface LoginAttempt {
   readonly now: number;
   /** The request's id, for the audit events. */
   readonly requestId?: string | undefined;
+  /** The values of the device cookie the request carried (see `deviceCookies`), if any. */
+  readonly deviceCookies?: readonly string[] | undefined;
 }
 
 /** A successful login: the new session's id and the user. */
 export interface LoginResult {
   readonly sessid: string;
   readonly user: UserRecord;
+  /** A new device cookie value for the client, when device cookies are on and the password was checked here. */
+  readonly deviceCookie?: string;
 }
 
 /** The most cost classes of hash kept as samples (see {@link Authenticator}). */
@@ -44,12 +49,17 @@ interface Checked {
 }
 
 /**
- * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: blocked
- * check, flood control, password check, then a new session.
+ * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: flood
+ * control, blocked check, password check, then a new session. Unlike Services, flood control
+ * comes before the account is looked up, so a refused request costs the user store nothing
+ * and its answer cannot depend on the account (a blocked account over a limit is answered
+ * as throttled, not with the 403).
  *
  * Under concurrency: an attempt is counted (reserved) before its password is checked, and
  * refused at once when over a limit, so a burst costs no more checks than the limits allow.
  * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
+ * With `deviceCookies` on, a login that carries a device cookie of its name (set by an
+ * earlier success) is counted against that cookie alone and checked ahead of the queue.
  *
  * Equal cost: every failed login that reaches a check does the same work whatever the
  * account: one verification against a hash of each cost class met (the hasher's
@@ -73,6 +83,7 @@ export class Authenticator {
   readonly #throttle: LoginThrottle | undefined;
   readonly #admission: HashAdmission;
   readonly #hashName: (name: string) => string;
+  readonly #devices: DeviceCookies | undefined;
   /** Cost class → a hash of that class and what checking it costs (ms), checked on every failed login that did not check its own. */
   readonly #samples = new Map<string, { readonly hash: string; readonly ms: number }>();
   #dummyHash: Promise<string> | undefined;
@@ -95,6 +106,7 @@ export class Authenticator {
     this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle);
     this.#admission = new HashAdmission(options.hashing);
     this.#hashName = loginNameHasher(options.nameKey);
+    this.#devices = options.deviceCookies === false ? undefined : new DeviceCookies(options.deviceCookies.key, options.deviceCookies.maxAge);
     // Made now, so the first unknown-name login costs no more than any other. Not through
     // the queue: a check that holds a slot waits for it.
     this.#dummy().catch(() => undefined);
@@ -158,26 +170,33 @@ export class Authenticator {
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
     const { name, password, oversized } = credentials;
+    // Counters and events name a login by a keyed hash of the user store's key for the name:
+    // the name's alone, made before any lookup, so a refusal never depends on whether the
+    // account exists, and one the address's limit makes never reaches the user store.
+    let nameHash: Promise<string> | undefined;
+    const hashOf = (): Promise<string> => (nameHash ??= this.#nameHash(name));
+    // A device cookie (signed here, still good) lets its holder skip the address's and account's counts for its own name.
+    const device = attempt.deviceCookies === undefined ? undefined : this.#devices?.read(attempt.deviceCookies, attempt.now);
+    const reservation = await this.#throttle?.reserve(address, async () => ({ nameHash: await hashOf() }), device);
+    if (reservation !== undefined && reservation.flood !== null) {
+      const who = reservation.flood === "user" ? { nameHash: await hashOf() } : {};
+      this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
+      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+    }
+    const hashed = await hashOf();
+    const trusted = device !== undefined && device.nameHash === hashed;
     // An over-long name names no account (nothing that long can be stored); an over-long
     // password is looked up, so that it counts against the account like any wrong one.
     const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#users.findByName(name);
-    // Counters name a login by a keyed hash of a name (the account's own, when the name found
-    // one, so that every spelling the user store resolves shares one count); audit events
-    // name an account by uid. A password typed into the name field lands in neither.
-    const nameHash = this.#hashName((user?.name ?? name).slice(0, this.#options.maxNameLength));
-    const who = user === null ? { nameHash } : { uid: user.uid };
+    // Audit events name an account by uid; a password typed into the name field is in none.
+    const who = user === null ? { nameHash: hashed } : { uid: user.uid };
 
-    // Services refuses a blocked account before flood control and without hashing. The 403
+    // Services refuses a blocked account without hashing, and without counting it. The 403
     // tells the caller the account exists; "generic" hides that behind the usual 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
+      await reservation?.release();
       this.#emit({ type: "login.failure", reason: "blocked", ...who, ip }, requestId);
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
-    }
-
-    const reservation = await this.#throttle?.reserve(address, { nameHash });
-    if (reservation !== undefined && reservation.flood !== null) {
-      this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
-      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
     }
 
     // Refused on the input alone, with no hashing: an over-long password cannot buy CPU time,
@@ -185,7 +204,7 @@ export class Authenticator {
     // depends on the input only, never on the account, and still counts as a failure, as in
     // Drupal.
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
-    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId);
+    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId, trusted);
     if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
       this.#emit({ type: "login.failure", reason, ...who, ip }, requestId);
@@ -194,7 +213,8 @@ export class Authenticator {
 
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
-    return this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
+    const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
+    return this.#devices === undefined ? opened : { ...opened, deviceCookie: this.#devices.issue(hashed, attempt.now) };
   }
 
   /**
@@ -207,10 +227,16 @@ export class Authenticator {
     return { sessid, user: { ...user, login: client.now } };
   }
 
+  /** The keyed hash of the user store's key for `name` (see `UserStore.nameKey`), cut as an over-long name is. */
+  async #nameHash(name: string): Promise<string> {
+    const cut = name.slice(0, this.#options.maxNameLength);
+    return this.#hashName(this.#users.nameKey === undefined ? cut : await this.#users.nameKey(cut));
+  }
+
   /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
-  async #admitted(address: string | undefined, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined): Promise<Checked> {
+  async #admitted(address: string | undefined, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined, first: boolean): Promise<Checked> {
     try {
-      return await this.#admission.run(address, check);
+      return await this.#admission.run(address, check, first);
     } catch (error) {
       if (isSessionAuthError(error) && error.code === "ERR_LOGIN_BUSY") {
         await reservation?.release();

@@ -24,8 +24,10 @@ export function normaliseLoginName(name: string): string {
 
 /**
  * The keyed hash that stands for a login name wherever it is kept (throttle keys, audit
- * events): 128 bits of `HMAC-SHA256(key, normalised name)`, base64url. Someone may type a
- * password into the name field; its hash cannot be reversed or looked up without the key.
+ * events): 128 bits of `HMAC-SHA256(key, normalised name)`, base64url. It is given the user
+ * store's key for the name (`UserStore.nameKey`) where the store has one, else the name; the
+ * normalisation on top only ever joins keys, never splits one. Someone may type a password
+ * into the name field; its hash cannot be reversed or looked up without the key.
  *
  * @example
  * ```ts

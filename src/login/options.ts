@@ -44,6 +44,40 @@ export interface LoginOptions {
   ipv6Prefix?: number;
   /** Admission control for password checks. @default see {@link HashingOptions} */
   hashing?: HashingOptions;
+  /**
+   * Device cookies against lockout abuse (OWASP's "device cookies"): after a successful
+   * login, the reply also sets a signed cookie naming the account (by the keyed hash of its
+   * name, never the name). A later login that carries it for the same name is counted
+   * against that cookie alone, with the account's limit (`throttle.userLimit` per
+   * `userWindow`), not against its address or the account, so others' failures, from its
+   * own network or anywhere, cannot lock its holder out; and it goes ahead of other clients
+   * in the hashing queue. A holder's own failures use up its cookie, not the account.
+   * `true` for the defaults of {@link DeviceCookieOptions}. Off by default because it adds a
+   * second `Set-Cookie` to the login reply, which Drupal never sent: a client written for
+   * Drupal that reads one `Set-Cookie` header to find its session (Java's
+   * `HttpURLConnection.getHeaderField` and OkHttp's `header()` read the last, other code the
+   * first) could pick up the wrong cookie. Turn it on once your clients keep cookies in a jar
+   * (browsers, jDrupal, DrupalGap, OkHttp with a `CookieJar`, `NSHTTPCookieStorage`); they then
+   * get it with no change. The device cookie is set before the session cookie, which stays last.
+   * @default off: the login reply sets Drupal's cookies only
+   */
+  deviceCookies?: boolean | DeviceCookieOptions;
+}
+
+/**
+ * The device cookie (see {@link LoginOptions.deviceCookies}): `HttpOnly`, with the session
+ * cookie's `Domain`, `Secure` and `SameSite`.
+ *
+ * @example
+ * ```ts
+ * createSessionAuthRouter({ ...options, deviceCookies: { name: "app_device", maxAge: 30 * 86_400 } });
+ * ```
+ */
+export interface DeviceCookieOptions {
+  /** @default "ssa_device" */
+  name?: string;
+  /** How long a device cookie is good for, in seconds; each successful login sets a new one. @default 7776000 (90 days) */
+  maxAge?: number;
 }
 
 /**
@@ -119,6 +153,7 @@ export const LOGIN_DEFAULTS = Object.freeze({
   maxNameLength: 255,
   ipv6Prefix: 64,
   hashing: Object.freeze({ maxWait: 5, maxQueue: 1000 }),
+  deviceCookies: Object.freeze({ name: "ssa_device", maxAge: 7_776_000 }),
 } as const);
 
 const count = z.number().int().positive();
@@ -151,6 +186,19 @@ export const loginShape = {
       maxQueue: count.optional(),
     })
     .optional(),
+  deviceCookies: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        // A cookie-name token (RFC 6265), so the header can carry it as given.
+        name: z
+          .string()
+          .regex(/^[\w!#$%&'*+\-.^`|~]{1,64}$/, "must be a cookie name: letters, digits and !#$%&'*+-.^_`|~")
+          .optional(),
+        maxAge: count.optional(),
+      }),
+    ])
+    .optional(),
 };
 
 /** What the login path ({@link Authenticator}) works with: its options completed. */
@@ -164,10 +212,13 @@ export interface LoginSettings {
   readonly hashing: Readonly<Required<HashingOptions>>;
   /** The key of the keyed hash that stands for a login name in throttle keys and audit events. */
   readonly nameKey: Buffer;
+  /** The device cookie and the key that signs it, or `false` when device cookies are off. */
+  readonly deviceCookies: (Readonly<Required<DeviceCookieOptions>> & { readonly key: Buffer }) | false;
 }
 
-/** Completes checked {@link LoginOptions}; the name key is derived from the secret by the caller. */
-export function loginSettings(input: z.output<z.ZodObject<typeof loginShape>>, nameKey: Buffer): LoginSettings {
+/** Completes checked {@link LoginOptions}; the name and device keys are derived from the secret by the caller. */
+export function loginSettings(input: z.output<z.ZodObject<typeof loginShape>>, nameKey: Buffer, deviceKey: Buffer): LoginSettings {
+  const devices = input.deviceCookies;
   return Object.freeze({
     hasher: input.hasher ?? scryptHasher(),
     throttle: input.throttle === false ? false : Object.freeze({ ...LOGIN_DEFAULTS.throttle, ...input.throttle }),
@@ -181,6 +232,10 @@ export function loginSettings(input: z.output<z.ZodObject<typeof loginShape>>, n
       maxQueue: input.hashing?.maxQueue ?? LOGIN_DEFAULTS.hashing.maxQueue,
     }),
     nameKey,
+    deviceCookies:
+      devices === undefined || devices === false
+        ? false
+        : Object.freeze({ ...LOGIN_DEFAULTS.deviceCookies, ...(devices === true ? {} : devices), key: deviceKey }),
   });
 }
 

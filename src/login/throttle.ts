@@ -1,4 +1,5 @@
 import type { CounterStore } from "../types.js";
+import type { DeviceToken } from "./device-cookie.js";
 import type { ThrottleOptions } from "./options.js";
 
 /** Which flood a login attempt ran into, if any. */
@@ -16,11 +17,10 @@ export function floodOf(ipCount: number, accountCount: number, limits: Required<
 }
 
 /**
- * Whom an attempt counts against: a keyed hash of a login name. For a name that matched an
- * account it is the hash of the account's stored name, so that every spelling the user store
- * resolves to that account shares one count; for any other name, the hash of the name as
- * given. Both are normalised the same way (see normaliseLoginName), so the counts cannot tell
- * a name with an account from one without.
+ * Whom an attempt counts against: a keyed hash of the user store's key for the login name
+ * (see `UserStore.nameKey`), made from the name alone before any lookup. Every spelling the
+ * store matches to one account has one key, so they share one count; and since nothing about
+ * the account goes into it, the counts cannot tell a name with an account from one without.
  */
 export interface LoginSubject {
   readonly nameHash: string;
@@ -29,6 +29,8 @@ export interface LoginSubject {
 /** An attempt counted before its password is checked. */
 export interface Reservation {
   readonly flood: Flood;
+  /** Counted against a device cookie of the name (see {@link LoginThrottle.reserve}), not its address or account. */
+  readonly device: boolean;
   /** The attempt is not to count after all (it was never checked): give its counts back. */
   release(): Promise<void>;
   /** The password was right: the account's failures are forgotten, and the attempt is not an IP failure. */
@@ -62,21 +64,38 @@ export class LoginThrottle {
   }
 
   /**
-   * Counts an attempt from `address` (a client address group) against `subject`, and says
-   * which flood it met. Without an address (see addressGroup) there is no address to limit
-   * and the account is counted alone, as with `perAccountOnly`: one shared count would let
-   * any client's failures lock every user out.
+   * Counts an attempt from `address` (a client address group) against its subject, and says
+   * which flood it met. `subject` is asked for only when the address is within its limit: an
+   * attempt the address's limit refuses costs the user store nothing. Without an address (see
+   * addressGroup) there is no address to limit and the account is counted alone, as with
+   * `perAccountOnly`: one shared count would let any client's failures lock every user out.
+   *
+   * An attempt that carries a device cookie of the same name (`device`, already checked) is
+   * counted against that cookie alone, with the account's limit: its holder logged in before,
+   * and keeps its own budget however many failures others cause on its address or account.
    */
-  async reserve(address: string | undefined, subject: LoginSubject): Promise<Reservation> {
-    if (address === undefined) return this.#reserveAccount(`user:${subject.nameHash}`);
+  async reserve(address: string | undefined, subject: () => Promise<LoginSubject>, device?: DeviceToken): Promise<Reservation> {
     const counters = this.#counters;
+    if (device !== undefined && (await subject()).nameHash === device.nameHash) {
+      const key = `device:${device.nonce}`;
+      const count = await counters.increment(key, this.#limits.userWindow);
+      return {
+        flood: count > this.#limits.userLimit ? "user" : null,
+        device: true,
+        release: () => counters.decrement(key),
+        succeed: () => counters.delete(key),
+      };
+    }
+    if (address === undefined) return this.#reserveAccount(`user:${(await subject()).nameHash}`);
     const ip = `ip:${address}`;
-    // Both kinds of account share the `user` namespace, so a store that must evict treats them alike.
-    const account = this.#limits.perAccountOnly ? `user:${subject.nameHash}` : `user:${subject.nameHash}-${address}`;
     const ipCount = await counters.increment(ip, this.#limits.ipWindow);
-    if (ipCount > this.#limits.ipLimit) return { flood: "ip", release: () => counters.decrement(ip), succeed: () => counters.decrement(ip) };
+    if (ipCount > this.#limits.ipLimit) return { flood: "ip", device: false, release: () => counters.decrement(ip), succeed: () => counters.decrement(ip) };
+    let account: string;
     let accountCount: number;
     try {
+      const { nameHash } = await subject();
+      // Both kinds of account share the `user` namespace, so a store that must evict treats them alike.
+      account = this.#limits.perAccountOnly ? `user:${nameHash}` : `user:${nameHash}-${address}`;
       accountCount = await counters.increment(account, this.#limits.userWindow);
     } catch (error) {
       // No half-counted attempt: give the address's count back, then fail.
@@ -85,6 +104,7 @@ export class LoginThrottle {
     }
     return {
       flood: floodOf(ipCount, accountCount, this.#limits),
+      device: false,
       release: async () => {
         await Promise.all([counters.decrement(ip), counters.decrement(account)]);
       },
@@ -100,6 +120,7 @@ export class LoginThrottle {
     const accountCount = await counters.increment(account, this.#limits.userWindow);
     return {
       flood: floodOf(0, accountCount, this.#limits),
+      device: false,
       release: () => counters.decrement(account),
       succeed: () => counters.delete(account),
     };

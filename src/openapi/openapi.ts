@@ -82,8 +82,9 @@ export interface OpenApiOptions {
    * The options object given to `createSessionAuthRouter` (the stores in it are not touched),
    * checked by the same rules: the login limits, `loginApiVersion`, `logoutApiVersion`,
    * `blockedAccountResponse`, `throttle`, `parsers`, `endpoint`, `endpointName`,
-   * `clearSiteData` and the cookie options (`sessionName`, `baseUrl`, `cookieDomain`,
-   * `cookieSecure`, `sameSite`) shape the document as they shape the wire.
+   * `clearSiteData`, `deviceCookies`, `trustedOrigins`, `cors` and the cookie options
+   * (`sessionName`, `baseUrl`, `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as
+   * they shape the wire.
    * @default the defaults of `createSessionAuthRouter`
    */
   readonly auth?: Partial<SessionAuthOptions>;
@@ -128,6 +129,7 @@ const DOCUMENTED_OPTIONS = [
   "maxNameLength",
   "trustedOrigins",
   "cors",
+  "deviceCookies",
 ] as const satisfies readonly (keyof typeof optionShape)[];
 
 function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
@@ -248,6 +250,11 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
   const cors = auth.cors !== false && (auth.trustedOrigins ?? []).length > 0;
+  const devices = auth.deviceCookies === undefined || auth.deviceCookies === false ? undefined : { ...DEFAULTS.deviceCookies, ...(auth.deviceCookies === true ? {} : auth.deviceCookies) };
+  const deviceCookie =
+    devices === undefined
+      ? ""
+      : ` Then the device cookie, \`${devices.name}=<signed token>; expires=…; Max-Age=${devices.maxAge}\` with the same attributes: a later login to the same account that carries it has a failure budget of its own, whatever others did from its address or to the account, and goes ahead of other clients' password checks.`;
 
   const cookieName =
     auth.sessionName ??
@@ -283,7 +290,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       loginCodes,
       {
         description: "Logged in.",
-        headers: { "Set-Cookie": stringHeader(`The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.`) },
+        headers: { "Set-Cookie": stringHeader(`The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.${deviceCookie}`) },
         content: json(ref("LoginReply")),
       },
       { requestBody: { required: true, content: bodyTypes(ref("LoginBody")) } },

@@ -104,7 +104,7 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     onEvent: parsed.onEvent,
     cookie,
     sessions: sessionSettings(parsed, cookie, csrfToken),
-    login: loginSettings(parsed, nameKey),
+    login: loginSettings(parsed, nameKey, deriveKey(parsed.secret ?? csrfToken("services-session-auth; device cookies"), "device cookies")),
     origins,
     cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),

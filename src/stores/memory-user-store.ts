@@ -165,6 +165,9 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       const uid = byName.get(name.toLowerCase());
       return uid === undefined ? null : (byId.get(uid) ?? null);
     },
+    async nameKey(name) {
+      return name.toLowerCase();
+    },
     async findById(uid) {
       // Every protected request asks: once the start-up hashes are in, it costs no extra await.
       if (!hashed) await ready;

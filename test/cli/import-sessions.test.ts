@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import express from "express";
 import { createClient } from "redis";
 import request from "supertest";
@@ -101,13 +104,27 @@ describeEachDrupalDb("services-session-auth drupal7 import-sessions", (db) => {
     expect(await db().run(`SELECT sid FROM ${db().table("sessions")}`)).toHaveLength(4);
   });
 
+  it("reads the URLs from files named by an option or a variable", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ssa-cli-"));
+    try {
+      await writeFile(join(dir, "db"), `${db().url}\n`, { mode: 0o600 });
+      await writeFile(join(dir, "redis"), url, { mode: 0o600 });
+      const run = await runCli(["drupal7", "import-sessions", "--redis-prefix", prefix, "--database-url-file", join(dir, "db"), "--dry-run"], { REDIS_URL_FILE: join(dir, "redis") });
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(run.stdout).toMatch(/^Dry run: would import 2 sessions/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("fails with the message alone, never the password or a stack", async () => {
     const wrong = new URL(db().url);
     wrong.username = "nobody";
     wrong.password = "hunter2-s3cret";
     const run = await runCli(args().map((arg) => (arg === db().url ? wrong.href : arg)));
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^services-session-auth: .+\n$/);
+    // The password was on the command line: taken, with a warning first.
+    expect(run.stderr).toMatch(/^services-session-auth: warning: the password in --database shows in ps.+\nservices-session-auth: .+\n$/);
     expect(run.stderr).not.toContain("hunter2-s3cret");
     expect(await keys()).toEqual([]);
   });

@@ -4,9 +4,11 @@ import { memoryCounterStore, type CounterStore, type PasswordHasher } from "serv
 import { redisCounterStore } from "services-session-auth/redis";
 import { floodOf } from "../../src/login/throttle.js";
 import { listen, postJson, type Reply } from "../helpers/clients.js";
-import { createTestApp, fastHasher, statusText } from "../helpers/app.js";
+import { createTestApp, fastHasher, statusText, USERS } from "../helpers/app.js";
 import { fakeClock } from "../helpers/doubles.js";
 import { redisUrl, uniquePrefix } from "../stores/redis-helpers.js";
+
+const USERS_WITH_ALICE = [...USERS, { uid: "21", name: "alice", password: "alice-password" }, { uid: "22", name: "alice2", password: "alice-password" }];
 
 const limits = { ipLimit: 50, ipWindow: 3600, userLimit: 5, userWindow: 21_600, perAccountOnly: false };
 const LOGIN = "/services/json/user/login";
@@ -52,7 +54,10 @@ describe("login throttling", () => {
     expect(blocked.status).toBe(406);
     expect(statusText(blocked)).toBe("Not Acceptable : Account is temporarily blocked.");
     expect(blocked.text).toBe('["Account is temporarily blocked."]');
-    expect(events.some((e) => e.type === "login.throttled" && e.scope === "user" && e.uid === "14")).toBe(true);
+    // Refused before the account was looked up: the event names the name's hash, never the uid.
+    const throttled = events.find((e) => e.type === "login.throttled");
+    expect(throttled).toMatchObject({ scope: "user", nameHash: expect.any(String) });
+    expect(throttled).not.toHaveProperty("uid");
     // Another account from the same IP is not affected.
     expect((await agent.post(LOGIN).send({ username: "admin", password: "admin-password" })).status).toBe(200);
   });
@@ -177,6 +182,26 @@ describe("login throttling: no enumeration", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("login throttling: keys of the user store's matching", () => {
+  it("answers a variant spelling of a real account as it answers one of a made-up name (issue 21's reproduction, memory store)", async () => {
+    const { agent } = createTestApp({}, [...USERS_WITH_ALICE]);
+    const sixth: Record<string, Reply["status"]> = {};
+    const texts: string[] = [];
+    for (const [name, variant] of [["alice", "ALICE"], ["nobodie", "NOBODIE"], ["alice2", "alıce2"], ["nobodie2", "nobodıe2"]] as const) {
+      for (let i = 0; i < 5; i += 1) expect((await agent.post(LOGIN).send({ username: name, password: "" })).status).toBe(401);
+      const res = await agent.post(LOGIN).send({ username: variant, password: "" });
+      sixth[variant] = res.status;
+      texts.push(res.text);
+    }
+    // The store folds case: one count for both spellings, with an account or without.
+    expect([sixth.ALICE, sixth.NOBODIE]).toEqual([406, 406]);
+    // It does not fold a dotless i: a fresh count, with an account or without.
+    expect([sixth["alıce2"], sixth["nobodıe2"]]).toEqual([401, 401]);
+    expect(texts[0]).toBe(texts[1]);
+    expect(texts[2]).toBe(texts[3]);
   });
 });
 

@@ -199,6 +199,9 @@ describe("openApiDocument", () => {
       ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses["200"] as { headers: { "Set-Cookie": { description: string } } }).headers["Set-Cookie"].description;
     expect(setCookie({})).toContain("no `SameSite`");
     expect(setCookie({ auth: { sameSite: "strict", cookieSecure: "always", cookieDomain: ".example.com" } })).toMatch(/`domain` from `\.example\.com`.*`secure` always.*`SameSite=Strict`/);
+    expect(setCookie({})).not.toContain("device cookie");
+    expect(setCookie({ auth: { deviceCookies: true } })).toContain("`ssa_device=<signed token>; expires=…; Max-Age=7776000`");
+    expect(setCookie({ auth: { deviceCookies: { name: "app_device", maxAge: 60 } } })).toContain("`app_device=<signed token>; expires=…; Max-Age=60`");
     const logoutBody = (auth: Parameters<typeof openApiDocument>[0]) =>
       JSON.stringify(((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { content: unknown }).content);
     expect(logoutBody({})).toContain("LogoutReply\"");

@@ -1,0 +1,170 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type request from "supertest";
+import { DeviceCookies } from "../../src/login/device-cookie.js";
+import type { PasswordHasher } from "services-session-auth";
+import { createTestApp, fastHasher, setCookies, USERS } from "../helpers/app.js";
+import { listen, postJson } from "../helpers/clients.js";
+import { fakeClock } from "../helpers/doubles.js";
+
+const LOGIN = "/services/json/user/login";
+const HOME = "198.51.100.7";
+
+/** An app that takes the client address from X-Forwarded-For, with device cookies on. */
+function deviceApp(overrides: Parameters<typeof createTestApp>[0] = {}) {
+  return createTestApp({ deviceCookies: true, ...overrides }, USERS, (app) => app.set("trust proxy", true));
+}
+
+type App = ReturnType<typeof deviceApp>;
+
+function post(test: App, from: string, body: { username: string; password: string }, cookie?: string): request.Test {
+  const req = test.agent.post(LOGIN).set("X-Forwarded-For", from);
+  return (cookie === undefined ? req : req.set("Cookie", cookie)).send(body);
+}
+
+/** The `ssa_device=…` pair a login reply set, ready for a Cookie header. */
+function deviceCookieOf(res: request.Response): string {
+  const header = setCookies(res).find((value) => value.startsWith("ssa_device="));
+  if (header === undefined) throw new Error(`no device cookie in ${JSON.stringify(setCookies(res))}`);
+  return header.slice(0, header.indexOf(";"));
+}
+
+describe("device cookies", () => {
+  let clock: ReturnType<typeof fakeClock>;
+  beforeEach(() => {
+    clock = fakeClock();
+  });
+  afterEach(() => {
+    clock.restore();
+  });
+
+  it("are set by a successful login only, HttpOnly, for 90 days, before the session cookie (which stays last); never when off", async () => {
+    const test = deviceApp();
+    const ok = await post(test, HOME, { username: "demo", password: "demo-password" });
+    expect(ok.status).toBe(200);
+    const [device, session] = setCookies(ok);
+    expect(session).toMatch(/^SESS\w+=/);
+    expect(device).toMatch(/^ssa_device=[\w-]{22}\.\d+\.[\w-]{22}\.[\w-]{43}; expires=.+; Max-Age=7776000; path=\/; HttpOnly$/);
+    expect(device).not.toContain("demo");
+    expect(setCookies(await post(test, HOME, { username: "demo", password: "wrong" }))).toEqual([]);
+    const off = createTestApp();
+    expect(setCookies(await off.agent.post(LOGIN).send({ username: "demo", password: "demo-password" })).map((c) => c.split("=")[0])).toEqual([
+      setCookies(ok).at(-1)!.split("=")[0],
+    ]);
+  });
+
+  it("let their holder in when others have locked its address", async () => {
+    const test = deviceApp({ throttle: { ipLimit: 3 } });
+    const device = deviceCookieOf(await post(test, HOME, { username: "demo", password: "demo-password" }));
+    // Others behind the same address (a NAT) use up its budget.
+    for (const name of ["a", "b", "c"]) await post(test, HOME, { username: name, password: "x" });
+    const stranger = await post(test, HOME, { username: "demo", password: "demo-password" });
+    expect([stranger.status, stranger.text]).toEqual([406, '["This IP address is temporarily blocked."]']);
+    const holder = await post(test, HOME, { username: "demo", password: "demo-password" }, device);
+    expect(holder.status).toBe(200);
+    // The holder's cookie is for demo only: another name from the address is still refused.
+    expect((await post(test, HOME, { username: "admin", password: "admin-password" }, device)).status).toBe(406);
+  });
+
+  it("let their holder in when others have locked its account", async () => {
+    const test = deviceApp({ throttle: { perAccountOnly: true } });
+    const device = deviceCookieOf(await post(test, HOME, { username: "demo", password: "demo-password" }));
+    for (let i = 0; i < 5; i += 1) await post(test, `203.0.113.${i}`, { username: "demo", password: `guess-${i}` });
+    expect((await post(test, "192.0.2.1", { username: "demo", password: "demo-password" })).status).toBe(406);
+    // Any spelling of the name that the store matches to the account: the key, not the text, is checked.
+    const res = await post(test, HOME, { username: "DEMO", password: "demo-password" }, device);
+    expect(res.status).toBe(200);
+    // A new cookie at each login: the next one works as well.
+    expect((await post(test, HOME, { username: "demo", password: "demo-password" }, deviceCookieOf(res))).status).toBe(200);
+  });
+
+  it("give their holder a budget of its own, the account's limit, which its failures use up", async () => {
+    const test = deviceApp({ throttle: { perAccountOnly: true } });
+    const device = deviceCookieOf(await post(test, HOME, { username: "demo", password: "demo-password" }));
+    for (let i = 0; i < 5; i += 1) expect((await post(test, HOME, { username: "demo", password: `wrong-${i}` }, device)).status).toBe(401);
+    const spent = await post(test, HOME, { username: "demo", password: "demo-password" }, device);
+    expect([spent.status, spent.text]).toEqual([406, '["Account is temporarily blocked."]']);
+    // The holder's failures were its own: the account is not locked for anyone else.
+    expect((await post(test, "192.0.2.1", { username: "demo", password: "demo-password" })).status).toBe(200);
+  });
+
+  it("are ignored when altered, expired, or signed with another secret", async () => {
+    const test = deviceApp({ throttle: { perAccountOnly: true, userLimit: 1 } });
+    const device = deviceCookieOf(await post(test, HOME, { username: "demo", password: "demo-password" }));
+    await post(test, "203.0.113.1", { username: "demo", password: "guess" });
+    const value = device.slice("ssa_device=".length);
+    const altered = `ssa_device=${value.slice(0, -1)}${value.endsWith("A") ? "B" : "A"}`;
+    const other = deviceCookieOf(await post(deviceApp({ secret: "another-secret-0123456789-abcdefghijklmnop" }), HOME, { username: "demo", password: "demo-password" }));
+    for (const cookie of [altered, other, "ssa_device=junk", `ssa_device=${value}.x`]) {
+      expect([cookie, (await post(test, HOME, { username: "demo", password: "demo-password" }, cookie)).status]).toEqual([cookie, 406]);
+    }
+    expect((await post(test, HOME, { username: "demo", password: "demo-password" }, device)).status).toBe(200);
+    clock.advance(7_776_000);
+    // Long after, the account locked again by others: the cookie has expired.
+    await post(test, "203.0.113.1", { username: "demo", password: "guess" });
+    expect((await post(test, HOME, { username: "demo", password: "demo-password" }, device)).status).toBe(406);
+  });
+
+  it("take their name and lifetime from the options", async () => {
+    const test = deviceApp({ deviceCookies: { name: "app_device", maxAge: 3600 } });
+    const res = await post(test, HOME, { username: "demo", password: "demo-password" });
+    expect(setCookies(res)[0]).toMatch(/^app_device=[^;]+; expires=.+; Max-Age=3600; path=\/; HttpOnly$/);
+    expect(() => createTestApp({ deviceCookies: { name: "a b" } })).toThrow(TypeError);
+  });
+});
+
+describe("DeviceCookies", () => {
+  const key = Buffer.alloc(32, 7);
+  const nameHash = "A".repeat(22);
+
+  it("reads back what it issued while it is good, and the first good one of several", () => {
+    const devices = new DeviceCookies(key, 100);
+    const value = devices.issue(nameHash, 1000);
+    expect(devices.read([value], 1099)).toEqual({ nameHash, nonce: value.split(".")[2] });
+    expect(devices.read([value], 1100)).toBeUndefined();
+    expect(devices.read(["junk", value], 1050)?.nameHash).toBe(nameHash);
+    // Issued too far in the future (another instance's clock is not that far off).
+    expect(devices.read([devices.issue(nameHash, 2000)], 1000)).toBeUndefined();
+    expect(new DeviceCookies(Buffer.alloc(32, 8), 100).read([value], 1001)).toBeUndefined();
+  });
+});
+
+describe("device cookies under a many-address burst", () => {
+  it("put their holder's check ahead of every address's waiting logins", async () => {
+    // Each check takes 20 ms and one runs at a time, so 30 waiting logins are 600 ms of queue.
+    const verified: string[] = [];
+    const slow: PasswordHasher = {
+      ...fastHasher,
+      verify: async (hash, password) => {
+        verified.push(password);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return fastHasher.verify(hash, password);
+      },
+    };
+    const test = createTestApp({ deviceCookies: true, hasher: slow, hashing: { concurrency: 1, maxWait: 30 } });
+    const server = await listen(test.app);
+    try {
+      const home = "127.0.0.2";
+      const first = await postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: home });
+      const cookie = (first.headers["set-cookie"] as string[]).find((value) => value.startsWith("ssa_device="))!.split(";")[0]!;
+      await test.userStore.ready;
+      const startedAt = performance.now();
+      const unloaded = await postJson(server.port, LOGIN, { username: "admin", password: "admin-password" }, { from: "127.0.0.3" });
+      const unloadedMs = performance.now() - startedAt;
+      expect(unloaded.status).toBe(200);
+      verified.length = 0;
+      const burst = Array.from({ length: 30 }, (_, i) => postJson(server.port, LOGIN, { username: `name-${i}`, password: `guess-${i}` }, { from: `127.0.1.${i + 1}` }));
+      // Let the burst arrive and queue first.
+      while (verified.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const sent = performance.now();
+      const holder = await postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: home, headers: { Cookie: cookie } });
+      const holderMs = holder.at - sent;
+      expect(holder.status).toBe(200);
+      // Checked right after the check running when it came (and the sample checks of that failure).
+      expect(verified.indexOf("demo-password")).toBeLessThanOrEqual(3);
+      expect(holderMs).toBeLessThan(4 * unloadedMs + 100);
+      await Promise.all(burst);
+    } finally {
+      await server.close();
+    }
+  });
+});
