@@ -9,6 +9,9 @@
  * - 60 addresses: the same with 120 bogus logins, two from each of 60 addresses. Here the
  *   server is out of checks for everyone, so the real login may be told to come back
  *   (503 + Retry-After): its first answer, and the time until it is in when it retries as told;
+ * - 240 addresses, with device cookies on: a returning user, who logged in from its device
+ *   before the attack, logs in with its device cookie during 480 bogus logins, two from each
+ *   of 240 addresses; its time against the unloaded login (target: within 4×);
  * - failed-login timing on a site half-way through a Drupal 7 migration: an unknown name, an
  *   account still on `$S$D` and one already on scrypt, alternated; their medians and ratios.
  */
@@ -23,20 +26,23 @@ interface Answer {
   readonly status: number;
   readonly ms: number;
   readonly retryAfter: number | undefined;
+  readonly setCookie: readonly string[];
 }
 
-/** One JSON login from `from`, on a connection of its own. */
-function post(server: BenchServer, body: unknown, from: string): Promise<Answer> {
+/** One JSON login from `from`, on a connection of its own, with a `Cookie` header if given. */
+function post(server: BenchServer, body: unknown, from: string, cookie?: string): Promise<Answer> {
   const payload = Buffer.from(JSON.stringify(body));
   const started = performance.now();
+  const headers: Record<string, string> = { "Content-Type": "application/json", "Content-Length": String(payload.length) };
+  if (cookie !== undefined) headers.Cookie = cookie;
   return new Promise((done, fail) => {
     const req = request(
-      { host: "127.0.0.1", port: server.port, path: LOGIN, method: "POST", localAddress: from, agent: false, headers: { "Content-Type": "application/json", "Content-Length": String(payload.length) } },
+      { host: "127.0.0.1", port: server.port, path: LOGIN, method: "POST", localAddress: from, agent: false, headers },
       (res) => {
         res.resume();
         res.on("end", () => {
           const retryAfter = res.headers["retry-after"];
-          done({ status: res.statusCode ?? 0, ms: performance.now() - started, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter) });
+          done({ status: res.statusCode ?? 0, ms: performance.now() - started, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter), setCookie: res.headers["set-cookie"] ?? [] });
         });
       },
     );
@@ -54,13 +60,13 @@ const median = (values: readonly number[]): number => {
 };
 
 /** A real login that retries as a well-behaved client does when told to wait: the time until it is in. */
-async function persistent(server: BenchServer, from: string): Promise<{ first: Answer; inAfterMs: number }> {
+async function persistent(server: BenchServer, from: string, cookie?: string): Promise<{ first: Answer; inAfterMs: number }> {
   const started = performance.now();
-  let answer = await post(server, real, from);
+  let answer = await post(server, real, from, cookie);
   const first = answer;
   while (answer.status === 503 && performance.now() - started < 60_000) {
     await new Promise((resolve) => setTimeout(resolve, (answer.retryAfter ?? 1) * 1000));
-    answer = await post(server, real, from);
+    answer = await post(server, real, from, cookie);
   }
   if (answer.status !== 200) throw new Error(`the real login ended with ${answer.status}`);
   return { first, inAfterMs: performance.now() - started };
@@ -79,19 +85,27 @@ interface BurstResult {
   readonly statuses: Record<number, number>;
 }
 
-async function underBurst(server: BenchServer, sources: readonly string[], perSource: number, realFrom: string): Promise<BurstResult> {
+async function underBurst(server: BenchServer, sources: readonly string[], perSource: number, realFrom: string, cookie?: string): Promise<BurstResult> {
   const burst = sources.flatMap((from, s) => Array.from({ length: perSource }, (_, i) => post(server, bogus(s * perSource + i), from)));
   // Let the burst arrive and queue first, as an attack already under way.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const realLogin = await persistent(server, realFrom);
+  const realLogin = await persistent(server, realFrom, cookie);
   const answers = await Promise.all(burst);
   const statuses: Record<number, number> = {};
   for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
   return { real: realLogin, slowestMs: Math.max(...answers.map((answer) => answer.ms)), statuses };
 }
 
-async function fresh<T>(use: (server: BenchServer) => Promise<T>): Promise<T> {
-  const server = await startServer("ours-attack");
+/** A login before the attack, from the user's own device: the device cookie it was given, as its `Cookie` header. */
+async function deviceCookieOf(server: BenchServer, from: string): Promise<string> {
+  const answer = await post(server, real, from);
+  const header = answer.setCookie.find((value) => value.startsWith("ssa_device="));
+  if (answer.status !== 200 || header === undefined) throw new Error(`no device cookie from a login that answered ${answer.status}`);
+  return header.slice(0, header.indexOf(";"));
+}
+
+async function fresh<T>(use: (server: BenchServer) => Promise<T>, config = "ours-attack"): Promise<T> {
+  const server = await startServer(config);
   try {
     return await use(server);
   } finally {
@@ -101,25 +115,30 @@ async function fresh<T>(use: (server: BenchServer) => Promise<T>): Promise<T> {
 
 const oneAddress = Array.from({ length: 1 }, () => "127.0.0.2");
 const sixtyAddresses = Array.from({ length: 60 }, (_, i) => `127.0.1.${i + 1}`);
-const measured: { base: number; one: BurstResult; many: BurstResult }[] = [];
+const manyAddresses = Array.from({ length: 240 }, (_, i) => `127.0.${2 + (i >> 7)}.${(i & 127) + 1}`);
+const measured: { base: number; one: BurstResult; many: BurstResult; device: BurstResult }[] = [];
 for (let round = 0; round < rounds; round++) {
   const base = await fresh(unloaded);
   const one = await fresh((server) => underBurst(server, oneAddress, 100, "127.0.0.3"));
   const many = await fresh((server) => underBurst(server, sixtyAddresses, 2, "127.0.0.4"));
-  measured.push({ base, one, many });
+  const device = await fresh(async (server) => underBurst(server, manyAddresses, 2, "127.0.0.5", await deviceCookieOf(server, "127.0.0.5")), "ours-attack-devices");
+  measured.push({ base, one, many, device });
   const show = (result: BurstResult) =>
     `real login ${result.real.first.status} in ${result.real.first.ms.toFixed(0)} ms (in after ${result.real.inAfterMs.toFixed(0)} ms), slowest burst answer ${(result.slowestMs / 1000).toFixed(1)} s, burst ${JSON.stringify(result.statuses)}`;
   console.log(`round ${round + 1}/${rounds} unloaded login ${base.toFixed(0)} ms`);
   console.log(`  one address, 100 at once:  ${show(one)}`);
   console.log(`  60 addresses, 120 at once: ${show(many)}`);
+  console.log(`  240 addresses, 480 at once, a returning user with its device cookie: ${show(device)}`);
 }
 
 const oneRatio = median(measured.map(({ base, one }) => one.real.inAfterMs / base));
 const manyRatio = median(measured.map(({ base, many }) => many.real.inAfterMs / base));
-const slowest = Math.max(...measured.flatMap(({ one, many }) => [one.slowestMs, many.slowestMs]));
+const deviceRatio = median(measured.map(({ base, device }) => device.real.inAfterMs / base));
+const slowest = Math.max(...measured.flatMap(({ one, many, device }) => [one.slowestMs, many.slowestMs, device.slowestMs]));
 console.log(`\nreal login (medians over ${rounds} rounds, each against the unloaded login of its round):`);
 console.log(`  during a 100-request burst from one address:   in after ${median(measured.map(({ one }) => one.real.inAfterMs)).toFixed(0)} ms = ${oneRatio.toFixed(2)}× unloaded (${median(measured.map(({ base }) => base)).toFixed(0)} ms)`);
 console.log(`  during a 120-request burst from 60 addresses:  first answer ${median(measured.map(({ many }) => many.real.first.ms)).toFixed(0)} ms (${[...new Set(measured.map(({ many }) => many.real.first.status))].join("/")}), in after ${median(measured.map(({ many }) => many.real.inAfterMs)).toFixed(0)} ms = ${manyRatio.toFixed(2)}× unloaded`);
+console.log(`  during a 480-request burst from 240 addresses, with a device cookie: first answer ${median(measured.map(({ device }) => device.real.first.ms)).toFixed(0)} ms (${[...new Set(measured.map(({ device }) => device.real.first.status))].join("/")}), in after ${median(measured.map(({ device }) => device.real.inAfterMs)).toFixed(0)} ms = ${deviceRatio.toFixed(2)}× unloaded`);
 console.log(`  slowest answer to any burst request: ${(slowest / 1000).toFixed(1)} s`);
 
 /** Sequential failed logins, unknown / `$S$D` / scrypt in turn, after a warm-up that meets every hash class. */
@@ -150,6 +169,7 @@ const legacyRatio = timing.legacy / timing.current;
 
 console.log("\nTargets");
 console.log(`  ${oneRatio <= 4 ? "MET   " : "MISSED"} a real login during a one-address burst within 4× an unloaded login: ${oneRatio.toFixed(2)}`);
+console.log(`  ${deviceRatio <= 4 ? "MET   " : "MISSED"} a returning user with its device cookie during a 240-address burst within 4× an unloaded login: ${deviceRatio.toFixed(2)}`);
 console.log(`  ${slowest <= 15_000 ? "MET   " : "MISSED"} every request of any burst answered within 15 s: ${(slowest / 1000).toFixed(1)} s`);
 console.log(`  ${within(unknownRatio) ? "MET   " : "MISSED"} failed login, unknown name / scrypt account within 0.8–1.25: ${unknownRatio.toFixed(3)}`);
 console.log(`  ${within(legacyRatio) ? "MET   " : "MISSED"} failed login, $S$D account / scrypt account within 0.8–1.25: ${legacyRatio.toFixed(3)}`);

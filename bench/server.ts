@@ -94,12 +94,12 @@ function ironSessionApp(): Express {
   return app;
 }
 
-async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing = false): Promise<Express> {
+async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing = false, deviceCookies = false): Promise<Express> {
   const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher });
   await userStore.ready;
   // The timing probe sends hundreds of failures from one address; flood control would refuse them unhashed.
   const throttle = timing ? { ipLimit: 1_000_000, userLimit: 1_000_000 } : undefined;
-  const auth = createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hasher, counterStore: memoryCounterStore(), ...(throttle === undefined ? {} : { throttle }) });
+  const auth = createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hasher, counterStore: memoryCounterStore(), deviceCookies, ...(throttle === undefined ? {} : { throttle }) });
   const app = express();
   app.use(auth);
   app.get("/data", auth.requireSession(), sendData);
@@ -146,6 +146,9 @@ async function build(config: string): Promise<Express> {
     case "ours-attack":
       // As an app runs it: the default hasher, flood control and admission control.
       return ourApp(memorySessionStore(), scryptHasher());
+    case "ours-attack-devices":
+      // The same, with device cookies on, for a returning user during a many-address burst.
+      return ourApp(memorySessionStore(), scryptHasher(), false, true);
     case "ours-timing-upgrade":
       return migratingApp();
     default:
