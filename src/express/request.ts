@@ -4,6 +4,7 @@ import type { GuardRequest } from "../sessions/route-guard.js";
 import type { SessionRequest } from "../sessions/sessions.js";
 import { bodyArgument, requestMime } from "../http-input/body.js";
 import { parseForm } from "../http-input/form.js";
+import { sentRequestId } from "../http-input/request-id.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
 import type { NotFoundRequest } from "../endpoint/not-found.js";
 import { servicesVersionHeader } from "../endpoint/routing.js";
@@ -44,21 +45,13 @@ export function sessionRequest(req: Request): SessionRequest {
 }
 
 /**
- * What an `X-Request-Id` header may hold to be used: 1 to 128 visible ASCII characters. A
- * client chooses it (unless a proxy overwrites it), and it goes into every event of the
- * request: no tab, space or byte beyond ASCII that could forge a field in a text log.
- */
-const REQUEST_ID_HEADER = /^[\x21-\x7e]{1,128}$/;
-
-/**
  * The request's id: `req.id`, as pino-http and most request-id middleware set it (the app's
  * own, cut to 128 characters), else the `X-Request-Id` header when it looks like an id.
  */
 export function requestId(req: Request): string | undefined {
   const own = (req as Request & { id?: unknown }).id;
   if (typeof own === "string" || (typeof own === "number" && Number.isFinite(own))) return String(own).slice(0, 128) || undefined;
-  const sent = header(req, "x-request-id");
-  return sent !== undefined && REQUEST_ID_HEADER.test(sent) ? sent : undefined;
+  return sentRequestId(header(req, "x-request-id"));
 }
 
 /** A request to one of the Services calls. */
