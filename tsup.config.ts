@@ -10,6 +10,7 @@ export default defineConfig([
       ioredis: "src/entries/ioredis.ts",
       "sealed-cookie": "src/entries/sealed-cookie.ts",
       fetch: "src/entries/fetch.ts",
+      fastify: "src/entries/fastify.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

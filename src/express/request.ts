@@ -4,11 +4,11 @@ import type { GuardRequest } from "../sessions/route-guard.js";
 import type { SessionRequest } from "../sessions/sessions.js";
 import { bodyArgument, requestMime } from "../http-input/body.js";
 import { parseForm } from "../http-input/form.js";
+import { readStream } from "../http-input/read-stream.js";
 import { sentRequestId } from "../http-input/request-id.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
 import type { NotFoundRequest } from "../endpoint/not-found.js";
 import { servicesVersionHeader } from "../endpoint/routing.js";
-import { SessionAuthError } from "../errors.js";
 
 /**
  * How an Express request is described to the engine: the translation, and nothing else.
@@ -132,22 +132,5 @@ function formBodyParameter(req: Request, name: string): string | undefined {
 function readBody(req: Request, limit: number): Promise<RequestBody> {
   const consumed = (req as Request & { _body?: boolean })._body === true || req.readableEnded;
   if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
-  const declared = Number(header(req, "content-length"));
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData).off("end", onEnd).off("error", reject);
-      // Stop here: the chunks read so far are dropped, and the reply deals with the rest.
-      req.pause();
-      reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
-    };
-    const onEnd = () => resolve({ raw: Buffer.concat(chunks, size) });
-    req.on("data", onData).once("end", onEnd);
-    // An aborted upload: no reply can reach the client, so this only ends the handler.
-    req.once("error", reject);
-  });
+  return readStream(req, limit, header(req, "content-length")).then((raw) => ({ raw }));
 }
