@@ -1,0 +1,30 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+
+/**
+ * A fetch handler served by node:http, for tests: the Request as the socket brought it
+ * (every header, the Host among them; the body streamed), and the Response written back with
+ * its `statusText` as the reason phrase, which runtimes' own servers (@hono/node-server's
+ * among them) replace with Node's. What the fetch binding answers, byte for byte.
+ */
+export function serveFetch(handler: (request: Request, info: { clientAddress: string | undefined }) => Promise<Response>): Server {
+  return createServer((req, res) => {
+    void respond(req, res, handler).catch((error: unknown) => {
+      res.destroy(error as Error);
+    });
+  });
+}
+
+async function respond(req: IncomingMessage, res: ServerResponse, handler: (request: Request, info: { clientAddress: string | undefined }) => Promise<Response>): Promise<void> {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null, duplex: "half" } as RequestInit;
+  const response = await handler(new Request(`http://localhost${req.url ?? "/"}`, init), { clientAddress: req.socket.remoteAddress });
+  res.statusCode = response.status;
+  if (response.statusText !== "") res.statusMessage = response.statusText;
+  for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
