@@ -5,9 +5,10 @@ import { Readable } from "node:stream";
  * A fetch handler served by node:http, for tests: the Request as the socket brought it
  * (every header, the Host among them; the body streamed), and the Response written back with
  * its `statusText` as the reason phrase, which runtimes' own servers (@hono/node-server's
- * among them) replace with Node's. What the fetch binding answers, byte for byte.
+ * among them) replace with Node's. What the fetch binding answers, byte for byte. The
+ * handler gets the IncomingMessage too, for the client's address (and as Hono's `env.incoming`).
  */
-export function serveFetch(handler: (request: Request, info: { clientAddress: string | undefined }) => Promise<Response>): Server {
+export function serveFetch(handler: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>): Server {
   return createServer((req, res) => {
     void respond(req, res, handler).catch((error: unknown) => {
       res.destroy(error as Error);
@@ -15,12 +16,12 @@ export function serveFetch(handler: (request: Request, info: { clientAddress: st
   });
 }
 
-async function respond(req: IncomingMessage, res: ServerResponse, handler: (request: Request, info: { clientAddress: string | undefined }) => Promise<Response>): Promise<void> {
+async function respond(req: IncomingMessage, res: ServerResponse, handler: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>): Promise<void> {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null, duplex: "half" } as RequestInit;
-  const response = await handler(new Request(`http://localhost${req.url ?? "/"}`, init), { clientAddress: req.socket.remoteAddress });
+  const response = await handler(new Request(`http://localhost${req.url ?? "/"}`, init), req);
   res.statusCode = response.status;
   if (response.statusText !== "") res.statusMessage = response.statusText;
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);

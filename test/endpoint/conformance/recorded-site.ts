@@ -74,9 +74,9 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
   if (framework === "fetch") {
     const sessionAuth = createSessionAuthHandler(options);
     const notFound = sessionAuth.notFound();
-    server = serveFetch(async (request, info) => {
+    server = serveFetch(async (request, incoming) => {
       try {
-        return (await sessionAuth.handle(request, info)) ?? notFound(request);
+        return (await sessionAuth.handle(request, { clientAddress: incoming.socket.remoteAddress })) ?? notFound(request);
       } catch (error) {
         return sessionAuth.errorResponse(error, request);
       }
