@@ -5,7 +5,7 @@ import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memory
 import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
 import { Hono } from "hono";
 import { honoSessionAuth, type SessionAuthEnv } from "../../examples/recipes/hono.js";
-import { serveFetch } from "../endpoint/conformance/fetch-server.js";
+import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
 import { fastHasher, SECRET, USERS } from "./app.js";
 
 /** The bindings, each serving the same app: the Express router, the Fastify plugin, the fetch handler in Hono. */

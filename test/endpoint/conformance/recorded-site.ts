@@ -6,7 +6,7 @@ import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memory
 import { createSessionAuthHandler } from "services-session-auth/fetch";
 import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
 import { fastHasher, SECRET } from "../../helpers/app.js";
-import { serveFetch } from "./fetch-server.js";
+import { serveFetch } from "../../../examples/sports-api/serve-fetch.js";
 
 /** What the standard install profile's rdf module adds to every user object (`user_rdf_mapping`). */
 const RDF_MAPPING = { rdftype: ["sioc:UserAccount"], name: { predicates: ["foaf:name"] }, homepage: { predicates: ["foaf:page"], type: "rel" } };

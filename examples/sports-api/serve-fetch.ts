@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from "node:stream";
 
 /**
- * A fetch handler served by node:http, for tests: the Request as the socket brought it
+ * A fetch handler (a Hono app's `fetch`) served by node:http: the Request as the socket brought it
  * (every header, the Host among them; the body streamed), and the Response written back with
  * its `statusText` as the reason phrase, which runtimes' own servers (@hono/node-server's
  * among them) replace with Node's. What the fetch binding answers, byte for byte. The
