@@ -28,4 +28,15 @@ async function respond(req: IncomingMessage, res: ServerResponse, handler: (requ
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
   res.end(Buffer.from(await response.arrayBuffer()));
+  // Answered before the whole upload arrived (a 413): read the rest and drop it, as Node does
+  // for a body nobody read, so that a client still writing gets the reply, not a reset.
+  if (!req.complete) {
+    let dropped = 0;
+    req.removeAllListeners("data");
+    req.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > 64 * 1024 * 1024) req.socket.destroy();
+    });
+    req.resume();
+  }
 }

@@ -146,7 +146,7 @@ export function guardRequest(request: Request, info: FetchRequestInfo | undefine
 
 /**
  * Reads a request body up to `limit` bytes: over it (declared, or counted as the stream
- * arrives), `ERR_BODY_TOO_LARGE` at once and the stream cancelled. A body something else
+ * arrives), `ERR_BODY_TOO_LARGE` at once, nothing more read. A body something else
  * already read cannot be read again: that is a mistake in the app's order of handlers.
  */
 async function readBody(request: Request, limit: number): Promise<RequestBody> {
@@ -162,7 +162,9 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
     if (done) return { raw: Buffer.concat(chunks, size) };
     size += value.byteLength;
     if (size > limit) {
-      void reader.cancel().catch(() => undefined);
+      // Stop reading, but leave the stream to the server: cancelling it can tear down the
+      // connection (on Node it destroys the socket) before the 413 is written.
+      reader.releaseLock();
       throw new SessionAuthError("ERR_BODY_TOO_LARGE");
     }
     chunks.push(value);

@@ -3,7 +3,8 @@ import type { WireResponse } from "../wire/reply.js";
 /**
  * A {@link WireResponse} as a Web-standard `Response`: its status, reason phrase
  * (`statusText`; a runtime that writes its own reason phrases drops it), headers, one
- * `Set-Cookie` each, and the body's bytes exactly. A 413 asks for the connection to close.
+ * `Set-Cookie` each, and the body's bytes exactly. The connection is the server's: after a
+ * 413 it reads and drops the rest of the upload, or closes, as it does for any unread body.
  */
 export function toResponse(wire: WireResponse): Response {
   const headers = new Headers();
@@ -12,7 +13,6 @@ export function toResponse(wire: WireResponse): Response {
     if (typeof value === "string") headers.set(name, value);
     else for (const one of value) headers.append(name, one);
   }
-  if (wire.status === 413) headers.set("Connection", "close");
   return new Response(wire.body, { status: wire.status, statusText: wire.reason ?? "", headers });
 }
 
