@@ -61,6 +61,8 @@ const ALL: readonly Config[] = [
   { name: "fastify", label: "bare Fastify 5, no auth", kind: "get" },
   { name: "ours-fastify", label: "Fastify plugin's requireSession, memory store", kind: "get", login: ourLogin, baseline: "fastify" },
   { name: "hono", label: "bare Hono on @hono/node-server, no auth", kind: "get" },
+  { name: "hono-headers", label: "bare Hono reading Host, Cookie, X-Request-Id", kind: "get", baseline: "hono" },
+  { name: "hono-middleware", label: "bare Hono with two pass-through middlewares", kind: "get", baseline: "hono" },
   { name: "ours-hono", label: "fetch handler's requireSession in Hono, memory store", kind: "get", login: ourLogin, baseline: "hono" },
   { name: "express-session-login", label: "login: express-session, trivial check", kind: "login", login: peerLogin },
   { name: "ours-login-trivial", label: "login: ours, trivial hasher", kind: "login", login: ourLogin },

@@ -28,7 +28,7 @@ import {
 } from "services-session-auth";
 import { redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from "fastify";
 import { fastifySessionAuth, type FastifySessionAuth, type FastifySessionAuthOptions } from "services-session-auth/fastify";
 import { createSessionAuthHandler, type FetchGuard, type GuardResult } from "services-session-auth/fetch";
 
@@ -150,7 +150,7 @@ describe("the Fastify plugin's types", () => {
   it("types request.auth and fastify.sessionAuth by declaration merging, and the plugin's options as the package's", () => {
     expectTypeOf<FastifyRequest["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
     expectTypeOf<FastifyInstance["sessionAuth"]>().toEqualTypeOf<FastifySessionAuth>();
-    expectTypeOf<FastifySessionAuth["requireSession"]>().returns.toEqualTypeOf<preHandlerAsyncHookHandler>();
+    expectTypeOf<FastifySessionAuth["requireSession"]>().returns.toEqualTypeOf<preHandlerHookHandler>();
     expectTypeOf<FastifySessionAuthOptions>().toEqualTypeOf<SessionAuthOptions>();
     expectTypeOf(fastifySessionAuth).toBeCallableWith({} as FastifyInstance, {} as SessionAuthOptions);
   });

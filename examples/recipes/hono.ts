@@ -15,9 +15,13 @@ export interface SessionAuthEnv {
   Variables: { auth: RequestAuth | undefined };
 }
 
-/** Where the client is: on Node, the socket's address (a runtime of its own says it another way). */
+/** Where the client is: on Node, the socket's address (a runtime of its own says it another way), looked up only if asked. */
 function client(c: Context) {
-  return { clientAddress: getConnInfo(c).remote.address };
+  return {
+    get clientAddress() {
+      return getConnInfo(c).remote.address;
+    },
+  };
 }
 
 /** A fetch guard as Hono middleware: its refusal is the response; else `c.var.auth`, and any cookie it sets goes on the app's response. */

@@ -29,6 +29,9 @@ const bindingSchema = z.strictObject({ trustProxy: z.boolean().optional() });
 
 const TOKEN_PATH = "/services/session/token";
 
+/** The answer to a request that is none of the Services calls, shared: no promise made per request. */
+const NOT_SERVICES: Promise<undefined> = Promise.resolve(undefined);
+
 /** `services/session/token`, matched as Express's router matches it: any case, one trailing slash or none. */
 function isTokenPath(path: string): boolean {
   const length = path.length === TOKEN_PATH.length + 1 && path.endsWith("/") ? TOKEN_PATH.length : path.length;
@@ -163,6 +166,32 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
     return { routed: rewritten === undefined ? original : targetOf(rewritten), query: original.query };
   }
 
+  // Anchored where the URL's path starts (sticky), any case, as Express's router matches.
+  const endpointAt = new RegExp(`${endpointPath.replaceAll(".", "\\.")}(?:[/?#]|$)`, "iy");
+  const tokenAt = /\/services\/session\/token\/?(?:[?#]|$)/iy;
+
+  /** Whether a URL may be one of the Services calls: below the endpoint, the token call, or a `?q=` path. */
+  function mayBeServices(url: string): boolean {
+    const scheme = url.indexOf("://");
+    const start = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
+    if (start === -1) return false;
+    endpointAt.lastIndex = start;
+    if (endpointAt.test(url)) return true;
+    tokenAt.lastIndex = start;
+    if (tokenAt.test(url)) return true;
+    const mark = url.indexOf("?", start);
+    return mark !== -1 && honoured.has(url.slice(start, mark));
+  }
+
+  async function services(request: Request, info: FetchRequestInfo | undefined): Promise<Response | undefined> {
+    const { routed: target, query } = routed(request);
+    if (isTokenPath(target.path)) return toResponse(await endpoint.sessionToken(sessionRequest(request, trustProxy)));
+    const below = belowEndpoint(target.path, endpointPath);
+    if (below === undefined) return undefined;
+    const reply = await endpoint.handle(endpointRequest(request, info, translation, below, query));
+    return reply === undefined ? undefined : toResponse(reply);
+  }
+
   function guard(guardOptions: RequireSessionOptions, optional: boolean): FetchGuard {
     const { check } = engine.guard(guardOptions, optional);
     return async (request, info) => {
@@ -175,13 +204,10 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
 
   return {
     endpointPath,
-    async handle(request, info) {
-      const { routed: target, query } = routed(request);
-      if (isTokenPath(target.path)) return toResponse(await endpoint.sessionToken(sessionRequest(request, trustProxy)));
-      const below = belowEndpoint(target.path, endpointPath);
-      if (below === undefined) return undefined;
-      const reply = await endpoint.handle(endpointRequest(request, info, translation, below, query));
-      return reply === undefined ? undefined : toResponse(reply);
+    handle(request, info) {
+      // Most requests are the app's: tell them apart without a copy of the URL or a promise of their own.
+      if (!mayBeServices(request.url)) return NOT_SERVICES;
+      return services(request, info);
     },
     requireSession: (guardOptions = {}) => guard(guardOptions, false),
     optionalSession: () => guard({}, true),

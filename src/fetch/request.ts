@@ -135,8 +135,13 @@ export function endpointRequest(request: Request, info: FetchRequestInfo | undef
 
 /** A request to an app's own route behind a guard; the address and the token are read only when used. */
 export function guardRequest(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean): GuardRequest {
+  const headers = request.headers;
+  // Written out rather than spread from sessionRequest(): this runs on every protected request.
   return {
-    ...sessionRequest(request, trustProxy),
+    host: headers.get("host") ?? new URL(request.url).host,
+    secure: isSecure(request, trustProxy),
+    cookieHeader: headers.get("cookie") ?? undefined,
+    requestId: sentRequestId(headers.get("x-request-id")),
     method: request.method,
     ip: () => plainAddress(info?.clientAddress ?? ""),
     // Services' order: the header, then the query. A form body is the app's to read: the guard never consumes it.
