@@ -2,16 +2,18 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import regexp from "eslint-plugin-regexp";
 
-/** An import rule for the files of one layer: none of the `above` folders of src, and no Express unless allowed. */
-function layer(files, above, { allowExpress = false } = {}) {
+/** An import rule for the files of one layer: none of the `above` folders of src, and no web framework but the one allowed. */
+function layer(files, above, { allow } = {}) {
   const folders = above.map((folder) => ({ group: [`**/${folder}/**`, `../${folder}/*`, `./${folder}/*`], message: `${files.join(", ")} sits below src/${folder}: imports point down.` }));
-  const express = allowExpress ? [] : [{ group: ["express", "express/*"], message: "Only src/express imports Express." }];
-  return [{ files, rules: { "no-restricted-imports": ["error", { patterns: [...folders, ...express] }] } }];
+  const frameworks = ["express", "fastify"]
+    .filter((framework) => framework !== allow)
+    .map((framework) => ({ group: [framework, `${framework}/*`, `${framework}-*`], message: `Only src/${framework} imports ${framework}.` }));
+  return [{ files, rules: { "no-restricted-imports": ["error", { patterns: [...folders, ...frameworks] }] } }];
 }
 
 /** The concept folders of src, and the folders above them. */
 const CONCEPTS = ["wire", "http-input", "origins", "cookie", "cors", "sessions", "login", "endpoint", "options"];
-const TOP = ["stores", "drupal", "openapi", "express", "cli", "entries"];
+const TOP = ["stores", "drupal", "openapi", "express", "fetch", "fastify", "cli", "entries"];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "docs/api/**", "test-output/**"] },
@@ -37,17 +39,21 @@ export default tseslint.config(
   // keys; the wire format, the reading of HTTP input, the origins, the cookie and CORS; the session
   // lifecycle; the login path; the endpoint; the options that put each concept's slice
   // together; the stores and the Drupal migration kit; the composition root (engine.ts), the
-  // OpenAPI document and the Express binding; the command line and the entry points. A file
-  // imports only from its own layer and those below it; only the binding imports Express.
+  // OpenAPI document and the bindings (Express, fetch, Fastify, side by side); the command line
+  // and the entry points. A file imports only from its own layer and those below it; only a
+  // framework's own binding imports the framework.
   ...layer(["src/types.ts", "src/errors.ts", "src/clock.ts", "src/events.ts", "src/validate.ts", "src/keys/**"], [...CONCEPTS, ...TOP]),
   ...layer(["src/wire/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"], ["sessions", "login", "endpoint", "options", ...TOP]),
   ...layer(["src/sessions/**"], ["login", "endpoint", "options", ...TOP]),
   ...layer(["src/login/**"], ["endpoint", "options", ...TOP]),
   ...layer(["src/endpoint/**"], ["options", ...TOP]),
   ...layer(["src/options/**"], TOP),
-  ...layer(["src/stores/**", "src/drupal/**"], ["endpoint", "options", "openapi", "express", "cli", "entries"]),
-  ...layer(["src/openapi/**", "src/engine.ts"], ["express", "drupal", "cli", "entries"]),
-  ...layer(["src/express/**"], ["drupal", "cli", "entries"], { allowExpress: true }),
+  ...layer(["src/stores/**", "src/drupal/**"], ["endpoint", "options", "openapi", "express", "fetch", "fastify", "cli", "entries"]),
+  ...layer(["src/openapi/**", "src/engine.ts"], ["express", "fetch", "fastify", "drupal", "cli", "entries"]),
+  // The bindings sit side by side: each translates for its own framework, and none imports another.
+  ...layer(["src/express/**"], ["fetch", "fastify", "drupal", "cli", "entries"], { allow: "express" }),
+  ...layer(["src/fetch/**"], ["express", "fastify", "drupal", "cli", "entries"]),
+  ...layer(["src/fastify/**"], ["express", "fetch", "drupal", "cli", "entries"], { allow: "fastify" }),
   {
     files: ["src/**"],
     rules: { "no-console": "error" },

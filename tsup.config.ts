@@ -9,6 +9,8 @@ export default defineConfig([
       redis: "src/entries/redis.ts",
       ioredis: "src/entries/ioredis.ts",
       "sealed-cookie": "src/entries/sealed-cookie.ts",
+      fetch: "src/entries/fetch.ts",
+      fastify: "src/entries/fastify.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -18,7 +20,7 @@ export default defineConfig([
     target: "node20",
     // The CJS build gets import.meta.url, which optional peers are loaded relative to.
     shims: true,
-    external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+    external: ["express", "fastify", "fastify-plugin", "mysql2", "pg", "redis", "ioredis", "iron-session"],
   },
   {
     // The `bin`: ESM only, run by node directly; the peers it needs are loaded when a command needs them.
@@ -28,6 +30,6 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
     target: "node20",
-    external: ["express", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+    external: ["express", "fastify", "fastify-plugin", "mysql2", "pg", "redis", "ioredis", "iron-session"],
   },
 ]);

@@ -10,6 +10,8 @@ import type * as Core from "../src/index.js";
 import type * as Redis from "../src/entries/redis.js";
 import type * as Sealed from "../src/entries/sealed-cookie.js";
 import type * as Drupal from "../src/entries/drupal.js";
+import type * as Fastify from "../src/entries/fastify.js";
+import type * as Fetch from "../src/entries/fetch.js";
 
 const dist = resolve(import.meta.dirname, "..", "dist");
 if (!existsSync(resolve(dist, "index.js"))) throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
@@ -20,3 +22,5 @@ export const core = await load<typeof Core>("index.js");
 export const redis = await load<typeof Redis>("redis.js");
 export const sealed = await load<typeof Sealed>("sealed-cookie.js");
 export const drupal = await load<typeof Drupal>("drupal.js");
+export const fastify = await load<typeof Fastify>("fastify.js");
+export const fetchHandler = await load<typeof Fetch>("fetch.js");

@@ -43,6 +43,8 @@ interface Config {
   readonly redis?: boolean;
   /** Connections for the load; logins with the real hasher only queue behind libuv's four threads beyond four. */
   readonly connections?: number;
+  /** What its ratio is to, when not its kind's baseline: each binding against its own bare framework. */
+  readonly baseline?: string;
 }
 
 const peerLogin = { path: "/login", body: JSON.stringify({ username: BENCH_NAME, password: BENCH_PASSWORD }) };
@@ -56,6 +58,12 @@ const ALL: readonly Config[] = [
   { name: "ours-memory", label: "requireSession, memory store", kind: "get", login: ourLogin },
   { name: "ours-redis", label: "requireSession, Redis store", kind: "get", login: ourLogin, redis: true },
   { name: "ours-sealed", label: "requireSession, sealed-cookie store", kind: "get", login: ourLogin },
+  { name: "fastify", label: "bare Fastify 5, no auth", kind: "get" },
+  { name: "ours-fastify", label: "Fastify plugin's requireSession, memory store", kind: "get", login: ourLogin, baseline: "fastify" },
+  { name: "hono", label: "bare Hono on @hono/node-server, no auth", kind: "get" },
+  { name: "hono-headers", label: "bare Hono reading Host, Cookie, X-Request-Id", kind: "get", baseline: "hono" },
+  { name: "hono-middleware", label: "bare Hono with two pass-through middlewares", kind: "get", baseline: "hono" },
+  { name: "ours-hono", label: "fetch handler's requireSession in Hono, memory store", kind: "get", login: ourLogin, baseline: "hono" },
   { name: "express-session-login", label: "login: express-session, trivial check", kind: "login", login: peerLogin },
   { name: "ours-login-trivial", label: "login: ours, trivial hasher", kind: "login", login: ourLogin },
   { name: "scrypt-raw", label: "raw crypto.scrypt (N=2^17,r=8,p=1)", kind: "scrypt", connections: 4 },
@@ -205,7 +213,7 @@ function ratio(name: string, baseline: string): number | undefined {
 const baselineOf: Record<Kind, string> = { get: "express", login: "express-session-login", scrypt: "scrypt-raw" };
 const rows = configs.map((config) => {
   const runs = results.get(config.name)!;
-  const baseline = config.name === "ours-login-scrypt" ? "scrypt-raw" : baselineOf[config.kind];
+  const baseline = config.baseline ?? (config.name === "ours-login-scrypt" ? "scrypt-raw" : config.name === "fastify" || config.name === "hono" ? config.name : baselineOf[config.kind]);
   const r = ratio(config.name, baseline);
   return {
     configuration: config.label,
@@ -222,6 +230,8 @@ console.log(markdownTable(rows));
 const targets: [string, number | undefined, number][] = [
   ["requireSession, memory store ≥ 0.90× bare Express", ratio("ours-memory", "express"), 0.9],
   ["requireSession, Redis store ≥ 0.80× bare Express", ratio("ours-redis", "express"), 0.8],
+  ["Fastify plugin's requireSession, memory store ≥ 0.90× bare Fastify", ratio("ours-fastify", "fastify"), 0.9],
+  ["fetch handler's requireSession in Hono, memory store ≥ 0.90× bare Hono", ratio("ours-hono", "hono"), 0.9],
   ["requireSession, sealed cookie ≥ 2× iron-session", ratio("ours-sealed", "iron-session"), 2],
   ["login, default scrypt ≥ 0.9× raw scrypt rate", ratio("ours-login-scrypt", "scrypt-raw"), 0.9],
   ["login, trivial hasher ≥ 1.2× express-session login", ratio("ours-login-trivial", "express-session-login"), 1.2],

@@ -5,20 +5,27 @@
  * refuse it without a session.
  */
 import { timingSafeEqual } from "node:crypto";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type Express, type RequestHandler } from "express";
+import Fastify from "fastify";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { createAdaptorServer } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
 import session from "express-session";
 import { getIronSession } from "iron-session";
 import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
 import type { PasswordHasher, SessionStore } from "services-session-auth";
-import { core, drupal, redis, sealed } from "./built.js";
+import { core, drupal, fastify, fetchHandler, redis, sealed } from "./built.js";
 import { BENCH_NAME, BENCH_PASSWORD, LEGACY_NAME, SECRET } from "./shared.js";
 
 const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
 const { redisSessionStore } = redis;
 const { sealedCookieStore } = sealed;
 const { drupal7Hasher, upgradingHasher } = drupal;
+const { fastifySessionAuth } = fastify;
+const { createSessionAuthHandler } = fetchHandler;
 
 const payload = { players: [{ id: 1, name: "Ada" }, { id: 2, name: "Grace" }, { id: 3, name: "Edsger" }] };
 const sendData: RequestHandler = (_req, res) => void res.json(payload);
@@ -106,6 +113,53 @@ async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing
   return app;
 }
 
+/** The same app on Fastify: the plugin, and `requireSession()` as the route's preHandler. */
+async function ourFastifyApp(): Promise<Server> {
+  const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher: trivialHasher });
+  await userStore.ready;
+  const app = Fastify();
+  await app.register(fastifySessionAuth, { userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: trivialHasher, counterStore: memoryCounterStore() });
+  app.get("/data", { preHandler: app.sessionAuth.requireSession() }, async () => payload);
+  await app.ready();
+  return app.server;
+}
+
+/**
+ * Where a Hono request comes from, as the Hono recipe passes it: the socket's address, looked
+ * up only if asked. A class rather than the recipe's object literal with a getter: tsx, which
+ * runs this file, names every function it makes, and a getter in a literal is made anew on
+ * each request; that cost (a quarter of the server's time in a profile) is tsx's, not an app's.
+ */
+class HonoClient {
+  readonly #c: Context;
+  constructor(c: Context) {
+    this.#c = c;
+  }
+  get clientAddress(): string | undefined {
+    return getConnInfo(this.#c).remote.address;
+  }
+}
+
+/** The same app on Hono (@hono/node-server): the fetch handler as the first middleware, its guard as the route's. */
+async function ourHonoApp(): Promise<Server> {
+  const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher: trivialHasher });
+  await userStore.ready;
+  const sessionAuth = createSessionAuthHandler({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: trivialHasher, counterStore: memoryCounterStore() });
+  const check = sessionAuth.requireSession();
+  const client = (c: Context) => new HonoClient(c);
+  const requireSession: MiddlewareHandler = async (c, next) => {
+    const result = await check(c.req.raw, client(c));
+    if (result.response !== undefined) return result.response;
+    c.set("auth" as never, result.auth as never);
+    for (const cookie of result.setCookie) c.header("Set-Cookie", cookie, { append: true });
+    await next();
+  };
+  const app = new Hono();
+  app.use(async (c, next) => (await sessionAuth.handle(c.req.raw, client(c))) ?? next());
+  app.get("/data", requireSession, (c) => c.json(payload));
+  return createAdaptorServer({ fetch: app.fetch }) as Server;
+}
+
 /**
  * A site in the middle of a Drupal 7 migration: `bench` already on scrypt, `legacy` still on
  * Drupal's `$S$D` hash, the upgrading hasher checking both. Throttling is lifted so the timing
@@ -121,10 +175,40 @@ async function migratingApp(): Promise<Express> {
   return express().use(auth);
 }
 
-async function build(config: string): Promise<Express> {
+async function build(config: string): Promise<Express | Server> {
   switch (config) {
     case "express":
       return express().get("/data", sendData);
+    case "fastify": {
+      const app = Fastify();
+      app.get("/data", async () => payload);
+      await app.ready();
+      return app.server;
+    }
+    case "ours-fastify":
+      return ourFastifyApp();
+    case "hono":
+      // @hono/node-server's server is an http.Server unless told to make an HTTP/2 one.
+      return createAdaptorServer({ fetch: new Hono().get("/data", (c) => c.json(payload)).fetch }) as Server;
+    case "hono-headers":
+      // Bare Hono reading the three headers a session check needs: what the Web-standard
+      // Headers of @hono/node-server's Request cost by themselves (built on first touch).
+      return createAdaptorServer({
+        fetch: new Hono().get("/data", (c) => {
+          const headers = c.req.raw.headers;
+          if (headers.get("host") === null && headers.get("cookie") === null && headers.get("x-request-id") === "") return c.text("", 401);
+          return c.json(payload);
+        }).fetch,
+      }) as Server;
+    case "hono-middleware": {
+      // Bare Hono with two pass-through middlewares where ours has the Services calls and the guard: what composing them costs.
+      const pass: MiddlewareHandler = async (_c, next) => {
+        await next();
+      };
+      return createAdaptorServer({ fetch: new Hono().use(pass).get("/data", pass, (c) => c.json(payload)).fetch }) as Server;
+    }
+    case "ours-hono":
+      return ourHonoApp();
     case "express-session-memory":
     case "express-session-login":
       return expressSessionApp(undefined);
@@ -156,9 +240,10 @@ async function build(config: string): Promise<Express> {
   }
 }
 
-const app = await build(process.argv[2] ?? "");
-app.disable("x-powered-by");
-const server = app.listen(0, "127.0.0.1", () => {
+const built = await build(process.argv[2] ?? "");
+// Fastify's and Hono's come as Node servers; an Express app is one's handler.
+const server = built instanceof Function ? createServer(built.disable("x-powered-by")) : built;
+server.listen(0, "127.0.0.1", () => {
   process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`);
 });
 // The runner stops a server with SIGTERM; exiting through process.exit lets --cpu-prof write its profile.

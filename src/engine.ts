@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ServicesEndpoint, type EndpointDeps } from "./endpoint/endpoint.js";
+import { ServicesEndpoint, type EndpointDeps, type LoginReply, type ServicesRequest } from "./endpoint/endpoint.js";
 import { notFoundReply, type NotFoundRequest } from "./endpoint/not-found.js";
 import { isSessionAuthError } from "./errors.js";
 import { crossSiteCookieProblem } from "./cors/cross-site-cookie.js";
@@ -13,6 +13,7 @@ import { sessionGuard, type GuardOutcome, type GuardRequest } from "./sessions/r
 import { Sessions } from "./sessions/sessions.js";
 import { memoryCounterStore } from "./stores/memory-counter-store.js";
 import { withTimeout } from "./stores/with-timeout.js";
+import type { StoredSession, UserRecord } from "./types.js";
 import { parseOptions } from "./validate.js";
 import { foreignErrorReply } from "./wire/foreign-error.js";
 import { errorReply, type WireResponse } from "./wire/reply.js";
@@ -132,4 +133,40 @@ function warnCrossSiteCookies(options: ResolvedOptions, emit: Emit): void {
   });
   if (problems.length === 0) return;
   emit({ type: "config.cross-site-cookie", origins: problems.map((problem) => problem.origin), message: problems.map((problem) => problem.message).join(" ") });
+}
+
+/** The programmatic session calls every binding hands out, over its own request and reply types. */
+export interface SessionControls<Req, Res> {
+  startSession(req: Req, res: Res, user: UserRecord): Promise<LoginReply>;
+  endSession(req: Req, res: Res): Promise<boolean>;
+  listSessions(uid: string): Promise<StoredSession[]>;
+  endUserSessions(uid: string): Promise<number>;
+}
+
+/**
+ * `startSession`, `endSession`, `listSessions` and `endUserSessions` for one binding: `describe`
+ * turns its request into the engine's, and `apply` puts the cookies (and, for a new session,
+ * `Cache-Control: no-store`) on its reply. An `endSession` that a shared store could not record
+ * throws after the cookie is deleted, for the app's error handling.
+ */
+export function sessionControls<Req, Res>(
+  engine: Engine,
+  describe: (req: Req) => ServicesRequest,
+  apply: (res: Res, setCookie: readonly string[], noStore: boolean) => void,
+): SessionControls<Req, Res> {
+  return {
+    async startSession(req, res, user) {
+      const { result, setCookie } = await engine.endpoint.start(describe(req), user);
+      apply(res, setCookie, true);
+      return result;
+    },
+    async endSession(req, res) {
+      const { result, setCookie, error } = await engine.endpoint.end(describe(req));
+      apply(res, setCookie, false);
+      if (error !== undefined) throw error;
+      return result;
+    },
+    listSessions: (uid) => engine.sessions.list(uid),
+    endUserSessions: (uid) => engine.sessions.endAll(uid),
+  };
 }

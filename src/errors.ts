@@ -78,7 +78,7 @@ export class SessionAuthError extends Error {
  *
  * @example
  * ```ts
- * app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+ * app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
  *   if (isSessionAuthError(err) && err.code === "ERR_STORE_UNAVAILABLE") return res.status(503).end();
  *   next(err);
  * });

@@ -16,6 +16,7 @@ import {
   type LoginReply,
   type RequireSessionOptions,
   type SessionAuthRouter,
+  type SessionAuthError,
   type SessionAuthErrorCode,
   type SessionAuthOptions,
   sessionCookieFor,
@@ -27,6 +28,9 @@ import {
 } from "services-session-auth";
 import { redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from "fastify";
+import { fastifySessionAuth, type FastifySessionAuth, type FastifySessionAuthOptions } from "services-session-auth/fastify";
+import { createSessionAuthHandler, type FetchGuard, type GuardResult } from "services-session-auth/fetch";
 
 describe("req.auth", () => {
   it("is optional on every request and typed where requireSession put it", () => {
@@ -143,5 +147,28 @@ describe("option types", () => {
   it("accept createSessionAuthRouter's options object in openApiDocument", () => {
     expectTypeOf(openApiDocument).parameter(0).toExtend<{ auth?: Partial<SessionAuthOptions> } | undefined>();
     expectTypeOf(openApiDocument).returns.toEqualTypeOf<OpenApiObject>();
+  });
+});
+
+describe("the Fastify plugin's types", () => {
+  it("types request.auth and fastify.sessionAuth by declaration merging, and the plugin's options as the package's", () => {
+    expectTypeOf<FastifyRequest["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
+    expectTypeOf<FastifyInstance["sessionAuth"]>().toEqualTypeOf<FastifySessionAuth>();
+    expectTypeOf<FastifySessionAuth["requireSession"]>().returns.toEqualTypeOf<preHandlerHookHandler>();
+    expectTypeOf<FastifySessionAuthOptions>().toEqualTypeOf<SessionAuthOptions>();
+    expectTypeOf(fastifySessionAuth).toBeCallableWith({} as FastifyInstance, {} as SessionAuthOptions);
+  });
+});
+
+describe("the fetch handler's types", () => {
+  it("resolves the session or a Response, and Response | undefined from handle", () => {
+    const handler = createSessionAuthHandler({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
+    expectTypeOf(handler.handle).returns.resolves.toEqualTypeOf<globalThis.Response | undefined>();
+    const guard: FetchGuard = handler.requireSession({ roles: ["administrator"] });
+    expectTypeOf(guard).returns.resolves.toEqualTypeOf<GuardResult>();
+    expectTypeOf<Extract<GuardResult, { response: globalThis.Response }>["error"]>().toEqualTypeOf<SessionAuthError>();
+    expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
+    // @ts-expect-error onDenied is Express's and Fastify's: a fetch guard hands back both the response and the error
+    handler.requireSession({ onDenied: "next" });
   });
 });

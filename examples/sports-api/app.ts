@@ -60,7 +60,7 @@ function reply(res: Response, status: number, value: unknown): void {
 }
 
 /** One entry of GET /services/json/sessions: the store's handle (a hash, safe to show) and the record. */
-const sessionListItem = z.object({
+export const sessionListItem = z.object({
   id: z.string(),
   current: z.boolean(),
   uid: z.string(),
@@ -72,7 +72,7 @@ const sessionListItem = z.object({
 });
 
 /** Logs an audit event as one JSON line; session handles are hashes, never raw ids. */
-function logEvent(log: (line: string) => void) {
+export function logEvent(log: (line: string) => void) {
   return (event: AuthEvent) => {
     const { type, timestamp, ...rest } = event;
     const safe = "err" in rest ? { ...rest, err: String(rest.err) } : rest;
@@ -85,18 +85,25 @@ export function demoUserStore(hasher?: PasswordHasher): MemoryUserStore {
   return memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), hasher === undefined ? {} : { hasher });
 }
 
-/** Builds the sports API: the demo page at /, Services auth at /services/json, protected players/events/courses. */
-export function createApp(config: SportsApiConfig): Express {
+/** The package's options for the example, whichever framework serves it. */
+export function sportsAuthOptions(config: SportsApiConfig): SessionAuthOptions {
   const log = config.log ?? ((line: string) => console.log(line));
-  const userStore = config.userStore ?? demoUserStore(config.hasher);
-  const options: SessionAuthOptions = {
-    userStore,
+  return {
+    userStore: config.userStore ?? demoUserStore(config.hasher),
     sessionStore: config.sessionStore ?? memorySessionStore(),
     secret: config.secret,
     onEvent: logEvent(log),
     ...(config.hasher === undefined ? {} : { hasher: config.hasher }),
     ...config.extra,
   };
+}
+
+/** The resources of the example below the endpoint: a miss below them is `Could not find the controller.` */
+export const SPORTS_RESOURCES = ["players", "events", "courses", "sessions", "admin"];
+
+/** Builds the sports API: the demo page at /, Services auth at /services/json, protected players/events/courses. */
+export function createApp(config: SportsApiConfig): Express {
+  const options = sportsAuthOptions(config);
   const auth = createSessionAuthRouter(options);
   const signedIn = auth.requireSession();
   const admin = auth.requireSession({ roles: ["administrator"] });
@@ -149,7 +156,7 @@ export function createApp(config: SportsApiConfig): Express {
 
   // Last: Services' own 404 below the endpoint, Drupal's 404 status line everywhere else,
   // and no HTML error page (or stack trace) on any path.
-  app.use("/services/json", auth.notFound({ resources: ["players", "events", "courses", "sessions", "admin"] }));
+  app.use("/services/json", auth.notFound({ resources: SPORTS_RESOURCES }));
   app.use(auth.notFound());
   app.use(auth.errorHandler());
   return app;

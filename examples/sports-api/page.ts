@@ -19,20 +19,24 @@ const FILES = [
   ["/style.css", "style.css", "text/css; charset=utf-8"],
 ] as const;
 
+/** The demo page's files: path, body (read once) and headers, for any framework to serve. */
+export function pageFiles(): Array<{ path: string; body: Buffer; headers: Record<string, string> }> {
+  return FILES.map(([path, file, type]) => ({
+    path,
+    body: readFileSync(new URL(`./public/${file}`, import.meta.url)),
+    headers: { "Content-Type": type, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache" },
+  }));
+}
+
 /**
  * The demo page: a login form, then the signed-in user and the sports tables, fetched from
  * the protected routes with the session cookie (`X-CSRF-Token` on its POSTs). Static files read once.
  */
 export function demoPage(): Router {
   const router = Router();
-  for (const [path, file, type] of FILES) {
-    const body = readFileSync(new URL(`./public/${file}`, import.meta.url));
+  for (const { path, body, headers } of pageFiles()) {
     router.get(path, (_req: Request, res: Response) => {
-      res.setHeader("Content-Type", type);
-      res.setHeader("Content-Security-Policy", CSP);
-      res.setHeader("X-Content-Type-Options", "nosniff");
-      res.setHeader("Referrer-Policy", "no-referrer");
-      res.setHeader("Cache-Control", "no-cache");
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       res.end(body);
     });
   }

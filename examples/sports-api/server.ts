@@ -1,5 +1,5 @@
-import { createServer as createHttpsServer } from "node:https";
-import { createApp, demoUserStore, trustProxySetting } from "./app.js";
+import { demoUserStore, trustProxySetting } from "./app.js";
+import { exampleFramework, sportsApiServer } from "./frameworks.js";
 import { httpsFromEnv, hybridOptionsFromEnv } from "./hybrid.js";
 import { storesFromEnv } from "./stores.js";
 
@@ -9,6 +9,8 @@ if (secret === DEV_SECRET) {
   console.warn("\n  !!! SESSION_SECRET is not set: using a public development secret.\n  !!! Set SESSION_SECRET (32+ random characters) before exposing this server.\n");
 }
 
+// EXAMPLE_FRAMEWORK=express (the default), fastify or hono: the same routes, page and OpenAPI document.
+const framework = exampleFramework(process.env.EXAMPLE_FRAMEWORK);
 const stores = await storesFromEnv(process.env, secret);
 // Hybrid and browser apps on other origins: TRUSTED_ORIGINS, SESSION_SAMESITE, COOKIE_SECURE (docs/hybrid-apps.md).
 const hybrid = hybridOptionsFromEnv(process.env);
@@ -19,10 +21,10 @@ const userStore = demoUserStore();
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
 // Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
-const app = createApp({ secret, userStore, extra: { ...stores.authOptions, ...hybrid }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) });
+const server = await sportsApiServer(framework, { secret, userStore, extra: { ...stores.authOptions, ...hybrid }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) }, tls);
 const scheme = tls === undefined ? "http" : "https";
-const server = (tls === undefined ? app : createHttpsServer(tls, app)).listen(port, () => {
-  console.log(`sports API on ${scheme}://localhost:${port} with ${stores.kind} sessions  (log in as demo / demo-password)`);
+server.listen(port, () => {
+  console.log(`sports API on ${scheme}://localhost:${port} (${framework}) with ${stores.kind} sessions  (log in as demo / demo-password)`);
   if (hybrid.trustedOrigins !== undefined) console.log(`app origins (logins and CORS): ${hybrid.trustedOrigins.join(", ")}`);
 });
 

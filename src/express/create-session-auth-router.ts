@@ -1,6 +1,6 @@
 import { Router, type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { corsCovers, corsDecision } from "../cors/cors.js";
-import { createEngine, type NotFoundOptions } from "../engine.js";
+import { createEngine, sessionControls, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { isSessionAuthError } from "../errors.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
@@ -118,7 +118,7 @@ export interface SessionAuthRouter extends Router {
  */
 export function createSessionAuthRouter(options: SessionAuthOptions): SessionAuthRouter {
   const engine = createEngine(options, "createSessionAuthRouter");
-  const { endpoint, sessions } = engine;
+  const { endpoint } = engine;
   const { endpointPath, queryPaths, bodyLimit } = engine.options.endpoint;
   const corsSettings = engine.options.cors;
 
@@ -220,20 +220,10 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
         else send(res, reply);
       };
     },
-    async startSession(req, res, user) {
-      const { result, setCookie } = await endpoint.start(servicesRequest(req), user);
+    ...sessionControls<Request, Response>(engine, servicesRequest, (res, setCookie, noStore) => {
       appendCookies(res, setCookie);
-      res.setHeader("Cache-Control", "no-store");
-      return result;
-    },
-    async endSession(req, res) {
-      const { result, setCookie, error } = await endpoint.end(servicesRequest(req));
-      appendCookies(res, setCookie);
-      if (error !== undefined) throw error;
-      return result;
-    },
-    listSessions: (uid) => sessions.list(uid),
-    endUserSessions: (uid) => sessions.endAll(uid),
+      if (noStore) res.setHeader("Cache-Control", "no-store");
+    }),
   };
   return Object.assign(router, pieces);
 }

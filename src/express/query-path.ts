@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { trimSlashes } from "../http-input/path.js";
+import { drupalQueryTarget } from "../http-input/query-path.js";
 
 /**
  * Routes `/?q=services/json/user/login.json` as Drupal does for sites without clean URLs
@@ -12,17 +12,8 @@ import { trimSlashes } from "../http-input/path.js";
 export function queryPathRewriter(paths: readonly string[]): RequestHandler {
   const honoured = new Set(paths);
   return function drupalQueryPath(req: Request, _res: Response, next: NextFunction) {
-    const mark = req.url.indexOf("?");
-    if (mark === -1 || !honoured.has(req.url.slice(0, mark))) return next();
-    const query = new URLSearchParams(req.url.slice(mark + 1));
-    const q = query.get("q");
-    if (q === null) return next();
-    query.delete("q");
-    const path = trimSlashes(q);
-    // Re-encode each segment: q arrives decoded, and a raw "?" or "#" must not start a new URL part.
-    const encoded = path.split("/").map(encodeURIComponent).join("/");
-    const rest = query.toString();
-    req.url = `/${encoded}${rest === "" ? "" : `?${rest}`}`;
+    const rewritten = drupalQueryTarget(req.url, honoured);
+    if (rewritten !== undefined) req.url = rewritten;
     next();
   };
 }

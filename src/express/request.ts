@@ -5,10 +5,11 @@ import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import type { GuardRequest } from "../sessions/route-guard.js";
 import type { SessionRequest } from "../sessions/sessions.js";
 import { parseForm } from "../http-input/form.js";
+import { readStream } from "../http-input/read-stream.js";
+import { sentRequestId } from "../http-input/request-id.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
 import type { NotFoundRequest } from "../endpoint/not-found.js";
 import { servicesVersionHeader } from "../endpoint/routing.js";
-import { SessionAuthError } from "../errors.js";
 
 /**
  * How an Express request is described to the engine: the translation, and nothing else.
@@ -45,21 +46,13 @@ export function sessionRequest(req: Request): SessionRequest {
 }
 
 /**
- * What an `X-Request-Id` header may hold to be used: 1 to 128 visible ASCII characters. A
- * client chooses it (unless a proxy overwrites it), and it goes into every event of the
- * request: no tab, space or byte beyond ASCII that could forge a field in a text log.
- */
-const REQUEST_ID_HEADER = /^[\x21-\x7e]{1,128}$/;
-
-/**
  * The request's id: `req.id`, as pino-http and most request-id middleware set it (the app's
  * own, cut to 128 characters), else the `X-Request-Id` header when it looks like an id.
  */
 export function requestId(req: Request): string | undefined {
   const own = (req as Request & { id?: unknown }).id;
   if (typeof own === "string" || (typeof own === "number" && Number.isFinite(own))) return String(own).slice(0, 128) || undefined;
-  const sent = header(req, "x-request-id");
-  return sent !== undefined && REQUEST_ID_HEADER.test(sent) ? sent : undefined;
+  return sentRequestId(header(req, "x-request-id"));
 }
 
 /** What every request the engine decides carries: where it went, its cookies, its id and its method. */
@@ -130,22 +123,5 @@ export function guardRequest(req: Request): GuardRequest {
 function readBody(req: Request, limit: number): Promise<RequestBody> {
   const consumed = (req as Request & { _body?: boolean })._body === true || req.readableEnded;
   if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
-  const declared = Number(header(req, "content-length"));
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData).off("end", onEnd).off("error", reject);
-      // Stop here: the chunks read so far are dropped, and the reply deals with the rest.
-      req.pause();
-      reject(new SessionAuthError("ERR_BODY_TOO_LARGE"));
-    };
-    const onEnd = () => resolve({ raw: Buffer.concat(chunks, size) });
-    req.on("data", onData).once("end", onEnd);
-    // An aborted upload: no reply can reach the client, so this only ends the handler.
-    req.once("error", reject);
-  });
+  return readStream(req, limit, header(req, "content-length")).then((raw) => ({ raw }));
 }

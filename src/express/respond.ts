@@ -1,6 +1,6 @@
 import type { Response } from "express";
 import type { WireResponse } from "../wire/reply.js";
-import { closeAfterReply } from "./linger.js";
+import { closeAfterReply } from "../http-input/linger.js";
 
 /**
  * Copies a {@link WireResponse} onto Express's response with `res.end`, so Express adds

@@ -1,11 +1,12 @@
 import { createHash, createHmac } from "node:crypto";
-import express from "express";
+import type { Server } from "node:http";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
-import { createSessionAuthRouter, createSessionId, hashSessionId, memorySessionStore } from "services-session-auth";
+import { createSessionId, hashSessionId, memorySessionStore } from "services-session-auth";
 import { nowSeconds } from "../../src/clock.js";
 import { drupal7CsrfToken, drupal7Hasher, drupal7SessionFallback, drupal7UserStore, importDrupal7Sessions, readDrupal7PrivateKey, upgradingHasher } from "services-session-auth/drupal";
 import { fastHasher, setCookies } from "../helpers/app.js";
+import { BINDINGS, bindingApp, type Binding } from "../helpers/bindings.js";
 import { CookieJar } from "../helpers/cookie-jar.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
 import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
@@ -21,23 +22,23 @@ function drupalClient(sessid: string) {
   return { cookie: `${name}=${sessid}`, token };
 }
 
-async function cutOverApp(db: TestDrupalDb) {
+/** The cut-over configuration on one binding: Drupal's users, sessions, tokens and hashes. */
+async function cutOverApp(db: TestDrupalDb, binding: Binding) {
   const database = { pool: db.pool, dialect: db.dialect, prefix: db.prefix };
   const privateKey = await readDrupal7PrivateKey(database);
   const sessionStore = memorySessionStore();
-  const auth = createSessionAuthRouter({
+  const { server: app } = await bindingApp(binding, {
     userStore: drupal7UserStore(database),
     sessionStore: drupal7SessionFallback(sessionStore, database),
     csrfToken: drupal7CsrfToken({ privateKey, hashSalt: SEED_HASH_SALT }),
     hasher: upgradingHasher({ current: fastHasher, legacy: [drupal7Hasher()] }),
     baseUrl: BASE_URL,
   });
-  const app = express();
-  app.use(auth);
   return { app, sessionStore, database };
 }
 
-describeEachDrupalDb("cut-over from Drupal 7", (db) => {
+// The same cut-over on every binding: the Express router, the Fastify plugin, the fetch handler in Hono.
+for (const binding of BINDINGS) describeEachDrupalDb(`cut-over from Drupal 7 (${binding})`, (db) => {
   beforeAll(async () => {
     await seedSite(db());
   });
@@ -46,7 +47,7 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
     const sessid = createSessionId();
     // As Drupal 7.98+ wrote it: the sessions row holds base64url(sha256(sid)).
     await insertSessions(db(), [{ uid: SEED_USERS.admin.uid, sid: hashSessionId(sessid), hostname: "198.51.100.4", timestamp: nowSeconds() - 600 }]);
-    const { app, sessionStore, database } = await cutOverApp(db());
+    const { app, sessionStore, database } = await cutOverApp(db(), binding);
     // With the fallback also in place, imported rows must leave Drupal's table, or a logout here could be undone by re-adoption.
     expect((await importDrupal7Sessions({ ...database, into: sessionStore, deleteImported: true })).imported).toBeGreaterThanOrEqual(1);
 
@@ -67,7 +68,7 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
   it("adopts a session the import missed the first time its cookie is seen, once", async () => {
     const sessid = createSessionId();
     await insertSessions(db(), [{ uid: SEED_USERS.phpass.uid, sid: hashSessionId(sessid), timestamp: nowSeconds() - 60 }]);
-    const { app } = await cutOverApp(db());
+    const { app } = await cutOverApp(db(), binding);
     const client = drupalClient(sessid);
     const connect = await request(app).post("/services/json/system/connect").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
     expect((connect.body as { user: { name: string } }).user.name).toBe("Joe Phpass");
@@ -77,7 +78,7 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
   });
 
   it("logs in with a Drupal password hash and upgrades it to the current hasher", async () => {
-    const { app } = await cutOverApp(db());
+    const { app } = await cutOverApp(db(), binding);
     const res = await request(app).post("/services/json/user/login").type("form").send({ username: "phpbb", password: SEED_USERS.phpbb.password });
     expect(res.status).toBe(200);
     expect((res.body as { user: { uid: string } }).user.uid).toBe("15");
@@ -86,7 +87,7 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
   });
 
   /** One request through a client's cookie jar: its Cookie header out, its Set-Cookie headers in. */
-  function through(app: express.Express, jar: CookieJar) {
+  function through(app: Server, jar: CookieJar) {
     return async (path: string, token?: string, body?: Record<string, string>) => {
       let req = request(app).post(path).set("Host", HOST);
       const cookie = jar.header();
@@ -99,7 +100,7 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
   }
 
   it("logs a client holding a stale Drupal-era domain cookie and a newer host-only one in once, and keeps it logged in; logout removes both", async () => {
-    const { app } = await cutOverApp(db());
+    const { app } = await cutOverApp(db(), binding);
     const jar = new CookieJar(HOST);
     // Drupal's cookie from before the switch, for .sports.example.com, whose session is gone;
     // then a host-only one of the same name, as a server that sets no Domain left it.
@@ -122,7 +123,7 @@ describeEachDrupalDb("cut-over from Drupal 7", (db) => {
   });
 
   it("lets a live cookie through when a stale Drupal-era one comes first, rewriting neither (either may be planted); logout removes both", async () => {
-    const { app } = await cutOverApp(db());
+    const { app } = await cutOverApp(db(), binding);
     const jar = new CookieJar(HOST);
     jar.set(`${SESSION_NAME}=${createSessionId()}; path=/; domain=.${HOST}; HttpOnly`);
     // Logged in on the new server while its cookie was host-only: the stale one above is older, so sent first.

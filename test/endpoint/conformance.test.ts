@@ -17,12 +17,10 @@
  * docs/differences-from-drupal.md gives; each entry says which differences it allows, and
  * an entry whose scenario starts to match, or differs in any other way, fails.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ScenarioReplay, type Difference } from "./conformance/compare.js";
 import { rawRequest } from "./conformance/raw-http.js";
-import { recordedSite } from "./conformance/recorded-site.js";
+import { FRAMEWORKS, recordedSite } from "./conformance/recorded-site.js";
 import { transcript } from "./conformance/transcript.js";
 
 interface Deliberate {
@@ -61,17 +59,12 @@ const DELIBERATE: Readonly<Record<string, Deliberate>> = {
   },
 };
 
-const outcomes = new Map<string, "matched" | "deliberate">();
-const servers: Server[] = [];
-afterAll(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
+// One table of cases, every binding: the same scenarios and the same deliberate differences.
+describe.each(FRAMEWORKS)("conformance with the recorded Drupal 7 site, on %s", (framework) => {
+  const outcomes = new Map<string, "matched" | "deliberate">();
 
-describe("conformance with the recorded Drupal 7 site", () => {
   it.each(transcript.scenarios.map((scenario) => [scenario.id, scenario] as const))("%s", async (id, scenario) => {
-    const { app, close } = await recordedSite();
-    const server = app.listen(0, "127.0.0.1");
-    servers.push(server);
-    await new Promise((resolve) => server.once("listening", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port, close } = await recordedSite(framework);
     const replay = new ScenarioReplay();
     const differences: Difference[] = [];
     try {
@@ -81,7 +74,7 @@ describe("conformance with the recorded Drupal 7 site", () => {
         differences.push(...replay.compare(step, recorded, reply, scenario.varying ?? []));
       }
     } finally {
-      close();
+      await close();
     }
 
     const deliberate = DELIBERATE[id];
@@ -99,7 +92,7 @@ describe("conformance with the recorded Drupal 7 site", () => {
   it("matches every scenario but the deliberate ones, and counts them", () => {
     const matched = [...outcomes.values()].filter((outcome) => outcome === "matched").length;
     const deliberate = [...outcomes].filter(([, outcome]) => outcome === "deliberate").map(([id]) => id);
-    console.log(`\n  Drupal 7 conformance: ${matched} of ${transcript.scenarios.length} scenarios match the recording, ${deliberate.length} differ on purpose:`);
+    console.log(`\n  Drupal 7 conformance on ${framework}: ${matched} of ${transcript.scenarios.length} scenarios match the recording, ${deliberate.length} differ on purpose:`);
     for (const id of deliberate) console.log(`    ${id}: ${DELIBERATE[id]!.reason}`);
     console.log("    and on every reply: Cache-Control: no-store where Drupal sent no-cache, must-revalidate (the replies carry session ids and tokens)");
     expect(transcript.scenarios.length).toBe(123);

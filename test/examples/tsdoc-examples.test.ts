@@ -30,6 +30,8 @@ const ENTRIES: Readonly<Record<string, string>> = {
   "services-session-auth/redis": "src/entries/redis.ts",
   "services-session-auth/ioredis": "src/entries/ioredis.ts",
   "services-session-auth/sealed-cookie": "src/entries/sealed-cookie.ts",
+  "services-session-auth/fetch": "src/entries/fetch.ts",
+  "services-session-auth/fastify": "src/entries/fastify.ts",
 };
 
 /** Every public name, imported as an app would; a name of the documented module that is not public, from the module itself. */
@@ -49,7 +51,7 @@ function importsFor(file: string, own: ReadonlySet<string>): string {
 
 /** What the examples take as given: an app, its stores and data, a request being handled, and values they stand in for. */
 const PRELUDE = `
-import express, { type Request, type Response } from "express";
+import express from "express";
 import { z } from "zod";
 import type { NextFunction } from "express";
 import { Redis, Cluster } from "ioredis";
@@ -57,6 +59,9 @@ import { createClient, createCluster } from "redis";
 import { sealData, unsealData } from "iron-session";
 import type * as IronSession from "iron-session";
 import { writeFileSync } from "node:fs";
+import Fastify from "fastify";
+/** Deno's server, as the fetch handler's example uses it. */
+declare const Deno: { serve(handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): void };
 // A stand-in for what an example only gestures at (a row, a logger, a schema of the app's).
 type Stand = any;
 declare global {
@@ -68,8 +73,8 @@ declare global {
   }
 }
 declare const app: express.Express;
-declare const req: Request;
-declare const res: Response;
+declare const req: express.Request;
+declare const res: express.Response;
 declare const userStore: UserStore;
 declare const sessionStore: SessionStore;
 declare const counterStore: CounterStore;
@@ -83,9 +88,9 @@ declare const routes: GuardedRoute[];
 declare const pool: Drupal7Pool & import("mysql2/promise").Pool;
 declare const redis: import("redis").RedisClientType;
 declare const secret: string;
-declare function listPlayers(req: Request, res: Response): void;
-declare function addPlayer(req: Request, res: Response): void;
-declare function beacon(req: Request, res: Response): void;
+declare function listPlayers(req: express.Request, res: express.Response): void;
+declare function addPlayer(req: express.Request, res: express.Response): void;
+declare function beacon(req: express.Request, res: express.Response): void;
 declare const client: Stand, pg: Stand, mysql: Stand, nameKey: Buffer, parseOptions: Stand;
 declare const raw: Stand, row: Stand, rows: Stand, logger: Stand, stored: Stand, password: Stand, name: Stand, err: Stand, event: Stand, metrics: Stand;
 declare const settings: Stand, key: Stand, record: Stand, users: Stand, handle: Stand, tx: Stand, payload: Stand, seal: Stand, db: Stand, now: Stand, playerSchema: Stand;
@@ -103,6 +108,8 @@ function preludeWithout(own: ReadonlySet<string>): string {
         const kept = imported[2]!.split(", ").filter((name) => !own.has(name));
         return kept.length === 0 ? "" : `import ${imported[1] ?? ""}{ ${kept.join(", ")} } from ${imported[3]}`;
       }
+      const defaultImport = /^import (\w+) from /.exec(line);
+      if (defaultImport !== null && own.has(defaultImport[1]!)) return "";
       const declared = /^declare const (.*);$/.exec(line);
       if (declared !== null) {
         const kept = declared[1]!.split(", ").filter((part) => !own.has(part.split(":")[0]!.trim()));

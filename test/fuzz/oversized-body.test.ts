@@ -9,83 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import express from "express";
 import type { Server } from "node:http";
 import { request as httpRequest } from "node:http";
-import { connect, type Socket } from "node:net";
+import { connect } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createTestApp, login } from "../helpers/app.js";
+import { head, statusLine, upload, write } from "../helpers/raw-upload.js";
 
 const MB = 1024 * 1024;
 const PIECE = 64 * 1024;
-
-interface Upload {
-  readonly path: string;
-  readonly size: number;
-  readonly chunked: boolean;
-  readonly contentType: string | undefined;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-interface Outcome {
-  /** Everything the server sent, as text. */
-  readonly reply: string;
-  /** Body bytes the client managed to write. */
-  readonly written: number;
-  readonly writeError: string | undefined;
-  readonly readError: string | undefined;
-}
-
-function head({ path, size, chunked, contentType, headers = {} }: Upload): string {
-  const lines = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", chunked ? "Transfer-Encoding: chunked" : `Content-Length: ${size}`];
-  if (contentType !== undefined) lines.push(`Content-Type: ${contentType}`);
-  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  return `${lines.join("\r\n")}\r\n\r\n`;
-}
-
-function write(socket: Socket, data: string | Buffer): Promise<void> {
-  return new Promise((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve())));
-}
-
-/**
- * Writes the request and its whole body without reading (the socket stays paused, as a
- * client that reads only once it has sent everything), then reads until the server closes.
- * `allowHalfOpen`, so the server's FIN does not stop the writes: only a reset can.
- */
-async function upload(port: number, request: Upload): Promise<Outcome> {
-  const socket = connect({ host: "127.0.0.1", port, allowHalfOpen: true });
-  socket.pause();
-  let readError: string | undefined;
-  socket.on("error", (error) => (readError ??= error.message));
-  await new Promise((resolve) => socket.once("connect", resolve));
-  let written = 0;
-  let writeError: string | undefined;
-  try {
-    await write(socket, head(request));
-    const piece = Buffer.alloc(PIECE, request.contentType === "application/json" ? "7" : "a");
-    while (written < request.size) {
-      const part = piece.subarray(0, Math.min(PIECE, request.size - written));
-      await write(socket, request.chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from("\r\n")]) : part);
-      written += part.length;
-    }
-    if (request.chunked) await write(socket, "0\r\n\r\n");
-  } catch (error) {
-    writeError = (error as Error).message;
-  }
-  const chunks: Buffer[] = [];
-  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-  socket.resume();
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve();
-    }, 20_000);
-    socket.once("close", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    socket.once("end", () => socket.end());
-  });
-  return { reply: Buffer.concat(chunks).toString("latin1"), written, writeError, readError };
-}
 
 /** One chunk of a chunked body. */
 function chunk(size: number): Buffer {
@@ -114,10 +45,6 @@ function collector(): () => void {
 function retained(): number {
   const { heapUsed, arrayBuffers } = process.memoryUsage();
   return heapUsed + arrayBuffers;
-}
-
-function statusLine(reply: string): string {
-  return reply.slice(0, reply.indexOf("\r\n"));
 }
 
 describe("oversized uploads get a 413 the client reads", () => {

@@ -1,18 +1,36 @@
-import express, { type Express } from "express";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore } from "services-session-auth";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import Fastify from "fastify";
+import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthHandler } from "services-session-auth/fetch";
+import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
 import { fastHasher, SECRET } from "../../helpers/app.js";
+import { serveFetch } from "../../../examples/sports-api/serve-fetch.js";
 
 /** What the standard install profile's rdf module adds to every user object (`user_rdf_mapping`). */
 const RDF_MAPPING = { rdftype: ["sioc:UserAccount"], name: { predicates: ["foaf:name"] }, homepage: { predicates: ["foaf:page"], type: "rel" } };
 
+/** A site listening on loopback, and how to stop it. */
+export interface RunningSite {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The frameworks the package binds to, each serving the same site. */
+export const FRAMEWORKS = ["express", "fastify", "fetch"] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
 /**
- * An app configured like the recorded site (the transcript README's "What answered"): the
+ * A site configured like the recorded one (the transcript README's "What answered"): the
  * endpoint `services/json` named "oracle", the JSON and form-urlencoded parsers only, the
  * accounts admin (uid 1, administrator, timezone UTC), demo and blocked (status 0), with
  * the rdf module's mapping as a Drupal user store would supply it. `?q=` routing, the
- * session token call and Services' own 404s are mounted as the example app mounts them.
+ * session token call and Services' own 404s are mounted as the example app mounts them,
+ * on the given framework: the Express router, the Fastify plugin, or the fetch handler
+ * (served by node:http, see {@link serveFetch}).
  */
-export async function recordedSite(): Promise<{ app: Express; close: () => void }> {
+export async function recordedSite(framework: Framework): Promise<RunningSite> {
   const userStore = memoryUserStore(
     [
       { uid: "1", name: "admin", password: "admin-password", mail: "admin@example.com", roles: ["administrator"], fields: { timezone: "UTC", rdf_mapping: RDF_MAPPING } },
@@ -23,7 +41,7 @@ export async function recordedSite(): Promise<{ app: Express; close: () => void 
   );
   await userStore.ready;
   const sessionStore = memorySessionStore();
-  const auth = createSessionAuthRouter({
+  const options: SessionAuthOptions = {
     userStore,
     sessionStore,
     counterStore: memoryCounterStore(),
@@ -31,11 +49,50 @@ export async function recordedSite(): Promise<{ app: Express; close: () => void 
     hasher: fastHasher,
     endpointName: "oracle",
     parsers: ["application/json", "application/x-www-form-urlencoded"],
-  });
-  const app = express();
-  app.disable("x-powered-by");
-  app.use(auth);
-  app.use("/services/json", auth.notFound());
-  app.use(auth.errorHandler());
-  return { app, close: () => sessionStore.close() };
+  };
+  const stop = (server: Server) => async () => {
+    sessionStore.close();
+    await new Promise((resolve) => server.close(resolve));
+  };
+
+  if (framework === "fastify") {
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+    await app.register(fastifySessionAuth, options);
+    app.setNotFoundHandler(app.sessionAuth.notFound());
+    app.setErrorHandler(app.sessionAuth.errorHandler());
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    return {
+      port: (app.server.address() as AddressInfo).port,
+      close: async () => {
+        sessionStore.close();
+        await app.close();
+      },
+    };
+  }
+
+  let server: Server;
+  if (framework === "fetch") {
+    const sessionAuth = createSessionAuthHandler(options);
+    const notFound = sessionAuth.notFound();
+    server = serveFetch(async (request, incoming) => {
+      try {
+        return (await sessionAuth.handle(request, { clientAddress: incoming.socket.remoteAddress })) ?? notFound(request);
+      } catch (error) {
+        return sessionAuth.errorResponse(error, request);
+      }
+    });
+  } else {
+    const auth = createSessionAuthRouter(options);
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(auth);
+    app.use("/services/json", auth.notFound());
+    app.use(auth.errorHandler());
+    server = app.listen(0, "127.0.0.1");
+  }
+  if (!server.listening) {
+    if (framework === "fetch") server.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+  }
+  return { port: (server.address() as AddressInfo).port, close: stop(server) };
 }

@@ -1,5 +1,5 @@
 import { Socket } from "node:net";
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** The longest the rest of a refused upload is read after the reply, as nginx's `lingering_time` (there 30 s). */
 const LINGER_MS = 10_000;
@@ -18,7 +18,7 @@ const LINGER_BYTES = 64 * 1024 * 1024;
  * side, or 10 s, 2 s of silence or 64 MiB have gone by, whichever comes first. Nothing of
  * it is kept. A request whose body was already read closes as Node closes any other.
  */
-export function closeAfterReply(req: Request, res: Response): void {
+export function closeAfterReply(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader("Connection", "close");
   const socket = req.socket;
   if (req.complete || socket.destroyed) return;

@@ -1,0 +1,188 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
+import { createEngine, sessionControls, type NotFoundOptions } from "../engine.js";
+import type { LoginReply } from "../endpoint/endpoint.js";
+import { SessionAuthError, isSessionAuthError } from "../errors.js";
+import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
+import type { GuardOutcome, RequestAuth } from "../sessions/route-guard.js";
+import type { StoredSession, UserRecord } from "../types.js";
+import { errorReply } from "../wire/reply.js";
+import { endpointRequest, guardRequest, notFoundRequest, servicesRequest, sessionRequest } from "./request.js";
+import { appendCookies, send } from "./respond.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by `requireSession()` on the requests it lets through, and by `optionalSession()` when a session is live; `undefined` elsewhere. */
+    auth: RequestAuth | undefined;
+  }
+  interface FastifyInstance {
+    /** The guards and handlers of `services-session-auth`, over the engine the plugin built. */
+    sessionAuth: FastifySessionAuth;
+  }
+}
+
+/**
+ * What the plugin decorates the instance with (`fastify.sessionAuth`): the guards and
+ * handlers for the app's own routes, over the engine that answers the Services calls.
+ */
+export interface FastifySessionAuth {
+  /** Where the endpoint is served, with a leading slash, the prefix of the context the plugin was registered in included. */
+  readonly endpointPath: string;
+  /**
+   * A `preHandler`: a live session, its `X-CSRF-Token` on unsafe methods (or `services_token`
+   * in the query or a form body), and one of `roles`; else a 401, 401 `CSRF validation
+   * failed` or 403 in the wire format, and a 503 when a store fails. Sets `request.auth`.
+   * With `onDenied: "next"`, a denial is thrown to Fastify's error handler as a
+   * `SessionAuthError` with its `statusCode`, for the app to answer.
+   * @throws TypeError at once for an invalid option.
+   */
+  requireSession(options?: RequireSessionOptions): preHandlerHookHandler;
+  /** A `preHandler` that sets `request.auth` when a live session (with its token on an unsafe method) comes, and never refuses for lack of one. */
+  optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): preHandlerHookHandler;
+  /**
+   * For `setNotFoundHandler`: below the endpoint path, Services' `404 Not found : Could not
+   * find resource <name>.` (`… the controller.` below `user`, `system` and the `resources`
+   * given); elsewhere Drupal's `404 Not Found`. Empty body.
+   * @throws TypeError at once for an invalid option.
+   */
+  notFound(options?: NotFoundOptions): (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  /**
+   * For `setErrorHandler`: errors in the wire format (Fastify's invalid JSON and body-too-large
+   * as the endpoint's own, another 4xx kept with no body, a guard's denial as the guard would
+   * answer it), anything else a body-less 500 with an `internal.error` event, logged with
+   * `request.log.error`. Never a stack trace to the client.
+   */
+  errorHandler(): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  /**
+   * Opens a session for a user the app authenticated itself, setting its cookie on `reply`
+   * and `Cache-Control: no-store`; resolves the login reply for the app to send.
+   * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
+   */
+  startSession(request: FastifyRequest, reply: FastifyReply, user: UserRecord): Promise<LoginReply>;
+  /**
+   * Ends the request's session, if it has a live one, as a logout does, deleting its cookie on `reply`.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot be read or could not record the end.
+   */
+  endSession(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
+  /** A user's live sessions, oldest first. */
+  listSessions(uid: string): Promise<StoredSession[]>;
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endUserSessions(uid: string): Promise<number>;
+}
+
+/** The plugin's options: the package's own ({@link SessionAuthOptions}), checked when the plugin is registered. */
+export type FastifySessionAuthOptions = SessionAuthOptions;
+
+/** A Fastify error as the wire format's: Fastify's own body errors become the endpoint's. */
+function fastifyError(error: unknown): unknown {
+  if (isSessionAuthError(error)) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "FST_ERR_CTP_INVALID_JSON_BODY" || (error instanceof SyntaxError && (error as { statusCode?: unknown }).statusCode === 400)) return new SessionAuthError("ERR_INVALID_JSON");
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SessionAuthError("ERR_BODY_TOO_LARGE");
+  // A path that cannot be percent-decoded, when the app hands Fastify's frameworkErrors to the error handler.
+  if (code === "FST_ERR_BAD_URL") return new SessionAuthError("ERR_MALFORMED_REQUEST");
+  return error;
+}
+
+async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessionAuthOptions): Promise<void> {
+  const engine = createEngine(options, "fastifySessionAuth");
+  const { endpoint } = engine;
+  const { endpointPath: ownPath, bodyLimit } = engine.options.endpoint;
+  const endpointPath = `${fastify.prefix}${ownPath}`;
+
+  function guard(guardOptions: RequireSessionOptions, optional: boolean): preHandlerHookHandler {
+    const { check, settings } = engine.guard(guardOptions, optional);
+    // A callback hook, not an async one: on every protected request, one promise (the check's) instead of two.
+    return function sessionGuard(request, reply, done) {
+      let checking: Promise<GuardOutcome>;
+      try {
+        checking = check(guardRequest(request));
+      } catch (error) {
+        return done(error as Error);
+      }
+      checking.then((outcome) => {
+        try {
+          appendCookies(reply, outcome.setCookie);
+          if (outcome.error === undefined) {
+            request.auth = outcome.auth;
+            return done();
+          }
+          const wire = errorReply(outcome.error);
+          if (settings.onDenied === "next") return done(Object.assign(outcome.error, { statusCode: wire.status }));
+          send(reply, wire);
+        } catch (error) {
+          done(error as Error);
+        }
+      }, done);
+    };
+  }
+
+  function errorHandler() {
+    return function servicesErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+      const wire = engine.replyToError(fastifyError(error), sessionRequest(request).requestId);
+      if (wire.status >= 500 && !isSessionAuthError(error)) request.log.error({ err: error }, "unhandled error");
+      return send(reply, wire);
+    };
+  }
+
+  fastify.decorateRequest("auth", undefined);
+  fastify.decorate("sessionAuth", {
+    endpointPath,
+    requireSession: (guardOptions = {}) => guard(guardOptions, false),
+    optionalSession: (guardOptions = {}) => guard(guardOptions, true),
+    notFound(notFoundOptions = {}) {
+      const reply = engine.notFound(notFoundOptions);
+      const below = endpointPath.toLowerCase();
+      return (request, fastifyReply) => send(fastifyReply, reply(notFoundRequest(request, below)));
+    },
+    errorHandler,
+    ...sessionControls<FastifyRequest, FastifyReply>(engine, servicesRequest, (reply, setCookie, noStore) => {
+      appendCookies(reply, setCookie);
+      if (noStore) reply.header("Cache-Control", "no-store");
+    }),
+  } satisfies FastifySessionAuth);
+
+  // The Services routes in a context of their own: the endpoint reads its bodies as Services
+  // does, so there no parser of the app's runs and the stream is left for it to read.
+  await fastify.register(async function servicesRoutes(routes) {
+    routes.removeAllContentTypeParsers();
+    routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+    routes.setErrorHandler(errorHandler());
+
+    routes.all("/services/session/token", async (request, reply) => send(reply, await endpoint.sessionToken(sessionRequest(request))));
+    const services = async (request: FastifyRequest, reply: FastifyReply) => {
+      const wire = await endpoint.handle(endpointRequest(request, endpointPath, bodyLimit));
+      // Not a call of the endpoint, and no route of the app's took it: Fastify's not-found handler answers.
+      if (wire === undefined) return reply.callNotFound();
+      return send(reply, wire);
+    };
+    routes.all(ownPath, services);
+    routes.all(`${ownPath}/*`, services);
+  });
+}
+
+/**
+ * Drupal 7 Services' session authentication as a Fastify 5 plugin: `user/login`,
+ * `system/connect`, `user/logout`, `user/token` and the endpoint root under the endpoint path
+ * (`services/json` by default, below the prefix of the context it is registered in),
+ * `services/session/token`, and `fastify.sessionAuth` with the `preHandler` guards (typed
+ * `request.auth`), Services' 404s and the wire format's error handler. It is not
+ * encapsulated (the decorators reach the app); its routes are, with a body parser of their
+ * own. The options are checked at registration: an invalid one fails `register` with a
+ * `TypeError` naming it. For Drupal's `?q=` paths, give Fastify {@link drupalRewriteUrl}.
+ *
+ * @example
+ * ```ts
+ * const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+ * await app.register(fastifySessionAuth, { userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
+ * app.get("/services/json/me", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ name: request.auth!.user.name }));
+ * app.setNotFoundHandler(app.sessionAuth.notFound({ resources: ["me"] }));
+ * app.setErrorHandler(app.sessionAuth.errorHandler());
+ * ```
+ */
+export const fastifySessionAuth = Object.assign(sessionAuthPlugin, {
+  // What fastify-plugin would set: no encapsulation of its own (the decorators reach the
+  // registering context), a name for Fastify's dependency checks, and the Fastify it needs.
+  [Symbol.for("skip-override")]: true,
+  [Symbol.for("fastify.display-name")]: "services-session-auth",
+  [Symbol.for("plugin-meta")]: { name: "services-session-auth", fastify: "5.x" },
+});

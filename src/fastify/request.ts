@@ -1,0 +1,114 @@
+import type { FastifyRequest } from "fastify";
+import { csrfTokenOf } from "../sessions/csrf-token-of.js";
+import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
+import type { NotFoundRequest } from "../endpoint/not-found.js";
+import { servicesVersionHeader } from "../endpoint/routing.js";
+import { parseForm } from "../http-input/form.js";
+import { readStream } from "../http-input/read-stream.js";
+import { plainAddress } from "../login/client-address.js";
+import type { GuardRequest } from "../sessions/route-guard.js";
+import type { SessionRequest } from "../sessions/sessions.js";
+
+/**
+ * How a Fastify request is described to the engine: the translation, and nothing else.
+ * Fastify's `trustProxy` decides `request.ip` and `request.protocol`, as Express's `trust proxy` does.
+ *
+ * @module
+ */
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The path and query string of the URL the client sent (before any `rewriteUrl`): `services_token` may sit beside a `?q=`. */
+function originalQuery(request: FastifyRequest): string {
+  const url = request.originalUrl;
+  const mark = url.indexOf("?");
+  return mark === -1 ? "" : url.slice(mark + 1);
+}
+
+/** One query-string parameter, the last one if repeated, as in PHP's `$_GET`. */
+function queryParameter(request: FastifyRequest, name: string): string | undefined {
+  const query = originalQuery(request);
+  return query === "" ? undefined : parseForm(Buffer.from(query))[name];
+}
+
+/** Fastify's request id (`req-1`, or the app's `genReqId`): the one its own log lines carry. */
+function requestId(request: FastifyRequest): string | undefined {
+  return String(request.id).slice(0, 128) || undefined;
+}
+
+/** What finding a request's session needs. */
+export function sessionRequest(request: FastifyRequest): SessionRequest {
+  return { host: header(request, "host") ?? "", secure: request.protocol === "https", cookieHeader: header(request, "cookie"), requestId: requestId(request) };
+}
+
+/** A request to one of the Services calls. */
+export function servicesRequest(request: FastifyRequest): ServicesRequest {
+  return {
+    ...sessionRequest(request),
+    method: request.method,
+    ip: plainAddress(request.ip ?? ""),
+    userAgent: header(request, "user-agent") ?? "",
+    contentType: header(request, "content-type"),
+    csrfHeader: header(request, "x-csrf-token"),
+    queryToken: queryParameter(request, "services_token"),
+    versionHeader: servicesVersionHeader(request.headers),
+    accept: header(request, "accept"),
+    origin: header(request, "origin"),
+    fetchSite: header(request, "sec-fetch-site"),
+  };
+}
+
+/** The request's path as routed (after `rewriteUrl`), without the query string. */
+function routedPath(request: FastifyRequest): string {
+  const mark = request.url.indexOf("?");
+  return mark === -1 ? request.url : request.url.slice(0, mark);
+}
+
+/**
+ * A request no route answered. `endpointPath` is the endpoint's full path (the plugin's
+ * prefix included): below it, Services' 404s; elsewhere, Drupal's page-not-found.
+ */
+export function notFoundRequest(request: FastifyRequest, endpointPath: string): NotFoundRequest {
+  const path = routedPath(request);
+  const lower = path.toLowerCase();
+  const below = lower === endpointPath || lower.startsWith(`${endpointPath}/`);
+  return {
+    path: below ? path.slice(endpointPath.length) || "/" : path,
+    mounted: below,
+    method: request.method,
+    methodOverride: header(request, "x-http-method-override"),
+    methodParam: queryParameter(request, "_method"),
+  };
+}
+
+/**
+ * A request to the endpoint's routes (`<endpoint>` and `<endpoint>/*`): the path below it
+ * taken from the URL as sent (not the decoded wildcard: `user%2Flogin` is no call, as on
+ * Express), its body read from the raw stream only once routing asks for it.
+ */
+export function endpointRequest(request: FastifyRequest, mountedAt: string, bodyLimit: number): EndpointRequest {
+  return Object.assign(servicesRequest(request), {
+    path: routedPath(request).slice(mountedAt.length) || "/",
+    mounted: true,
+    methodOverride: header(request, "x-http-method-override"),
+    methodParam: queryParameter(request, "_method"),
+    body: (): Promise<RequestBody> => readStream(request.raw, bodyLimit, header(request, "content-length")).then((raw) => ({ raw })),
+  });
+}
+
+/** A request to an app's own route behind a guard; the address and the token are read only when used. */
+export function guardRequest(request: FastifyRequest): GuardRequest {
+  return {
+    host: header(request, "host") ?? "",
+    secure: request.protocol === "https",
+    cookieHeader: header(request, "cookie"),
+    requestId: requestId(request),
+    method: request.method,
+    ip: () => plainAddress(request.ip ?? ""),
+    csrfToken: () =>
+      csrfTokenOf({ csrfHeader: header(request, "x-csrf-token"), queryToken: queryParameter(request, "services_token"), contentType: header(request, "content-type"), body: request.body }),
+  };
+}

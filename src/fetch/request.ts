@@ -1,0 +1,179 @@
+import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
+import { csrfTokenOf } from "../sessions/csrf-token-of.js";
+import type { NotFoundRequest } from "../endpoint/not-found.js";
+import { servicesVersionHeader } from "../endpoint/routing.js";
+import { SessionAuthError } from "../errors.js";
+import { parseForm } from "../http-input/form.js";
+import { sentRequestId } from "../http-input/request-id.js";
+import { plainAddress } from "../login/client-address.js";
+import type { GuardRequest } from "../sessions/route-guard.js";
+import type { SessionRequest } from "../sessions/sessions.js";
+
+/**
+ * How a Web-standard `Request` is described to the engine: the translation, and nothing else.
+ *
+ * @module
+ */
+
+/**
+ * What a `Request` does not carry: where it came from. Runtimes know it beside the request
+ * (Deno's `info.remoteAddr`, Bun's `server.requestIP(req)`, Hono's `getConnInfo(c)`).
+ */
+export interface FetchRequestInfo {
+  /**
+   * The client's IP address. It keys the login throttle and the hashing queue by address and
+   * goes into the events. Without it a request has no address: it gets no per-address login
+   * limit (the per-account one still holds), is a client of its own in the hashing queue, and
+   * the first such request raises `address.unknown`.
+   */
+  readonly clientAddress?: string | undefined;
+}
+
+/** The request target as routing sees it: its path, and its query string without the `?` (`""` for none). */
+export interface Target {
+  readonly path: string;
+  readonly query: string;
+}
+
+/** The path and query of a request's absolute URL, without parsing the whole URL (`new URL` on every request costs). */
+export function targetOf(url: string): Target {
+  const scheme = url.indexOf("://");
+  const slash = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
+  if (slash === -1) return { path: "/", query: "" };
+  const mark = url.indexOf("?", slash);
+  const hash = url.indexOf("#", slash);
+  const end = hash === -1 ? url.length : hash;
+  return mark === -1 || mark > end ? { path: url.slice(slash, end), query: "" } : { path: url.slice(slash, mark), query: url.slice(mark + 1, end) };
+}
+
+/** One query-string parameter, the last one if repeated, as in PHP's `$_GET`; parseForm is linear whatever a client sends. */
+export function queryParameter(query: string, name: string): string | undefined {
+  return query === "" ? undefined : parseForm(Buffer.from(query))[name];
+}
+
+/** How a binding reads what the URL does not say: whether the request came over HTTPS. */
+export interface Translation {
+  /** Take `X-Forwarded-Proto` as the scheme: only behind a proxy that sets it. */
+  readonly trustProxy: boolean;
+  readonly bodyLimit: number;
+}
+
+function isSecure(request: Request, trustProxy: boolean): boolean {
+  if (trustProxy) {
+    const forwarded = request.headers.get("x-forwarded-proto");
+    // The scheme the client used is the first one listed, as Express reads it.
+    if (forwarded !== null) return forwarded.split(",", 1)[0]!.trim().toLowerCase() === "https";
+  }
+  return request.url.startsWith("https:");
+}
+
+function hostOf(request: Request): string {
+  // A Request built by a server carries its Host header; one built by hand may not: its URL says.
+  return request.headers.get("host") ?? new URL(request.url).host;
+}
+
+function header(request: Request, name: string): string | undefined {
+  return request.headers.get(name) ?? undefined;
+}
+
+/** What finding a request's session needs. */
+export function sessionRequest(request: Request, trustProxy: boolean): SessionRequest {
+  return { host: hostOf(request), secure: isSecure(request, trustProxy), cookieHeader: header(request, "cookie"), requestId: sentRequestId(request.headers.get("x-request-id")) };
+}
+
+/** A request to one of the Services calls. `query` is the original one: `services_token` may sit beside a `?q=`. */
+export function servicesRequest(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean, query: string): ServicesRequest {
+  return {
+    ...sessionRequest(request, trustProxy),
+    method: request.method,
+    ip: plainAddress(info?.clientAddress ?? ""),
+    userAgent: header(request, "user-agent") ?? "",
+    contentType: header(request, "content-type"),
+    csrfHeader: header(request, "x-csrf-token"),
+    queryToken: queryParameter(query, "services_token"),
+    versionHeader: versionHeader(request.headers),
+    accept: header(request, "accept"),
+    origin: header(request, "origin"),
+    fetchSite: header(request, "sec-fetch-site"),
+  };
+}
+
+/** The `services_<resource>_<method>_version` headers, handed to the same reading the Express binding uses. */
+function versionHeader(headers: Headers): string | undefined {
+  let found: Record<string, string> | undefined;
+  for (const [name, value] of headers) if (name.startsWith("services")) (found ??= {})[name] = value;
+  return found === undefined ? undefined : servicesVersionHeader(found);
+}
+
+/** Where a path sits relative to the endpoint: below it (the rest of the path), or not (`undefined`). Case-insensitive, as Express's router matches it. */
+export function belowEndpoint(path: string, endpointPath: string): string | undefined {
+  if (path.length < endpointPath.length || path.slice(0, endpointPath.length).toLowerCase() !== endpointPath.toLowerCase()) return undefined;
+  if (path.length === endpointPath.length) return "/";
+  return path.charCodeAt(endpointPath.length) === 0x2f ? path.slice(endpointPath.length) : undefined;
+}
+
+/** A request no route answered, as far as routing goes: below the endpoint or at the site root. */
+export function notFoundRequest(request: Request, target: Target, endpointPath: string): NotFoundRequest {
+  const below = belowEndpoint(target.path, endpointPath);
+  return {
+    path: below ?? target.path,
+    mounted: below !== undefined,
+    method: request.method,
+    methodOverride: header(request, "x-http-method-override"),
+    methodParam: queryParameter(target.query, "_method"),
+  };
+}
+
+/** A request below the endpoint's path (`path` is the rest of it), its body read only once routing asks for it. */
+export function endpointRequest(request: Request, info: FetchRequestInfo | undefined, translation: Translation, path: string, query: string): EndpointRequest {
+  return Object.assign(servicesRequest(request, info, translation.trustProxy, query), {
+    path,
+    mounted: true,
+    methodOverride: header(request, "x-http-method-override"),
+    methodParam: queryParameter(query, "_method"),
+    body: () => readBody(request, translation.bodyLimit),
+  });
+}
+
+/** A request to an app's own route behind a guard; the address and the token are read only when used. */
+export function guardRequest(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean): GuardRequest {
+  const headers = request.headers;
+  // Written out rather than spread from sessionRequest(): this runs on every protected request.
+  return {
+    host: headers.get("host") ?? new URL(request.url).host,
+    secure: isSecure(request, trustProxy),
+    cookieHeader: headers.get("cookie") ?? undefined,
+    requestId: sentRequestId(headers.get("x-request-id")),
+    method: request.method,
+    ip: () => plainAddress(info?.clientAddress ?? ""),
+    // A form body is the app's to read: the guard never consumes it, so only the header and the query count.
+    csrfToken: () => csrfTokenOf({ csrfHeader: header(request, "x-csrf-token"), queryToken: queryParameter(targetOf(request.url).query, "services_token"), contentType: undefined, body: undefined }),
+  };
+}
+
+/**
+ * Reads a request body up to `limit` bytes: over it (declared, or counted as the stream
+ * arrives), `ERR_BODY_TOO_LARGE` at once, nothing more read. A body something else
+ * already read cannot be read again: that is a mistake in the app's order of handlers.
+ */
+async function readBody(request: Request, limit: number): Promise<RequestBody> {
+  if (request.bodyUsed) throw new TypeError("services-session-auth/fetch: the request body was already read; let the session handler see the request first");
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) throw new SessionAuthError("ERR_BODY_TOO_LARGE");
+  if (request.body === null) return { raw: Buffer.alloc(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { raw: Buffer.concat(chunks, size) };
+    size += value.byteLength;
+    if (size > limit) {
+      // Stop reading, but leave the stream to the server: cancelling it can tear down the
+      // connection (on Node it destroys the socket) before the 413 is written.
+      reader.releaseLock();
+      throw new SessionAuthError("ERR_BODY_TOO_LARGE");
+    }
+    chunks.push(value);
+  }
+}

@@ -1,0 +1,82 @@
+/** The Hono recipe, served on Node by @hono/node-server and driven over real HTTP. */
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memorySessionStore, memoryUserStore, type AuthEvent } from "services-session-auth";
+import { honoApp } from "../../examples/recipes/hono.js";
+import { fastHasher, SECRET, USERS } from "../helpers/app.js";
+
+let server: ServerType;
+let base: string;
+const events: AuthEvent[] = [];
+
+beforeAll(async () => {
+  const app = honoApp({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event) });
+  server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise((resolve) => server.once("listening", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+async function login(name = "demo", password = "demo-password", path = "/services/json/user/login.json") {
+  const res = await fetch(base + path, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: name, password }) });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { sessid: string; session_name: string; token: string };
+  expect(res.headers.getSetCookie()).toHaveLength(1);
+  return { ...body, cookie: `${body.session_name}=${body.sessid}` };
+}
+
+describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () => {
+  it("answers the Services calls and sets c.var.auth behind requireSession", async () => {
+    const demo = await login();
+    const me = await fetch(`${base}/services/json/me`, { headers: { Cookie: demo.cookie } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ name: "demo", roles: ["authenticated user"] });
+    const anonymous = await fetch(`${base}/services/json/me`);
+    expect([anonymous.status, await anonymous.json()]).toEqual([401, ["Access denied for user anonymous"]]);
+    const connect = await fetch(`${base}/services/json/system/connect.json`, { method: "POST", headers: { Cookie: demo.cookie, "X-CSRF-Token": demo.token } });
+    expect(((await connect.json()) as { user: { name: string } }).user.name).toBe("demo");
+  });
+
+  it("asks for the CSRF token on an unsafe method, and checks roles", async () => {
+    const demo = await login();
+    const noToken = await fetch(`${base}/services/json/players`, { method: "POST", headers: { Cookie: demo.cookie } });
+    expect([noToken.status, await noToken.json()]).toEqual([401, ["CSRF validation failed"]]);
+    const withToken = await fetch(`${base}/services/json/players`, { method: "POST", headers: { Cookie: demo.cookie, "X-CSRF-Token": demo.token } });
+    expect(withToken.status).toBe(201);
+    expect((await fetch(`${base}/services/json/admin/stats`, { headers: { Cookie: demo.cookie } })).status).toBe(403);
+    const admin = await login("admin", "admin-password");
+    expect((await fetch(`${base}/services/json/admin/stats`, { headers: { Cookie: admin.cookie } })).status).toBe(200);
+  });
+
+  it("serves the session token, ?q= paths (the app's own routes too) and optional sessions", async () => {
+    const anonymousToken = await fetch(`${base}/services/session/token`);
+    expect([anonymousToken.headers.get("content-type"), (await anonymousToken.text()).length]).toEqual(["text/plain;charset=UTF-8", 43]);
+    const demo = await login("demo", "demo-password", "/?q=services/json/user/login.json");
+    const token = await fetch(`${base}/?q=services/session/token`, { headers: { Cookie: demo.cookie } });
+    expect(await token.text()).toBe(demo.token);
+    expect(await (await fetch(`${base}/index.php?q=services/json/me`, { headers: { Cookie: demo.cookie } })).json()).toMatchObject({ name: "demo" });
+    expect(await (await fetch(`${base}/welcome`)).text()).toBe("Hello, visitor");
+    expect(await (await fetch(`${base}/welcome`, { headers: { Cookie: demo.cookie } })).text()).toBe("Hello, demo");
+  });
+
+  it("logs out, and the session is gone", async () => {
+    const demo = await login();
+    const logout = await fetch(`${base}/services/json/user/logout.json`, { method: "POST", headers: { Cookie: demo.cookie, "X-CSRF-Token": demo.token } });
+    expect([logout.status, await logout.json()]).toEqual([200, [true]]);
+    expect(logout.headers.getSetCookie()[0]).toMatch(/=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT/);
+    expect((await fetch(`${base}/services/json/me`, { headers: { Cookie: demo.cookie } })).status).toBe(401);
+  });
+
+  it("ends with Services' 404s, and counts failed logins by the socket's address", async () => {
+    const resource = await fetch(`${base}/services/json/nothing`);
+    // @hono/node-server writes Node's own reason phrase: the status line says "Not Found", not Services' text.
+    expect([resource.status, resource.headers.get("content-type"), await resource.text()]).toEqual([404, "text/html; charset=UTF-8", ""]);
+    expect((await fetch(`${base}/services/json/players/x`)).status).toBe(404);
+    const page = await fetch(`${base}/elsewhere`);
+    expect([page.status, await page.text()]).toEqual([404, ""]);
+    const before = events.length;
+    await fetch(`${base}/services/json/user/login.json`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "demo", password: "nope" }) });
+    expect(events.slice(before).find((event) => event.type === "login.failure")).toMatchObject({ ip: "127.0.0.1" });
+  });
+});

@@ -1,0 +1,124 @@
+/** The Fastify plugin, driven with fastify.inject (Fastify's own request injection, no socket). */
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { fastHasher, SECRET, USERS } from "../helpers/app.js";
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+async function build(overrides: Partial<SessionAuthOptions> = {}) {
+  const events: AuthEvent[] = [];
+  const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+  apps.push(app);
+  await app.register(fastifySessionAuth, { userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event), ...overrides });
+  app.get("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
+  app.post("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ added: request.body }));
+  app.get("/services/json/admin", { preHandler: app.sessionAuth.requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
+  app.get("/own-denial", { preHandler: app.sessionAuth.requireSession({ onDenied: "next" }) }, async () => ({ never: true }));
+  app.get("/welcome", { preHandler: app.sessionAuth.optionalSession() }, async (request) => (request.auth === undefined ? "Hello, visitor" : `Hello, ${request.auth.user.name}`));
+  app.get("/crash", async () => {
+    throw new Error("a bug");
+  });
+  app.setNotFoundHandler(app.sessionAuth.notFound({ resources: ["players", "admin"] }));
+  app.setErrorHandler(app.sessionAuth.errorHandler());
+  await app.ready();
+  return { app, events };
+}
+
+async function login(app: FastifyInstance, url = "/services/json/user/login.json") {
+  const res = await app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "username=demo&password=demo-password" });
+  expect(res.statusCode).toBe(200);
+  const body = res.json<{ sessid: string; session_name: string; token: string }>();
+  return { ...body, cookie: `${body.session_name}=${body.sessid}` };
+}
+
+describe("fastifySessionAuth", () => {
+  it("refuses invalid options when registered, naming itself", async () => {
+    const app = Fastify();
+    apps.push(app);
+    await expect(app.register(fastifySessionAuth, { userStore: memoryUserStore([]) } as never).ready()).rejects.toThrow(/^fastifySessionAuth: invalid options: sessionStore/);
+  });
+
+  it("answers the Services calls with Services' status lines, reading every body type itself", async () => {
+    const { app } = await build();
+    const wrong = await app.inject({ method: "POST", url: "/services/json/user/login.json", headers: { "content-type": "application/json" }, payload: '{"username":"demo","password":"x"}' });
+    expect([wrong.statusCode, wrong.statusMessage, wrong.headers["content-type"], wrong.body]).toEqual([401, "Unauthorized : Wrong username or password.", "application/json", '["Wrong username or password."]']);
+    const broken = await app.inject({ method: "POST", url: "/services/json/user/login.json", headers: { "content-type": "application/json" }, payload: "{" });
+    expect([broken.statusCode, broken.statusMessage]).toEqual([400, ": Invalid JSON."]);
+    const multipart = await app.inject({ method: "POST", url: "/services/json/user/login", headers: { "content-type": "multipart/form-data; boundary=x" }, payload: '--x\r\nContent-Disposition: form-data; name="username"\r\n\r\ndemo\r\n--x\r\nContent-Disposition: form-data; name="password"\r\n\r\ndemo-password\r\n--x--\r\n' });
+    expect(multipart.statusCode).toBe(200);
+    const noType = await app.inject({ method: "POST", url: "/services/json/user/login", payload: "username=demo&password=demo-password" });
+    expect(noType.statusCode).toBe(200);
+    const xml = await app.inject({ method: "POST", url: "/services/json/user/login", headers: { "content-type": "application/xml" }, payload: "<a/>" });
+    expect(xml.statusCode).toBe(406);
+    const root = await app.inject({ url: "/services/json" });
+    expect(root.body).toBe('Services Endpoint "services" has been setup successfully.');
+    const big = await app.inject({ method: "POST", url: "/services/json/user/login", headers: { "content-type": "application/json" }, payload: "x".repeat(70_000) });
+    expect([big.statusCode, big.headers.connection]).toEqual([413, "close"]);
+  });
+
+  it("guards routes with preHandlers that set request.auth", async () => {
+    const { app } = await build();
+    const demo = await login(app);
+    expect((await app.inject({ url: "/services/json/players", headers: { cookie: demo.cookie } })).json()).toEqual({ players: ["Ana"], uid: "14" });
+    const anonymous = await app.inject({ url: "/services/json/players" });
+    expect([anonymous.statusCode, anonymous.statusMessage, anonymous.body]).toEqual([401, "Unauthorized : Access denied for user anonymous", '["Access denied for user anonymous"]']);
+    const noToken = await app.inject({ method: "POST", url: "/services/json/players", headers: { cookie: demo.cookie } });
+    expect([noToken.statusCode, noToken.body]).toEqual([401, '["CSRF validation failed"]']);
+    // The app's own JSON parser still reads the app's routes.
+    const added = await app.inject({ method: "POST", url: "/services/json/players", headers: { cookie: demo.cookie, "x-csrf-token": demo.token }, payload: { name: "Bo" } });
+    expect(added.json()).toEqual({ added: { name: "Bo" } });
+    const formToken = await app.inject({ method: "POST", url: `/services/json/players?services_token=${demo.token}`, headers: { cookie: demo.cookie } });
+    expect(formToken.statusCode).toBe(200);
+    expect((await app.inject({ url: "/services/json/admin", headers: { cookie: demo.cookie } })).statusCode).toBe(403);
+    expect((await app.inject({ url: "/welcome" })).body).toBe("Hello, visitor");
+    expect((await app.inject({ url: "/welcome", headers: { cookie: demo.cookie } })).body).toBe("Hello, demo");
+    const stale = await app.inject({ url: "/welcome", headers: { cookie: `${demo.session_name}=gone` } });
+    expect([stale.body, String(stale.headers["set-cookie"])]).toEqual(["Hello, visitor", expect.stringMatching(/=deleted; /)]);
+  });
+
+  it("passes a denial to Fastify's error handler with onDenied: next, and answers crashes as a body-less 500", async () => {
+    const { app, events } = await build();
+    const denied = await app.inject({ url: "/own-denial" });
+    expect([denied.statusCode, denied.statusMessage]).toEqual([401, "Unauthorized : Access denied for user anonymous"]);
+    const badJson = await app.inject({ method: "POST", url: "/services/json/players", headers: { "content-type": "application/json" }, payload: "{" });
+    expect([badJson.statusCode, badJson.statusMessage, badJson.body]).toEqual([400, ": Invalid JSON.", '["Invalid JSON."]']);
+    const crash = await app.inject({ url: "/crash" });
+    expect([crash.statusCode, crash.body]).toEqual([500, ""]);
+    expect(events.some((event) => event.type === "internal.error")).toBe(true);
+  });
+
+  it("serves the session token and ?q= paths, and Services' 404s", async () => {
+    const { app } = await build();
+    const demo = await login(app, "/?q=services/json/user/login.json");
+    expect((await app.inject({ url: "/index.php?q=services/session/token", headers: { cookie: demo.cookie } })).body).toBe(demo.token);
+    expect((await app.inject({ url: "/?q=services/json/players", headers: { cookie: demo.cookie } })).json()).toMatchObject({ uid: "14" });
+    const resource = await app.inject({ url: "/services/json/teams" });
+    expect([resource.statusCode, resource.statusMessage, resource.body]).toEqual([404, "Not found : Could not find resource teams.", ""]);
+    expect((await app.inject({ method: "DELETE", url: "/services/json/players/9" })).statusMessage).toBe("Not found : Could not find the controller.");
+    expect((await app.inject({ method: "GET", url: "/services/json/user/login" })).statusMessage).toBe("Not found : Could not find the controller.");
+    expect((await app.inject({ url: "/elsewhere" })).statusMessage).toBe("Not Found");
+    const logout = await app.inject({ method: "POST", url: "/services/json/user/logout", headers: { cookie: demo.cookie, "x-csrf-token": demo.token } });
+    expect([logout.statusCode, logout.body]).toEqual([200, "[true]"]);
+  });
+
+  it("serves the endpoint below the prefix of the context it is registered in, and opens sessions for the app", async () => {
+    const app = Fastify();
+    apps.push(app);
+    await app.register(
+      async (api) => {
+        await api.register(fastifySessionAuth, { userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher });
+        api.post("/sso", async (request, reply) => api.sessionAuth.startSession(request, reply, (await memoryUserStore(USERS, { hasher: fastHasher }).findById("14"))!));
+        expect(api.sessionAuth.endpointPath).toBe("/v1/services/json");
+      },
+      { prefix: "/v1" },
+    );
+    const sso = await app.inject({ method: "POST", url: "/v1/sso" });
+    expect([sso.statusCode, sso.headers["cache-control"], sso.json<{ user: { name: string } }>().user.name]).toEqual([200, "no-store", "demo"]);
+    expect((await app.inject({ url: "/v1/services/json/" })).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,107 @@
+/** The fetch binding on its own: Web-standard Requests in, Responses out, no server. */
+import { describe, expect, it } from "vitest";
+import { memorySessionStore, memoryUserStore, SessionAuthError } from "services-session-auth";
+import { createSessionAuthHandler, type FetchSessionAuthOptions } from "services-session-auth/fetch";
+import { fastHasher, SECRET, USERS } from "../helpers/app.js";
+
+const SITE = "http://api.example.com";
+
+function handler(overrides: Partial<FetchSessionAuthOptions> = {}) {
+  return createSessionAuthHandler({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, ...overrides });
+}
+
+function post(path: string, body: string, headers: Record<string, string> = {}) {
+  return new Request(SITE + path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body });
+}
+
+async function logIn(auth: ReturnType<typeof handler>, site = SITE, headers: Record<string, string> = {}) {
+  const reply = await auth.handle(new Request(`${site}/services/json/user/login.json`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ username: "demo", password: "demo-password" }) }));
+  expect(reply?.status).toBe(200);
+  const body = (await reply!.json()) as { sessid: string; session_name: string; token: string };
+  return { ...body, reply, cookie: `${body.session_name}=${body.sessid}` };
+}
+
+describe("createSessionAuthHandler", () => {
+  it("refuses invalid options at once, naming itself", () => {
+    expect(() => createSessionAuthHandler({ userStore: memoryUserStore([]) } as never)).toThrow(/^createSessionAuthHandler: invalid options: sessionStore/);
+    expect(() => handler({ trustProxy: "yes" as never })).toThrow(/createSessionAuthHandler: invalid options: trustProxy/);
+    expect(() => handler().requireSession({ roles: "admin" } as never)).toThrow(TypeError);
+  });
+
+  it("answers the endpoint with Services' status line, and leaves every other path to the app", async () => {
+    const auth = handler();
+    const wrong = await auth.handle(post("/services/json/user/login.json", JSON.stringify({ username: "demo", password: "x" })));
+    expect([wrong?.status, wrong?.statusText, await wrong?.json()]).toEqual([401, "Unauthorized : Wrong username or password.", ["Wrong username or password."]]);
+    expect(await (await auth.handle(new Request(`${SITE}/Services/JSON/`)))?.text()).toBe('Services Endpoint "services" has been setup successfully.');
+    expect(await auth.handle(new Request(`${SITE}/services/json/players`))).toBeUndefined();
+    expect(await auth.handle(new Request(`${SITE}/services/jsonx/user/login`, { method: "POST" }))).toBeUndefined();
+    expect(await auth.handle(new Request(`${SITE}/players?q=services/json/user/login`, { method: "POST" }))).toBeUndefined();
+    expect(auth.routedPath(new Request(`${SITE}/index.php?q=/services/json/players/&x=1`))).toBe("/services/json/players");
+    expect(auth.routedPath(new Request(`${SITE}/players?q=ana`))).toBe("/players");
+  });
+
+  it("reads the scheme from the URL, or from X-Forwarded-Proto with trustProxy", async () => {
+    const direct = await logIn(handler(), "https://api.example.com");
+    expect(direct.session_name).toMatch(/^SSESS/);
+    expect((await logIn(handler(), SITE, { "X-Forwarded-Proto": "https" })).session_name).toMatch(/^SESS/);
+    const proxied = await logIn(handler({ trustProxy: true }), SITE, { "X-Forwarded-Proto": "https, http" });
+    expect(proxied.session_name).toMatch(/^SSESS/);
+    expect(proxied.reply!.headers.getSetCookie()[0]).toMatch(/; secure; HttpOnly$/);
+  });
+
+  it("refuses a body over the limit, declared or streamed, before reading it all", async () => {
+    const auth = handler({ bodyLimit: 16 });
+    const declared = await auth.handle(post("/services/json/user/login", "x".repeat(17)));
+    expect([declared?.status, await declared?.json()]).toEqual([413, ["Request body too large."]]);
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new Uint8Array(10));
+      },
+    });
+    const streamed = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: stream, duplex: "half" } as RequestInit));
+    expect(streamed?.status).toBe(413);
+  });
+
+  it("guards a route: the session, or a ready response with the reason", async () => {
+    const auth = handler();
+    const demo = await logIn(auth);
+    const requireSession = auth.requireSession();
+    const passed = await requireSession(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }));
+    expect(passed.auth?.user).toMatchObject({ uid: "14", name: "demo" });
+    expect(passed.auth?.user).not.toHaveProperty("passwordHash");
+    const noToken = await requireSession(new Request(`${SITE}/players`, { method: "POST", headers: { Cookie: demo.cookie } }));
+    expect([noToken.response?.status, noToken.response?.statusText, noToken.error?.code]).toEqual([401, "Unauthorized : CSRF validation failed", "ERR_CSRF"]);
+    const queryToken = await requireSession(new Request(`${SITE}/players?services_token=${demo.token}`, { method: "POST", headers: { Cookie: demo.cookie } }));
+    expect(queryToken.auth?.user.name).toBe("demo");
+    const stale = await requireSession(new Request(`${SITE}/players`, { headers: { Cookie: `${demo.session_name}=stale` } }));
+    expect([stale.response?.status, stale.response?.headers.getSetCookie()[0]]).toEqual([401, expect.stringMatching(/=deleted; /)]);
+    const optional = await auth.optionalSession()(new Request(`${SITE}/players`));
+    expect(optional).toEqual({ auth: undefined, setCookie: [] });
+    expect((await auth.requireSession({ roles: ["administrator"] })(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }))).response?.status).toBe(403);
+  });
+
+  it("answers what no route answered, and errors, in the wire format", async () => {
+    const auth = handler();
+    const notFound = auth.notFound({ resources: ["players"] });
+    expect(notFound(new Request(`${SITE}/services/json/players/9`)).statusText).toBe("Not found : Could not find the controller.");
+    expect(notFound(new Request(`${SITE}/services/json/teams`)).statusText).toBe("Not found : Could not find resource teams.");
+    expect(notFound(new Request(`${SITE}/?q=services/json/teams`)).statusText).toBe("Not found : Could not find resource teams.");
+    expect(notFound(new Request(`${SITE}/teams`)).statusText).toBe("Not Found");
+    expect(auth.errorResponse(new SessionAuthError("ERR_FORBIDDEN", "demo")).status).toBe(403);
+    const crash = auth.errorResponse(new Error("bug"));
+    expect([crash.status, await crash.text()]).toEqual([500, ""]);
+  });
+
+  it("starts and ends sessions for the app, and adds a guard's cookies to any response", async () => {
+    const auth = handler();
+    const user = await memoryUserStore(USERS, { hasher: fastHasher }).findById("14");
+    const started = await auth.startSession(new Request(`${SITE}/sso`), user!, { clientAddress: "::ffff:203.0.113.5" });
+    const cookie = started.setCookie[0]!.split(";", 1)[0]!;
+    expect(started.reply.session_name).toBe(cookie.split("=")[0]);
+    expect((await auth.listSessions("14"))[0]?.record.ip).toBe("203.0.113.5");
+    expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }))).toMatchObject({ ended: true });
+    expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }))).toMatchObject({ ended: false });
+    const redirect = auth.withCookies(Response.redirect(`${SITE}/home`, 302), ["a=b"]);
+    expect([redirect.status, redirect.headers.get("location"), redirect.headers.getSetCookie()]).toEqual([302, `${SITE}/home`, ["a=b"]]);
+  });
+});

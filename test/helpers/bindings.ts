@@ -1,0 +1,76 @@
+import { createServer, type Server } from "node:http";
+import express from "express";
+import Fastify from "fastify";
+import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { Hono } from "hono";
+import { honoSessionAuth, type SessionAuthEnv } from "../../examples/recipes/hono.js";
+import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
+import { fastHasher, SECRET, USERS } from "./app.js";
+
+/** The bindings, each serving the same app: the Express router, the Fastify plugin, the fetch handler in Hono. */
+export const BINDINGS = ["express", "fastify", "hono"] as const;
+export type Binding = (typeof BINDINGS)[number];
+
+/**
+ * The app every binding test drives, built on one binding: the Services calls, and the
+ * same routes behind the guards (GET and POST /services/json/players, POST
+ * /services/json/open without CSRF, GET /services/json/admin for administrators, GET
+ * /welcome for everyone), Services' 404s and the wire format's errors. Resolves a Node
+ * server, not yet listening (supertest listens). Hono is served by a node:http adapter that
+ * keeps Services' reason phrases.
+ */
+export async function bindingApp(binding: Binding, overrides: Partial<SessionAuthOptions> = {}): Promise<{ server: Server; events: AuthEvent[] }> {
+  const events: AuthEvent[] = [];
+  const options: SessionAuthOptions = {
+    userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+    sessionStore: memorySessionStore(),
+    counterStore: memoryCounterStore(),
+    secret: SECRET,
+    baseUrl: "http://sports.test",
+    hasher: fastHasher,
+    onEvent: (event) => events.push(event),
+    ...overrides,
+  };
+  const resources = ["players", "open", "admin"];
+  if (binding === "express") {
+    const auth = createSessionAuthRouter(options);
+    const app = express();
+    app.use(auth);
+    app.get("/services/json/players", auth.requireSession(), (req, res) => void res.json({ players: ["Ana"], uid: req.auth?.user.uid }));
+    app.post("/services/json/players", auth.requireSession(), (_req, res) => void res.json({ added: true }));
+    app.post("/services/json/open", auth.requireSession({ csrf: false }), (_req, res) => void res.json({ open: true }));
+    app.get("/services/json/admin", auth.requireSession({ roles: ["administrator"] }), (_req, res) => void res.json({ admin: true }));
+    app.get("/welcome", auth.optionalSession(), (req, res) => void res.json({ name: req.auth?.user.name ?? null }));
+    app.use("/services/json", auth.notFound({ resources }));
+    app.use(auth.notFound());
+    app.use(auth.errorHandler());
+    return { server: createServer(app), events };
+  }
+  if (binding === "fastify") {
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+    await app.register(fastifySessionAuth, options);
+    const { requireSession, optionalSession } = app.sessionAuth;
+    app.get("/services/json/players", { preHandler: requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
+    app.post("/services/json/players", { preHandler: requireSession() }, async () => ({ added: true }));
+    app.post("/services/json/open", { preHandler: requireSession({ csrf: false }) }, async () => ({ open: true }));
+    app.get("/services/json/admin", { preHandler: requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
+    app.get("/welcome", { preHandler: optionalSession() }, async (request) => ({ name: request.auth?.user.name ?? null }));
+    app.setNotFoundHandler(app.sessionAuth.notFound({ resources }));
+    app.setErrorHandler(app.sessionAuth.errorHandler());
+    await app.ready();
+    return { server: app.server, events };
+  }
+  const { sessionAuth, services, requireSession, optionalSession } = honoSessionAuth(options);
+  const app = new Hono<SessionAuthEnv>({ getPath: (request) => sessionAuth.routedPath(request) });
+  app.use(services);
+  app.get("/services/json/players", requireSession(), (c) => c.json({ players: ["Ana"], uid: c.var.auth?.user.uid }));
+  app.post("/services/json/players", requireSession(), (c) => c.json({ added: true }));
+  app.post("/services/json/open", requireSession({ csrf: false }), (c) => c.json({ open: true }));
+  app.get("/services/json/admin", requireSession({ roles: ["administrator"] }), (c) => c.json({ admin: true }));
+  app.get("/welcome", optionalSession(), (c) => c.json({ name: c.var.auth?.user.name ?? null }));
+  const notFound = sessionAuth.notFound({ resources });
+  app.notFound((c) => notFound(c.req.raw));
+  app.onError((error, c) => sessionAuth.errorResponse(error, c.req.raw));
+  return { server: serveFetch((request, incoming) => app.fetch(request, { incoming })), events };
+}
