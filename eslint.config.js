@@ -4,7 +4,10 @@ import regexp from "eslint-plugin-regexp";
 
 /** An import rule for the files of one layer: none of the `above` folders of src, and no web framework but the one allowed. */
 function layer(files, above, { allow } = {}) {
-  const folders = above.map((folder) => ({ group: [`**/${folder}/**`, `../${folder}/*`, `./${folder}/*`], message: `${files.join(", ")} sits below src/${folder}: imports point down.` }));
+  const folders = above.map((folder) => ({
+    group: [`**/${folder}/**`, `../${folder}/*`, `./${folder}/*`],
+    message: `${files.join(", ")} sits below src/${folder}: imports point down.`,
+  }));
   const frameworks = ["express", "fastify"]
     .filter((framework) => framework !== allow)
     .map((framework) => ({ group: [framework, `${framework}/*`, `${framework}-*`], message: `Only src/${framework} imports ${framework}.` }));

@@ -5,7 +5,13 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const subpaths = ["services-session-auth", "services-session-auth/redis", "services-session-auth/ioredis", "services-session-auth/sealed-cookie", "services-session-auth/drupal"];
+const subpaths = [
+  "services-session-auth",
+  "services-session-auth/redis",
+  "services-session-auth/ioredis",
+  "services-session-auth/sealed-cookie",
+  "services-session-auth/drupal",
+];
 for (const name of ["redis", "ioredis", "iron-session", "mysql2", "pg"]) {
   try {
     require.resolve(name);

@@ -49,10 +49,13 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 function post(contentType: string): Promise<number> {
   const started = performance.now();
   return new Promise((done, fail) => {
-    const req = request({ host: "127.0.0.1", port, agent, method: "POST", path: "/services/json/user/login", headers: { "Content-Type": contentType, "Content-Length": 1 } }, (res) => {
-      res.resume();
-      res.on("end", () => (res.statusCode === 406 ? done(performance.now() - started) : fail(new Error(`expected 406, got ${res.statusCode}`))));
-    });
+    const req = request(
+      { host: "127.0.0.1", port, agent, method: "POST", path: "/services/json/user/login", headers: { "Content-Type": contentType, "Content-Length": 1 } },
+      (res) => {
+        res.resume();
+        res.on("end", () => (res.statusCode === 406 ? done(performance.now() - started) : fail(new Error(`expected 406, got ${res.statusCode}`))));
+      },
+    );
     req.on("error", fail);
     req.end("x");
   });

@@ -44,8 +44,20 @@ async function insertMany(db: TestDrupalDb, table: string, columns: string[], co
 /** A Drupal 7.98+ site: active users, and hashed sids written within the last day. */
 async function seed(db: TestDrupalDb): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
-  await db.run(`INSERT INTO ${db.table("system")} (filename, name, type, status, schema_version) VALUES (?, ?, ?, 1, ?)`, ["modules/system/system.module", "system", "module", 7086]);
-  await insertMany(db, "users", ["uid", "name", "pass", "mail", "status", "created"], users, (i) => [i + 1, `user${i + 1}`, "", `user${i + 1}@example.com`, 1, now - 86_400 * 365]);
+  await db.run(`INSERT INTO ${db.table("system")} (filename, name, type, status, schema_version) VALUES (?, ?, ?, 1, ?)`, [
+    "modules/system/system.module",
+    "system",
+    "module",
+    7086,
+  ]);
+  await insertMany(db, "users", ["uid", "name", "pass", "mail", "status", "created"], users, (i) => [
+    i + 1,
+    `user${i + 1}`,
+    "",
+    `user${i + 1}@example.com`,
+    1,
+    now - 86_400 * 365,
+  ]);
   await insertMany(db, "sessions", ["uid", "sid", "ssid", "hostname", "timestamp", "cache"], rows, (i) => [
     (i % users) + 1,
     createHash("sha256").update(randomBytes(32)).digest("base64url"),
@@ -100,7 +112,12 @@ try {
           const prefix = `ssa-bench-${randomBytes(4).toString("hex")}:`;
           const store = redis.redisSessionStore({ client, prefix });
           const started = performance.now();
-          const result = await drupal.importDrupal7Sessions({ pool: db.pool, prefix: db.prefix, into: mode === "adoptMany" ? store : adoptOnly(store), batchSize });
+          const result = await drupal.importDrupal7Sessions({
+            pool: db.pool,
+            prefix: db.prefix,
+            into: mode === "adoptMany" ? store : adoptOnly(store),
+            batchSize,
+          });
           const seconds = (performance.now() - started) / 1000;
           if (result.imported !== rows) throw new Error(`imported ${result.imported} of ${rows} rows`);
           rates.push(rows / seconds);

@@ -36,16 +36,18 @@ function post(server: BenchServer, body: unknown, from: string, cookie?: string)
   const headers: Record<string, string> = { "Content-Type": "application/json", "Content-Length": String(payload.length) };
   if (cookie !== undefined) headers.Cookie = cookie;
   return new Promise((done, fail) => {
-    const req = request(
-      { host: "127.0.0.1", port: server.port, path: LOGIN, method: "POST", localAddress: from, agent: false, headers },
-      (res) => {
-        res.resume();
-        res.on("end", () => {
-          const retryAfter = res.headers["retry-after"];
-          done({ status: res.statusCode ?? 0, ms: performance.now() - started, retryAfter: retryAfter === undefined ? undefined : Number(retryAfter), setCookie: res.headers["set-cookie"] ?? [] });
+    const req = request({ host: "127.0.0.1", port: server.port, path: LOGIN, method: "POST", localAddress: from, agent: false, headers }, (res) => {
+      res.resume();
+      res.on("end", () => {
+        const retryAfter = res.headers["retry-after"];
+        done({
+          status: res.statusCode ?? 0,
+          ms: performance.now() - started,
+          retryAfter: retryAfter === undefined ? undefined : Number(retryAfter),
+          setCookie: res.headers["set-cookie"] ?? [],
         });
-      },
-    );
+      });
+    });
     req.on("error", fail);
     req.end(payload);
   });
@@ -121,7 +123,10 @@ for (let round = 0; round < rounds; round++) {
   const base = await fresh(unloaded);
   const one = await fresh((server) => underBurst(server, oneAddress, 100, "127.0.0.3"));
   const many = await fresh((server) => underBurst(server, sixtyAddresses, 2, "127.0.0.4"));
-  const device = await fresh(async (server) => underBurst(server, manyAddresses, 2, "127.0.0.5", await deviceCookieOf(server, "127.0.0.5")), "ours-attack-devices");
+  const device = await fresh(
+    async (server) => underBurst(server, manyAddresses, 2, "127.0.0.5", await deviceCookieOf(server, "127.0.0.5")),
+    "ours-attack-devices",
+  );
   measured.push({ base, one, many, device });
   const show = (result: BurstResult) =>
     `real login ${result.real.first.status} in ${result.real.first.ms.toFixed(0)} ms (in after ${result.real.inAfterMs.toFixed(0)} ms), slowest burst answer ${(result.slowestMs / 1000).toFixed(1)} s, burst ${JSON.stringify(result.statuses)}`;
@@ -136,9 +141,15 @@ const manyRatio = median(measured.map(({ base, many }) => many.real.inAfterMs / 
 const deviceRatio = median(measured.map(({ base, device }) => device.real.inAfterMs / base));
 const slowest = Math.max(...measured.flatMap(({ one, many, device }) => [one.slowestMs, many.slowestMs, device.slowestMs]));
 console.log(`\nreal login (medians over ${rounds} rounds, each against the unloaded login of its round):`);
-console.log(`  during a 100-request burst from one address:   in after ${median(measured.map(({ one }) => one.real.inAfterMs)).toFixed(0)} ms = ${oneRatio.toFixed(2)}× unloaded (${median(measured.map(({ base }) => base)).toFixed(0)} ms)`);
-console.log(`  during a 120-request burst from 60 addresses:  first answer ${median(measured.map(({ many }) => many.real.first.ms)).toFixed(0)} ms (${[...new Set(measured.map(({ many }) => many.real.first.status))].join("/")}), in after ${median(measured.map(({ many }) => many.real.inAfterMs)).toFixed(0)} ms = ${manyRatio.toFixed(2)}× unloaded`);
-console.log(`  during a 480-request burst from 240 addresses, with a device cookie: first answer ${median(measured.map(({ device }) => device.real.first.ms)).toFixed(0)} ms (${[...new Set(measured.map(({ device }) => device.real.first.status))].join("/")}), in after ${median(measured.map(({ device }) => device.real.inAfterMs)).toFixed(0)} ms = ${deviceRatio.toFixed(2)}× unloaded`);
+console.log(
+  `  during a 100-request burst from one address:   in after ${median(measured.map(({ one }) => one.real.inAfterMs)).toFixed(0)} ms = ${oneRatio.toFixed(2)}× unloaded (${median(measured.map(({ base }) => base)).toFixed(0)} ms)`,
+);
+console.log(
+  `  during a 120-request burst from 60 addresses:  first answer ${median(measured.map(({ many }) => many.real.first.ms)).toFixed(0)} ms (${[...new Set(measured.map(({ many }) => many.real.first.status))].join("/")}), in after ${median(measured.map(({ many }) => many.real.inAfterMs)).toFixed(0)} ms = ${manyRatio.toFixed(2)}× unloaded`,
+);
+console.log(
+  `  during a 480-request burst from 240 addresses, with a device cookie: first answer ${median(measured.map(({ device }) => device.real.first.ms)).toFixed(0)} ms (${[...new Set(measured.map(({ device }) => device.real.first.status))].join("/")}), in after ${median(measured.map(({ device }) => device.real.inAfterMs)).toFixed(0)} ms = ${deviceRatio.toFixed(2)}× unloaded`,
+);
 console.log(`  slowest answer to any burst request: ${(slowest / 1000).toFixed(1)} s`);
 
 /** Sequential failed logins, unknown / `$S$D` / scrypt in turn, after a warm-up that meets every hash class. */
@@ -162,14 +173,18 @@ async function migrationTiming(samples: number): Promise<Record<"unknown" | "leg
 
 const timing = await migrationTiming(Math.max(10, rounds * 5));
 console.log(`\nfailed login during a Drupal 7 migration (upgradingHasher, sequential, medians):`);
-console.log(`  unknown name ${timing.unknown.toFixed(0)} ms, account on $S$D ${timing.legacy.toFixed(0)} ms, account on scrypt ${timing.current.toFixed(0)} ms`);
+console.log(
+  `  unknown name ${timing.unknown.toFixed(0)} ms, account on $S$D ${timing.legacy.toFixed(0)} ms, account on scrypt ${timing.current.toFixed(0)} ms`,
+);
 const within = (value: number) => value >= 0.8 && value <= 1.25;
 const unknownRatio = timing.unknown / timing.current;
 const legacyRatio = timing.legacy / timing.current;
 
 console.log("\nTargets");
 console.log(`  ${oneRatio <= 4 ? "MET   " : "MISSED"} a real login during a one-address burst within 4× an unloaded login: ${oneRatio.toFixed(2)}`);
-console.log(`  ${deviceRatio <= 4 ? "MET   " : "MISSED"} a returning user with its device cookie during a 240-address burst within 4× an unloaded login: ${deviceRatio.toFixed(2)}`);
+console.log(
+  `  ${deviceRatio <= 4 ? "MET   " : "MISSED"} a returning user with its device cookie during a 240-address burst within 4× an unloaded login: ${deviceRatio.toFixed(2)}`,
+);
 console.log(`  ${slowest <= 15_000 ? "MET   " : "MISSED"} every request of any burst answered within 15 s: ${(slowest / 1000).toFixed(1)} s`);
 console.log(`  ${within(unknownRatio) ? "MET   " : "MISSED"} failed login, unknown name / scrypt account within 0.8–1.25: ${unknownRatio.toFixed(3)}`);
 console.log(`  ${within(legacyRatio) ? "MET   " : "MISSED"} failed login, $S$D account / scrypt account within 0.8–1.25: ${legacyRatio.toFixed(3)}`);

@@ -17,7 +17,10 @@ if (gc === undefined) throw new Error("run with --expose-gc");
 // address per session, and 300 different user agents, each arriving as a fresh string as a
 // parsed request header does. The uid strings are the user store's, shared as in an app.
 const AGENTS = 300;
-const userAgents = Array.from({ length: AGENTS }, (_, k) => `Mozilla/5.0 (Linux; Android 14; Pixel ${k % 9}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${k}.0 Mobile Safari/537.36`);
+const userAgents = Array.from(
+  { length: AGENTS },
+  (_, k) => `Mozilla/5.0 (Linux; Android 14; Pixel ${k % 9}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${k}.0 Mobile Safari/537.36`,
+);
 const uids = Array.from({ length: COUNT / 2 }, (_, k) => String(k + 1));
 const now = Math.floor(Date.now() / 1000);
 /** A flat copy of a string, as one read off a socket is (not a slice or a concatenation of another). */
@@ -63,7 +66,15 @@ async function expressSession(): Promise<number> {
  * gaps between turns of the loop while it runs (wall time, which on a shared machine also
  * counts moments the CPU was lent elsewhere), and the sweep's CPU time per stretch.
  */
-async function sweepStretches(): Promise<{ removed: number; stretches: number; p50Ms: number; p90Ms: number; maxMs: number; cpuPerStretchMs: number; totalMs: number }> {
+async function sweepStretches(): Promise<{
+  removed: number;
+  stretches: number;
+  p50Ms: number;
+  p90Ms: number;
+  maxMs: number;
+  cpuPerStretchMs: number;
+  totalMs: number;
+}> {
   const store = memorySessionStore({ maxSessions: COUNT, sweepIntervalSeconds: 3600 });
   for (let i = 0; i < COUNT; i++) await store.create(record(i, now - 1));
   const gaps: number[] = [];
@@ -85,7 +96,15 @@ async function sweepStretches(): Promise<{ removed: number; stretches: number; p
   store.close();
   gaps.sort((x, y) => x - y);
   const at = (q: number) => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]!;
-  return { removed, stretches: gaps.length, p50Ms: at(0.5), p90Ms: at(0.9), maxMs: gaps[gaps.length - 1]!, cpuPerStretchMs: (cpu.user + cpu.system) / 1000 / gaps.length, totalMs };
+  return {
+    removed,
+    stretches: gaps.length,
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    maxMs: gaps[gaps.length - 1]!,
+    cpuPerStretchMs: (cpu.user + cpu.system) / 1000 / gaps.length,
+    totalMs,
+  };
 }
 
 const oursBytes = await ours();

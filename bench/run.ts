@@ -89,7 +89,14 @@ interface LoadResult {
   cpuPerRequest?: number;
 }
 
-function load(spec: { url: string; seconds: number; connections: number; method?: string; headers?: Record<string, string>; body?: string }): Promise<LoadResult> {
+function load(spec: {
+  url: string;
+  seconds: number;
+  connections: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<LoadResult> {
   return runJson<LoadResult>([resolve(here, "load.ts"), JSON.stringify(spec)], "1");
 }
 
@@ -129,7 +136,9 @@ async function measure(config: Config): Promise<LoadResult> {
       await load({ ...spec, seconds: warmup });
       // The server may still be working on requests the warm-up abandoned (a queued scrypt
       // runs on regardless); one request more returns only once they are done.
-      await fetch(spec.url, { method: spec.method ?? "GET", headers: spec.headers, ...(spec.body === undefined ? {} : { body: spec.body }) }).then((response) => response.arrayBuffer());
+      await fetch(spec.url, { method: spec.method ?? "GET", headers: spec.headers, ...(spec.body === undefined ? {} : { body: spec.body }) }).then((response) =>
+        response.arrayBuffer(),
+      );
     }
     const cpuBefore = await server.cpu();
     const result = await load({ ...spec, seconds: config.kind === "get" ? seconds : seconds * 2 });
@@ -213,11 +222,15 @@ function ratio(name: string, baseline: string): number | undefined {
 const baselineOf: Record<Kind, string> = { get: "express", login: "express-session-login", scrypt: "scrypt-raw" };
 const rows = configs.map((config) => {
   const runs = results.get(config.name)!;
-  const baseline = config.baseline ?? (config.name === "ours-login-scrypt" ? "scrypt-raw" : config.name === "fastify" || config.name === "hono" ? config.name : baselineOf[config.kind]);
+  const baseline =
+    config.baseline ??
+    (config.name === "ours-login-scrypt" ? "scrypt-raw" : config.name === "fastify" || config.name === "hono" ? config.name : baselineOf[config.kind]);
   const r = ratio(config.name, baseline);
   return {
     configuration: config.label,
-    "req/s": median(runs.map((run) => run.rps)).toFixed(config.kind === "get" || config.name.endsWith("trivial") || config.name === "express-session-login" ? 0 : 2),
+    "req/s": median(runs.map((run) => run.rps)).toFixed(
+      config.kind === "get" || config.name.endsWith("trivial") || config.name === "express-session-login" ? 0 : 2,
+    ),
     "p50 ms": config.kind === "scrypt" ? "—" : median(runs.map((run) => run.p50)).toFixed(1),
     "p99 ms": config.kind === "scrypt" ? "—" : median(runs.map((run) => run.p99)).toFixed(1),
     "CPU µs/req": config.kind === "scrypt" ? "—" : median(runs.map((run) => run.cpuPerRequest!)).toFixed(0),
@@ -240,7 +253,9 @@ const targets: [string, number | undefined, number][] = [
 let timing: { unknown: number; wrong: number } | undefined;
 if (only === undefined || only.includes("timing")) {
   timing = await timingProbe(Math.max(20, rounds * 10));
-  console.log(`\nlogin latency (default scrypt, sequential, median): unknown name ${timing.unknown.toFixed(1)} ms, wrong password ${timing.wrong.toFixed(1)} ms, ratio ${(timing.unknown / timing.wrong).toFixed(3)}`);
+  console.log(
+    `\nlogin latency (default scrypt, sequential, median): unknown name ${timing.unknown.toFixed(1)} ms, wrong password ${timing.wrong.toFixed(1)} ms, ratio ${(timing.unknown / timing.wrong).toFixed(3)}`,
+  );
 }
 
 console.log("\nTargets");
@@ -282,5 +297,9 @@ function markdownTable(data: readonly Record<string, string>[]): string {
   const columns = Object.keys(data[0] ?? {});
   const widths = columns.map((column) => Math.max(column.length, ...data.map((row) => row[column]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(" | ")} |`;
-  return [line(columns), `|${widths.map((width, i) => (i === 0 ? "-".repeat(width + 2) : `${"-".repeat(width + 1)}:`)).join("|")}|`, ...data.map((row) => line(columns.map((column) => row[column]!)))].join("\n");
+  return [
+    line(columns),
+    `|${widths.map((width, i) => (i === 0 ? "-".repeat(width + 2) : `${"-".repeat(width + 1)}:`)).join("|")}|`,
+    ...data.map((row) => line(columns.map((column) => row[column]!))),
+  ].join("\n");
 }

@@ -27,7 +27,13 @@ const { drupal7Hasher, upgradingHasher } = drupal;
 const { fastifySessionAuth } = fastify;
 const { createSessionAuthHandler } = fetchHandler;
 
-const payload = { players: [{ id: 1, name: "Ada" }, { id: 2, name: "Grace" }, { id: 3, name: "Edsger" }] };
+const payload = {
+  players: [
+    { id: 1, name: "Ada" },
+    { id: 2, name: "Grace" },
+    { id: 3, name: "Edsger" },
+  ],
+};
 const sendData: RequestHandler = (_req, res) => void res.json(payload);
 
 /** A hasher that costs nothing, so a login measures the framework and the store, not hashing. */
@@ -106,7 +112,15 @@ async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing
   await userStore.ready;
   // The timing probe sends hundreds of failures from one address; flood control would refuse them unhashed.
   const throttle = timing ? { ipLimit: 1_000_000, userLimit: 1_000_000 } : undefined;
-  const auth = createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hasher, counterStore: memoryCounterStore(), deviceCookies, ...(throttle === undefined ? {} : { throttle }) });
+  const auth = createSessionAuthRouter({
+    userStore,
+    sessionStore,
+    secret: SECRET,
+    hasher,
+    counterStore: memoryCounterStore(),
+    deviceCookies,
+    ...(throttle === undefined ? {} : { throttle }),
+  });
   const app = express();
   app.use(auth);
   app.get("/data", auth.requireSession(), sendData);
@@ -118,7 +132,13 @@ async function ourFastifyApp(): Promise<Server> {
   const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher: trivialHasher });
   await userStore.ready;
   const app = Fastify();
-  await app.register(fastifySessionAuth, { userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: trivialHasher, counterStore: memoryCounterStore() });
+  await app.register(fastifySessionAuth, {
+    userStore,
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher: trivialHasher,
+    counterStore: memoryCounterStore(),
+  });
   app.get("/data", { preHandler: app.sessionAuth.requireSession() }, async () => payload);
   await app.ready();
   return app.server;
@@ -144,7 +164,13 @@ class HonoClient {
 async function ourHonoApp(): Promise<Server> {
   const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher: trivialHasher });
   await userStore.ready;
-  const sessionAuth = createSessionAuthHandler({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: trivialHasher, counterStore: memoryCounterStore() });
+  const sessionAuth = createSessionAuthHandler({
+    userStore,
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher: trivialHasher,
+    counterStore: memoryCounterStore(),
+  });
   const check = sessionAuth.requireSession();
   const client = (c: Context) => new HonoClient(c);
   const requireSession: MiddlewareHandler = async (c, next) => {
@@ -171,7 +197,13 @@ async function migratingApp(): Promise<Express> {
     { name: BENCH_NAME, passwordHash: await scryptHasher().hash(BENCH_PASSWORD) },
     { name: LEGACY_NAME, passwordHash: await drupal7Hasher().hash(BENCH_PASSWORD) },
   ]);
-  const auth = createSessionAuthRouter({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher, throttle: { ipLimit: 1_000_000, userLimit: 1_000_000 } });
+  const auth = createSessionAuthRouter({
+    userStore,
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher,
+    throttle: { ipLimit: 1_000_000, userLimit: 1_000_000 },
+  });
   return express().use(auth);
 }
 

@@ -181,8 +181,12 @@ function logFault(event: AuthEvent): void {
   if (!FAULTS.has(event.type)) return;
   const { type, timestamp, requestId, ...fields } = event;
   const { err, ...rest } = fields as { err?: unknown };
-  const context = Object.entries({ ...rest, requestId }).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${String(value)}`);
-  writeStderr(`services-session-auth ${new Date(timestamp).toISOString()} ${type}${context.length > 0 ? ` ${context.join(" ")}` : ""}${err === undefined ? "" : `\n${stackOf(err)}`}`);
+  const context = Object.entries({ ...rest, requestId })
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${String(value)}`);
+  writeStderr(
+    `services-session-auth ${new Date(timestamp).toISOString()} ${type}${context.length > 0 ? ` ${context.join(" ")}` : ""}${err === undefined ? "" : `\n${stackOf(err)}`}`,
+  );
 }
 
 /** The stack of an error, else its text: what Express's final handler prints. */

@@ -9,7 +9,9 @@ const DOCS = readdirSync("docs")
   .map((file) => `docs/${file}`);
 
 /** The repository's GitHub address, from package.json. */
-const REPO = /^git\+(https:\/\/github\.com\/[\w.-]+\/[\w.-]+?)\.git$/.exec((JSON.parse(readFileSync("package.json", "utf8")) as { repository: { url: string } }).repository.url)?.[1];
+const REPO = /^git\+(https:\/\/github\.com\/[\w.-]+\/[\w.-]+?)\.git$/.exec(
+  (JSON.parse(readFileSync("package.json", "utf8")) as { repository: { url: string } }).repository.url,
+)?.[1];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchor(heading: string): string {
@@ -99,7 +101,11 @@ describe("README.md", () => {
     const snippets = mirroredSnippets();
     expect(snippets.length).toBeGreaterThanOrEqual(7);
     for (const { file, code, at } of snippets) {
-      const source = new Set(readFileSync(file, "utf8").split("\n").map((line) => line.trim()));
+      const source = new Set(
+        readFileSync(file, "utf8")
+          .split("\n")
+          .map((line) => line.trim()),
+      );
       for (const line of code) {
         // Import lines name what a reader must import; the files import more, in other shapes.
         if (line.trim() === "" || line.startsWith("import ")) continue;

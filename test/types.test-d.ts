@@ -107,7 +107,9 @@ describe("option types", () => {
     expectTypeOf<RequireSessionOptions["roles"]>().toEqualTypeOf<readonly string[] | undefined>();
     expectTypeOf<SessionAuthOptions["sameSite"]>().toEqualTypeOf<"lax" | "strict" | "none" | undefined>();
     expectTypeOf<SessionAuthOptions["cookieSecure"]>().toEqualTypeOf<"auto" | "always" | undefined>();
-    expectTypeOf<SessionAuthOptions["parsers"]>().toEqualTypeOf<readonly ("application/json" | "application/x-www-form-urlencoded" | "multipart/form-data")[] | undefined>();
+    expectTypeOf<SessionAuthOptions["parsers"]>().toEqualTypeOf<
+      readonly ("application/json" | "application/x-www-form-urlencoded" | "multipart/form-data")[] | undefined
+    >();
   });
 
   it("let sessionCookieFor take createSessionAuthRouter's options object", () => {

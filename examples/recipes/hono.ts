@@ -8,7 +8,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { RequireSessionOptions } from "services-session-auth";
-import { createSessionAuthHandler, type FetchGuard, type FetchSessionAuthOptions, type RequestAuth, type SessionAuthHandler } from "services-session-auth/fetch";
+import {
+  createSessionAuthHandler,
+  type FetchGuard,
+  type FetchSessionAuthOptions,
+  type RequestAuth,
+  type SessionAuthHandler,
+} from "services-session-auth/fetch";
 
 /** The app's variables: `c.var.auth` is the session a guard let through. */
 export interface SessionAuthEnv {

@@ -82,7 +82,10 @@ export function logEvent(log: (line: string) => void) {
 
 /** The demo accounts in a memory store; await its `ready` before serving. */
 export function demoUserStore(hasher?: PasswordHasher): MemoryUserStore {
-  return memoryUserStore(DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })), hasher === undefined ? {} : { hasher });
+  return memoryUserStore(
+    DEMO_USERS.map((user) => ({ ...user, roles: [...user.roles] })),
+    hasher === undefined ? {} : { hasher },
+  );
 }
 
 /** The package's options for the example, whichever framework serves it. */
@@ -117,7 +120,11 @@ export function createApp(config: SportsApiConfig): Express {
   // Each guarded route is described in `routes` right where it is registered (the `.json`
   // aliases are left out of the document); test/openapi/openapi.test.ts drives every described one.
   const routes: GuardedRoute[] = [];
-  const collections = [["players", players, playerSchema], ["events", events, eventSchema], ["courses", courses, courseSchema]] as const;
+  const collections = [
+    ["players", players, playerSchema],
+    ["events", events, eventSchema],
+    ["courses", courses, courseSchema],
+  ] as const;
   for (const [name, rows, schema] of collections) {
     app.get([`/services/json/${name}`, `/services/json/${name}.json`], signedIn, (_req, res) => reply(res, 200, rows));
     app.get(`/services/json/${name}/:id`, signedIn, (req, res) => {
@@ -131,14 +138,24 @@ export function createApp(config: SportsApiConfig): Express {
     });
     routes.push(
       { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
-      { method: "get", path: `/services/json/${name}/{id}`, summary: `One of the ${name}`, response: schema, responses: { 404: `No such id among the ${name}.` } },
+      {
+        method: "get",
+        path: `/services/json/${name}/{id}`,
+        summary: `One of the ${name}`,
+        response: schema,
+        responses: { 404: `No such id among the ${name}.` },
+      },
     );
   }
 
   // Recipe: a user's own devices, and "log out everywhere".
   app.get("/services/json/sessions", signedIn, async (req, res) => {
     const sessions = await auth.listSessions(req.auth!.user.uid);
-    reply(res, 200, sessions.map(({ handle, record }) => ({ id: handle, current: handle === req.auth!.session.handle, ...record })));
+    reply(
+      res,
+      200,
+      sessions.map(({ handle, record }) => ({ id: handle, current: handle === req.auth!.session.handle, ...record })),
+    );
   });
   app.post("/services/json/sessions/revoke-all", signedIn, async (req, res) => {
     reply(res, 200, { ended: await auth.endUserSessions(req.auth!.user.uid) });
@@ -148,7 +165,13 @@ export function createApp(config: SportsApiConfig): Express {
   routes.push(
     { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
     { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
-    { method: "get", path: "/services/json/admin/stats", summary: "Counts (administrators)", roles: ["administrator"], response: z.record(z.string(), z.number().int()) },
+    {
+      method: "get",
+      path: "/services/json/admin/stats",
+      summary: "Counts (administrators)",
+      roles: ["administrator"],
+      response: z.record(z.string(), z.number().int()),
+    },
   );
 
   const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });

@@ -8,7 +8,10 @@ import { pageFiles } from "./page.js";
 
 function reply(res: FastifyReply, status: number, value: unknown): FastifyReply {
   // A Buffer with its own Content-Type: Fastify adds no "; charset=utf-8", so the app's replies look like the auth calls'.
-  return res.code(status).header("Content-Type", "application/json").send(Buffer.from(JSON.stringify(value)));
+  return res
+    .code(status)
+    .header("Content-Type", "application/json")
+    .send(Buffer.from(JSON.stringify(value)));
 }
 
 /** The sports API of app.ts on Fastify: the same page, routes, OpenAPI document and replies. */
@@ -30,9 +33,14 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
   for (const { path, body, headers } of pageFiles()) app.get(path, async (_request, res) => res.headers(headers).send(body));
 
   const routes: GuardedRoute[] = [];
-  const collections = [["players", players, playerSchema], ["events", events, eventSchema], ["courses", courses, courseSchema]] as const;
+  const collections = [
+    ["players", players, playerSchema],
+    ["events", events, eventSchema],
+    ["courses", courses, courseSchema],
+  ] as const;
   for (const [name, rows, schema] of collections) {
-    for (const path of [`/services/json/${name}`, `/services/json/${name}.json`]) app.get(path, { preHandler: signedIn }, async (_request, res) => reply(res, 200, rows));
+    for (const path of [`/services/json/${name}`, `/services/json/${name}.json`])
+      app.get(path, { preHandler: signedIn }, async (_request, res) => reply(res, 200, rows));
     app.get<{ Params: { id: string } }>(`/services/json/${name}/:id`, { preHandler: signedIn }, async (request, res) => {
       const id = request.params.id;
       const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === id.replace(/\.json$/, ""));
@@ -43,20 +51,40 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
     });
     routes.push(
       { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
-      { method: "get", path: `/services/json/${name}/{id}`, summary: `One of the ${name}`, response: schema, responses: { 404: `No such id among the ${name}.` } },
+      {
+        method: "get",
+        path: `/services/json/${name}/{id}`,
+        summary: `One of the ${name}`,
+        response: schema,
+        responses: { 404: `No such id among the ${name}.` },
+      },
     );
   }
 
   app.get("/services/json/sessions", { preHandler: signedIn }, async (request, res) => {
     const sessions = await app.sessionAuth.listSessions(request.auth!.user.uid);
-    return reply(res, 200, sessions.map(({ handle, record }) => ({ id: handle, current: handle === request.auth!.session.handle, ...record })));
+    return reply(
+      res,
+      200,
+      sessions.map(({ handle, record }) => ({ id: handle, current: handle === request.auth!.session.handle, ...record })),
+    );
   });
-  app.post("/services/json/sessions/revoke-all", { preHandler: signedIn }, async (request, res) => reply(res, 200, { ended: await app.sessionAuth.endUserSessions(request.auth!.user.uid) }));
-  app.get("/services/json/admin/stats", { preHandler: admin }, async (_request, res) => reply(res, 200, { players: players.length, events: events.length, courses: courses.length }));
+  app.post("/services/json/sessions/revoke-all", { preHandler: signedIn }, async (request, res) =>
+    reply(res, 200, { ended: await app.sessionAuth.endUserSessions(request.auth!.user.uid) }),
+  );
+  app.get("/services/json/admin/stats", { preHandler: admin }, async (_request, res) =>
+    reply(res, 200, { players: players.length, events: events.length, courses: courses.length }),
+  );
   routes.push(
     { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
     { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
-    { method: "get", path: "/services/json/admin/stats", summary: "Counts (administrators)", roles: ["administrator"], response: z.record(z.string(), z.number().int()) },
+    {
+      method: "get",
+      path: "/services/json/admin/stats",
+      summary: "Counts (administrators)",
+      roles: ["administrator"],
+      response: z.record(z.string(), z.number().int()),
+    },
   );
 
   const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });

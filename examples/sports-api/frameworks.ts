@@ -13,7 +13,8 @@ export type ExampleFramework = (typeof EXAMPLE_FRAMEWORKS)[number];
 /** `EXAMPLE_FRAMEWORK` checked: unset or blank is Express; anything else unknown is an error that names the choices. */
 export function exampleFramework(value: string | undefined): ExampleFramework {
   const name = value?.trim() || "express";
-  if (!(EXAMPLE_FRAMEWORKS as readonly string[]).includes(name)) throw new TypeError(`EXAMPLE_FRAMEWORK must be one of ${EXAMPLE_FRAMEWORKS.join(", ")}, not "${name}"`);
+  if (!(EXAMPLE_FRAMEWORKS as readonly string[]).includes(name))
+    throw new TypeError(`EXAMPLE_FRAMEWORK must be one of ${EXAMPLE_FRAMEWORKS.join(", ")}, not "${name}"`);
   return name as ExampleFramework;
 }
 

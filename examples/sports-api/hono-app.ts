@@ -34,7 +34,11 @@ export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
   for (const { path, body, headers } of pageFiles()) app.get(path, () => new Response(body, { headers }));
 
   const routes: GuardedRoute[] = [];
-  const collections = [["players", players, playerSchema], ["events", events, eventSchema], ["courses", courses, courseSchema]] as const;
+  const collections = [
+    ["players", players, playerSchema],
+    ["events", events, eventSchema],
+    ["courses", courses, courseSchema],
+  ] as const;
   for (const [name, rows, schema] of collections) {
     for (const path of [`/services/json/${name}`, `/services/json/${name}.json`]) app.get(path, signedIn, () => reply(200, rows));
     app.get(`/services/json/${name}/:id`, signedIn, (c) => {
@@ -46,21 +50,36 @@ export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
     });
     routes.push(
       { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
-      { method: "get", path: `/services/json/${name}/{id}`, summary: `One of the ${name}`, response: schema, responses: { 404: `No such id among the ${name}.` } },
+      {
+        method: "get",
+        path: `/services/json/${name}/{id}`,
+        summary: `One of the ${name}`,
+        response: schema,
+        responses: { 404: `No such id among the ${name}.` },
+      },
     );
   }
 
   app.get("/services/json/sessions", signedIn, async (c) => {
     const auth = c.var.auth!;
     const sessions = await sessionAuth.listSessions(auth.user.uid);
-    return reply(200, sessions.map(({ handle, record }) => ({ id: handle, current: handle === auth.session.handle, ...record })));
+    return reply(
+      200,
+      sessions.map(({ handle, record }) => ({ id: handle, current: handle === auth.session.handle, ...record })),
+    );
   });
   app.post("/services/json/sessions/revoke-all", signedIn, async (c) => reply(200, { ended: await sessionAuth.endUserSessions(c.var.auth!.user.uid) }));
   app.get("/services/json/admin/stats", admin, () => reply(200, { players: players.length, events: events.length, courses: courses.length }));
   routes.push(
     { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
     { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
-    { method: "get", path: "/services/json/admin/stats", summary: "Counts (administrators)", roles: ["administrator"], response: z.record(z.string(), z.number().int()) },
+    {
+      method: "get",
+      path: "/services/json/admin/stats",
+      summary: "Counts (administrators)",
+      roles: ["administrator"],
+      response: z.record(z.string(), z.number().int()),
+    },
   );
 
   const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });

@@ -13,11 +13,15 @@ export type HybridOptions = Pick<SessionAuthOptions, "trustedOrigins" | "sameSit
  */
 export function hybridOptionsFromEnv(env: NodeJS.ProcessEnv): HybridOptions {
   const options: HybridOptions = {};
-  const origins = (env.TRUSTED_ORIGINS ?? "").split(",").map((origin) => origin.trim()).filter((origin) => origin !== "");
+  const origins = (env.TRUSTED_ORIGINS ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "");
   if (origins.length > 0) options.trustedOrigins = origins;
   const sameSite = env.SESSION_SAMESITE?.trim().toLowerCase();
   if (sameSite !== undefined && sameSite !== "") {
-    if (sameSite !== "lax" && sameSite !== "strict" && sameSite !== "none") throw new TypeError(`SESSION_SAMESITE must be lax, strict or none, not "${sameSite}"`);
+    if (sameSite !== "lax" && sameSite !== "strict" && sameSite !== "none")
+      throw new TypeError(`SESSION_SAMESITE must be lax, strict or none, not "${sameSite}"`);
     options.sameSite = sameSite;
   }
   const secure = env.COOKIE_SECURE?.trim().toLowerCase();

@@ -24,7 +24,13 @@ export function pageFiles(): Array<{ path: string; body: Buffer; headers: Record
   return FILES.map(([path, file, type]) => ({
     path,
     body: readFileSync(new URL(`./public/${file}`, import.meta.url)),
-    headers: { "Content-Type": type, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache" },
+    headers: {
+      "Content-Type": type,
+      "Content-Security-Policy": CSP,
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      "Cache-Control": "no-cache",
+    },
   }));
 }
 

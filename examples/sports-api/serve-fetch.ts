@@ -9,7 +9,10 @@ import { Readable } from "node:stream";
  * among them) replace with Node's. What the fetch binding answers, byte for byte. The
  * handler gets the IncomingMessage too, for the client's address (and as Hono's `env.incoming`).
  */
-export function serveFetch(handler: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>, tls?: { readonly cert: Buffer; readonly key: Buffer }): Server {
+export function serveFetch(
+  handler: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
+  tls?: { readonly cert: Buffer; readonly key: Buffer },
+): Server {
   const scheme = tls === undefined ? "http" : "https";
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     void respond(req, res, handler, scheme).catch((error: unknown) => {
@@ -19,7 +22,12 @@ export function serveFetch(handler: (request: Request, incoming: IncomingMessage
   return tls === undefined ? createServer(listener) : createHttpsServer(tls, listener);
 }
 
-async function respond(req: IncomingMessage, res: ServerResponse, handler: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>, scheme: string): Promise<void> {
+async function respond(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: (request: Request, incoming: IncomingMessage) => Response | Promise<Response>,
+  scheme: string,
+): Promise<void> {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";

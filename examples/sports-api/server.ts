@@ -6,7 +6,9 @@ import { storesFromEnv } from "./stores.js";
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
 const secret = process.env.SESSION_SECRET ?? DEV_SECRET;
 if (secret === DEV_SECRET) {
-  console.warn("\n  !!! SESSION_SECRET is not set: using a public development secret.\n  !!! Set SESSION_SECRET (32+ random characters) before exposing this server.\n");
+  console.warn(
+    "\n  !!! SESSION_SECRET is not set: using a public development secret.\n  !!! Set SESSION_SECRET (32+ random characters) before exposing this server.\n",
+  );
 }
 
 // EXAMPLE_FRAMEWORK=express (the default), fastify or hono: the same routes, page and OpenAPI document.
@@ -21,7 +23,11 @@ const userStore = demoUserStore();
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
 // Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
-const server = await sportsApiServer(framework, { secret, userStore, extra: { ...stores.authOptions, ...hybrid }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) }, tls);
+const server = await sportsApiServer(
+  framework,
+  { secret, userStore, extra: { ...stores.authOptions, ...hybrid }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) },
+  tls,
+);
 const scheme = tls === undefined ? "http" : "https";
 server.listen(port, () => {
   console.log(`sports API on ${scheme}://localhost:${port} (${framework}) with ${stores.kind} sessions  (log in as demo / demo-password)`);

@@ -1,11 +1,5 @@
 import { createClient } from "redis";
-import {
-  memoryCounterStore,
-  memorySessionStore,
-  type CounterStore,
-  type SessionAuthOptions,
-  type SessionStore,
-} from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, type CounterStore, type SessionAuthOptions, type SessionStore } from "services-session-auth";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 

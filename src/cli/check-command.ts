@@ -22,7 +22,8 @@ export async function checkCommand(args: readonly string[], io: Io, secrets: str
   const { values } = parse(args, { ...connectionOptions(DATABASE), "table-prefix": { type: "string" } }, 0);
   const url = connectionUrl(DATABASE, values, io, secrets, "drupal7 check");
   const prefix = values["table-prefix"];
-  if (prefix !== undefined && !databaseOptionFields.prefix.safeParse(prefix).success) throw new UsageError(`--table-prefix takes letters, digits, _ and one schema dot, not ${prefix}`);
+  if (prefix !== undefined && !databaseOptionFields.prefix.safeParse(prefix).success)
+    throw new UsageError(`--table-prefix takes letters, digits, _ and one schema dot, not ${prefix}`);
   const database = await openDatabase(url);
   try {
     const db = drupal7Database(parseOptions(z.strictObject(databaseOptionFields), { pool: database.pool, prefix }, "drupal7 check"), "drupal7 check");

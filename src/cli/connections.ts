@@ -51,7 +51,9 @@ export function connectionUrl(source: ConnectionSource, values: Readonly<Record<
   if (direct !== undefined) {
     url = direct;
     if (credentialsOf(url).length > 1) {
-      io.stderr.write(`services-session-auth: warning: the password in --${option} shows in ps and in the shell's history; put the URL in $${env} or a file (--${option}-url-file) instead\n`);
+      io.stderr.write(
+        `services-session-auth: warning: the password in --${option} shows in ps and in the shell's history; put the URL in $${env} or a file (--${option}-url-file) instead\n`,
+      );
     }
   } else if (file !== undefined) {
     url = readUrlFile(file, `--${option}-url-file`);
@@ -61,7 +63,8 @@ export function connectionUrl(source: ConnectionSource, values: Readonly<Record<
     url = readUrlFile(io.env[`${env}_FILE`]!, `$${env}_FILE`);
   }
   if (url !== undefined) secrets.push(...credentialsOf(url));
-  if (url === undefined || url === "") throw new UsageError(`${command}: the ${option} URL is needed: $${env}, a file named by --${option}-url-file or $${env}_FILE, or --${option}`);
+  if (url === undefined || url === "")
+    throw new UsageError(`${command}: the ${option} URL is needed: $${env}, a file named by --${option}-url-file or $${env}_FILE, or --${option}`);
   return url;
 }
 
@@ -83,7 +86,8 @@ async function peer<T>(name: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (error) {
-    if ((error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND") throw new Error(`this command needs the ${name} package next to this one: npm install ${name}`);
+    if ((error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND")
+      throw new Error(`this command needs the ${name} package next to this one: npm install ${name}`);
     throw error;
   }
 }
@@ -118,7 +122,8 @@ export async function openRedis(url: string): Promise<{ client: RedisClientLike;
   // Failures reach the command that was waiting; the event would otherwise end the process with a stack.
   client.on("error", () => undefined);
   await client.connect();
-  if (!/^cluster_enabled:1\s*$/m.test(String(await client.info("cluster")))) return { client: client as unknown as RedisClientLike, close: () => client.close() };
+  if (!/^cluster_enabled:1\s*$/m.test(String(await client.info("cluster"))))
+    return { client: client as unknown as RedisClientLike, close: () => client.close() };
   client.destroy();
   // The other nodes are reached at the addresses the cluster gives, with the URL's credentials and TLS.
   const { username, password, protocol } = new URL(url);
@@ -133,4 +138,3 @@ export async function openRedis(url: string): Promise<{ client: RedisClientLike;
   await cluster.connect();
   return { client: cluster as unknown as RedisClientLike, close: () => cluster.close() };
 }
-

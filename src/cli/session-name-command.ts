@@ -37,7 +37,9 @@ export function sessionNameCommand(args: readonly string[], io: Io): void {
     throw error;
   }
   if (values.json === true) {
-    io.stdout.write(`${JSON.stringify({ ...cookie, alsoDeletedAt: cookie.alsoDeletedAt.map((domain) => domain ?? null), domain: cookie.domain ?? null }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ ...cookie, alsoDeletedAt: cookie.alsoDeletedAt.map((domain) => domain ?? null), domain: cookie.domain ?? null }, null, 2)}\n`,
+    );
     return;
   }
   const place = (domain: string | undefined) => domain ?? "(none: host-only)";

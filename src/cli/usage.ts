@@ -72,7 +72,8 @@ export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(args: r
 /** A whole number of seconds or rows from an option, or `undefined` when not given. */
 export function positiveInteger(value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${option} must be a whole number above 0, not ${value}`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${option} must be a whole number above 0, not ${value}`);
   return Number(value);
 }
 

@@ -60,9 +60,15 @@ export const COOKIE_DEFAULTS = Object.freeze({ cookieSecure: "auto", absoluteTim
 
 /** The checks of {@link CookieOptions}, one per option. */
 export const cookieShape = {
-  sessionName: z.string().regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name").optional(),
+  sessionName: z
+    .string()
+    .regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name")
+    .optional(),
   // Letters, digits, underscores, hyphens and dots: nothing that could end or extend a Set-Cookie attribute.
-  cookieDomain: z.string().regex(/^[\w.-]+$/, "must be a domain such as .example.com (no ';', spaces or control characters)").optional(),
+  cookieDomain: z
+    .string()
+    .regex(/^[\w.-]+$/, "must be a domain such as .example.com (no ';', spaces or control characters)")
+    .optional(),
   baseUrl: z.url().optional(),
   cookieSecure: z.enum(["auto", "always"]).optional(),
   sameSite: z.enum(["lax", "strict", "none"]).optional(),

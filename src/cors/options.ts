@@ -94,7 +94,10 @@ export const corsShape = {
         maxAge: z.number().int().min(0).max(86_400).optional(),
         credentials: z.boolean().optional(),
         // Printable, no spaces: a path pattern, not a regular expression.
-        paths: z.array(z.string().regex(/^[\x21-\x7e]{1,512}$/, "must be a path pattern such as /api/* (no spaces)")).readonly().optional(),
+        paths: z
+          .array(z.string().regex(/^[\x21-\x7e]{1,512}$/, "must be a path pattern such as /api/* (no spaces)"))
+          .readonly()
+          .optional(),
       }),
     ])
     .optional(),

@@ -4,7 +4,16 @@ import { hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
 import { parseOptions } from "../validate.js";
 import type { SessionStore, StoredSession } from "../types.js";
 import { drupal7Database } from "./database.js";
-import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, sidEquals, toSessionRecord, type Drupal7SessionOptions, type SessionRow } from "./session-rows.js";
+import {
+  handleFor,
+  liveSessionsSql,
+  resolveHashedSids,
+  sessionOptionFields,
+  sidEquals,
+  toSessionRecord,
+  type Drupal7SessionOptions,
+  type SessionRow,
+} from "./session-rows.js";
 
 const optionsSchema = z.strictObject({ ...sessionOptionFields });
 

@@ -3,20 +3,30 @@ import { nowSeconds } from "../clock.js";
 import { parseOptions } from "../validate.js";
 import type { SessionStore, StoredSession } from "../types.js";
 import { drupal7Database, type Drupal7Database } from "./database.js";
-import { handleFor, liveSessionsSql, resolveHashedSids, sessionOptionFields, toSessionRecord, type Drupal7SessionOptions, type SessionRow } from "./session-rows.js";
+import {
+  handleFor,
+  liveSessionsSql,
+  resolveHashedSids,
+  sessionOptionFields,
+  toSessionRecord,
+  type Drupal7SessionOptions,
+  type SessionRow,
+} from "./session-rows.js";
 
-const optionsSchema = z.strictObject({
-  ...sessionOptionFields,
-  into: z.custom<SessionStore>((value) => typeof value === "object" && value !== null && typeof (value as SessionStore).get === "function"),
-  batchSize: z.number().int().min(1).max(100_000).optional(),
-  deleteImported: z.boolean().optional(),
-  dryRun: z.boolean().optional(),
-  onProgress: z.custom<(progress: ImportDrupal7SessionsProgress) => void>((value) => typeof value === "function", "must be a function").optional(),
-}).refine((value) => (value.idleTimeout ?? 200_000) <= (value.absoluteTimeout ?? 2_000_000), {
-  // As createSessionAuthRouter refuses it: every imported record would be born expired.
-  message: "must not be longer than absoluteTimeout",
-  path: ["idleTimeout"],
-});
+const optionsSchema = z
+  .strictObject({
+    ...sessionOptionFields,
+    into: z.custom<SessionStore>((value) => typeof value === "object" && value !== null && typeof (value as SessionStore).get === "function"),
+    batchSize: z.number().int().min(1).max(100_000).optional(),
+    deleteImported: z.boolean().optional(),
+    dryRun: z.boolean().optional(),
+    onProgress: z.custom<(progress: ImportDrupal7SessionsProgress) => void>((value) => typeof value === "function", "must be a function").optional(),
+  })
+  .refine((value) => (value.idleTimeout ?? 200_000) <= (value.absoluteTimeout ?? 2_000_000), {
+    // As createSessionAuthRouter refuses it: every imported record would be born expired.
+    message: "must not be longer than absoluteTimeout",
+    path: ["idleTimeout"],
+  });
 
 /** `adopt` calls in flight at once for a store without `adoptMany`. */
 const ADOPT_CONCURRENCY = 64;
@@ -149,7 +159,16 @@ export interface ImportDrupal7SessionsResult {
  */
 export async function importDrupal7Sessions(options: ImportDrupal7SessionsOptions): Promise<ImportDrupal7SessionsResult> {
   const parsed = parseOptions(optionsSchema, options, "importDrupal7Sessions");
-  const { into, batchSize = 1000, deleteImported = false, dryRun = false, onProgress, hashedSids: setting = "auto", idleTimeout = 200_000, absoluteTimeout = 2_000_000 } = parsed;
+  const {
+    into,
+    batchSize = 1000,
+    deleteImported = false,
+    dryRun = false,
+    onProgress,
+    hashedSids: setting = "auto",
+    idleTimeout = 200_000,
+    absoluteTimeout = 2_000_000,
+  } = parsed;
   if (typeof into.adopt !== "function") throw new TypeError("importDrupal7Sessions: invalid options: into: the store cannot adopt sessions");
   const db = drupal7Database(parsed, "importDrupal7Sessions");
   const hashedSids = await resolveHashedSids(db, setting);

@@ -169,7 +169,8 @@ export class ServicesEndpoint {
   /** `POST user/login` (`_user_resource_login`, or `_user_resource_login_1_1`). */
   login(request: ServicesCall): Promise<WireResponse> {
     // API 1.1 renamed the arguments, and each version reads only its own names.
-    const [nameKey, passKey] = this.#version(request, this.#options.loginApiVersion) === "1.1" ? (["name", "pass"] as const) : (["username", "password"] as const);
+    const [nameKey, passKey] =
+      this.#version(request, this.#options.loginApiVersion) === "1.1" ? (["name", "pass"] as const) : (["username", "password"] as const);
     // The same schemas describe the body in openApiDocument(). An argument that fails its
     // schema is passed on as invalid, and refused as "Wrong username or password." below.
     const schemas = this.#loginArgs;
@@ -187,11 +188,22 @@ export class ServicesEndpoint {
       if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
       const devices = this.#options.deviceCookies;
       const deviceCookies = devices === false ? undefined : readCookies(request.cookieHeader, devices.name).slice(0, DEVICE_COOKIES_READ);
-      const { sessid, user, deviceCookie } = await this.#auth.login({ name, password, ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId, deviceCookies });
+      const { sessid, user, deviceCookie } = await this.#auth.login({
+        name,
+        password,
+        ip: request.ip,
+        userAgent: request.userAgent,
+        now: context.now,
+        requestId: request.requestId,
+        deviceCookies,
+      });
       const { result, setCookie } = this.#opened(sessid, user, context);
       // The device cookie goes where the session cookie goes, for as long as it is good; before
       // it, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
-      const device = devices === false || deviceCookie === undefined ? [] : [setCookieHeader(devices.name, deviceCookie, { ...context.cookie.attributes, maxAge: devices.maxAge }, context.now)];
+      const device =
+        devices === false || deviceCookie === undefined
+          ? []
+          : [setCookieHeader(devices.name, deviceCookie, { ...context.cookie.attributes, maxAge: devices.maxAge }, context.now)];
       return jsonReply(result, cookieHeader([...device, ...setCookie]));
     });
   }
@@ -249,7 +261,10 @@ export class ServicesEndpoint {
    * session it carried is ended: rotation), the login time recorded, and the cookie set.
    * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
    */
-  async start(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "userAgent" | "requestId">, user: UserRecord): Promise<SessionChange<LoginReply>> {
+  async start(
+    request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "userAgent" | "requestId">,
+    user: UserRecord,
+  ): Promise<SessionChange<LoginReply>> {
     if (!user.active) throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", user.name);
     const context = await this.#sessions.context(request);
     if (context.state.kind === "live") await this.#sessions.end(context.state, request.ip, request.requestId);
@@ -275,7 +290,12 @@ export class ServicesEndpoint {
   /** The reply and cookies of a session just opened: the new cookie, and over a cookie the request carried, the deletions of its other places (see {@link settingOver}). */
   #opened(sessid: string, user: UserRecord, context: SessionContext): SessionChange<LoginReply> {
     const { cookie, now, sent } = context;
-    const result: LoginReply = { sessid, session_name: cookie.name, token: this.#sessions.token(sessid), user: loginUserObject(user, now, this.#options.isAdmin(user)) };
+    const result: LoginReply = {
+      sessid,
+      session_name: cookie.name,
+      token: this.#sessions.token(sessid),
+      user: loginUserObject(user, now, this.#options.isAdmin(user)),
+    };
     const set = setCookieHeader(cookie.name, sessid, cookie.attributes, now);
     return { result, setCookie: sent > 0 ? settingOver(set, variantDeletionHeaders(cookie)) : [set] };
   }
@@ -296,14 +316,14 @@ export class ServicesEndpoint {
     const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
     this.#emit(
       {
-      type: "login.cross-site",
-      origin,
-      fetchSite: request.fetchSite?.slice(0, 32) ?? null,
-      ip: request.ip,
-      message:
-        origin === null
-          ? "login refused: the browser marked it cross-site"
-          : `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins (a trusted "null" also needs an X-CSRF-Token header or a JSON body); behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`,
+        type: "login.cross-site",
+        origin,
+        fetchSite: request.fetchSite?.slice(0, 32) ?? null,
+        ip: request.ip,
+        message:
+          origin === null
+            ? "login refused: the browser marked it cross-site"
+            : `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins (a trusted "null" also needs an X-CSRF-Token header or a JSON body); behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`,
       },
       request.requestId,
     );
@@ -350,7 +370,14 @@ export class ServicesEndpoint {
       if (step.sameSite === true) this.#refuseCrossSite(request);
       const context = await this.#sessions.context(request);
       setCookie = context.setCookie;
-      if (step.csrf) this.#sessions.checkCsrf(context.state, request.method, () => csrfTokenOf({ ...request, body }), () => request.ip, request.requestId);
+      if (step.csrf)
+        this.#sessions.checkCsrf(
+          context.state,
+          request.method,
+          () => csrfTokenOf({ ...request, body }),
+          () => request.ip,
+          request.requestId,
+        );
       const reply = await callback(args, context);
       // A call that sets the session cookie itself (login, logout) says all there is to say of it.
       const { "Set-Cookie": own, ...headers } = reply.headers;

@@ -21,10 +21,7 @@ export function loginArgumentSchemas(limits: LoginBodyLimits): Readonly<Record<L
     .union([z.string().max(limits.maxNameLength), z.number()])
     .meta({ description: `The account name (case-insensitive), at most ${limits.maxNameLength} characters.` });
   const password = z
-    .union([
-      z.string().refine((value) => Buffer.byteLength(value) <= limits.maxPasswordBytes, `at most ${limits.maxPasswordBytes} bytes`),
-      z.number(),
-    ])
+    .union([z.string().refine((value) => Buffer.byteLength(value) <= limits.maxPasswordBytes, `at most ${limits.maxPasswordBytes} bytes`), z.number()])
     .meta({ description: `The password, at most ${limits.maxPasswordBytes} bytes in UTF-8.` });
   return { username: name, password, name, pass: password };
 }

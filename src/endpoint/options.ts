@@ -83,13 +83,19 @@ export const ENDPOINT_DEFAULTS = Object.freeze({
 /** The checks of {@link EndpointOptions}, one per option. */
 export const endpointShape = {
   // Path segments only: nothing that routing would read as a pattern or a query.
-  endpoint: z.string().regex(/^\/?[\w.~-]+(?:\/[\w.~-]+)*\/?$/, "must be a path such as services/json (letters, digits, . _ ~ - and slashes)").optional(),
+  endpoint: z
+    .string()
+    .regex(/^\/?[\w.~-]+(?:\/[\w.~-]+)*\/?$/, "must be a path such as services/json (letters, digits, . _ ~ - and slashes)")
+    .optional(),
   queryPaths: z.array(z.string().startsWith("/")).readonly().optional(),
   endpointName: z.string().min(1).max(255).optional(),
   loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
   logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
   bodyLimit: z.number().int().positive().optional(),
-  parsers: z.array(z.enum(REQUEST_PARSERS as [RequestParser, ...RequestParser[]])).readonly().optional(),
+  parsers: z
+    .array(z.enum(REQUEST_PARSERS as [RequestParser, ...RequestParser[]]))
+    .readonly()
+    .optional(),
   isAdmin: fn<(user: UserRecord) => boolean>("user => boolean").optional(),
   clearSiteData: z.boolean().optional(),
 };

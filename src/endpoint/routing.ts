@@ -74,7 +74,13 @@ export function servicesVersionHeader(headers: Readonly<Record<string, string | 
   let version: string | undefined;
   // for…in, not Object.entries: no array per header on every call.
   for (const name in headers) {
-    if (name.length > 17 && name.startsWith("services") && name.endsWith("version") && VERSION_SEPARATORS.has(name[8]!) && VERSION_SEPARATORS.has(name[name.length - 8]!)) {
+    if (
+      name.length > 17 &&
+      name.startsWith("services") &&
+      name.endsWith("version") &&
+      VERSION_SEPARATORS.has(name[8]!) &&
+      VERSION_SEPARATORS.has(name[name.length - 8]!)
+    ) {
       const value = headers[name];
       version = typeof value === "string" ? value : value?.[0];
     }

@@ -110,7 +110,12 @@ export function guardRequest(req: Request): GuardRequest {
   return Object.assign(requestOf(req), {
     ip: () => clientIp(req),
     csrfToken: () =>
-      csrfTokenOf({ csrfHeader: header(req, "x-csrf-token"), queryToken: queryParameter(req, "services_token"), contentType: header(req, "content-type"), body: req.body }),
+      csrfTokenOf({
+        csrfHeader: header(req, "x-csrf-token"),
+        queryToken: queryParameter(req, "services_token"),
+        contentType: header(req, "content-type"),
+        body: req.body,
+      }),
   });
 }
 

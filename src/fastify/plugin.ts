@@ -76,7 +76,8 @@ export type FastifySessionAuthOptions = SessionAuthOptions;
 function fastifyError(error: unknown): unknown {
   if (isSessionAuthError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === "FST_ERR_CTP_INVALID_JSON_BODY" || (error instanceof SyntaxError && (error as { statusCode?: unknown }).statusCode === 400)) return new SessionAuthError("ERR_INVALID_JSON");
+  if (code === "FST_ERR_CTP_INVALID_JSON_BODY" || (error instanceof SyntaxError && (error as { statusCode?: unknown }).statusCode === 400))
+    return new SessionAuthError("ERR_INVALID_JSON");
   if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SessionAuthError("ERR_BODY_TOO_LARGE");
   // A path that cannot be percent-decoded, when the app hands Fastify's frameworkErrors to the error handler.
   if (code === "FST_ERR_BAD_URL") return new SessionAuthError("ERR_MALFORMED_REQUEST");

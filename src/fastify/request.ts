@@ -109,6 +109,11 @@ export function guardRequest(request: FastifyRequest): GuardRequest {
     method: request.method,
     ip: () => plainAddress(request.ip ?? ""),
     csrfToken: () =>
-      csrfTokenOf({ csrfHeader: header(request, "x-csrf-token"), queryToken: queryParameter(request, "services_token"), contentType: header(request, "content-type"), body: request.body }),
+      csrfTokenOf({
+        csrfHeader: header(request, "x-csrf-token"),
+        queryToken: queryParameter(request, "services_token"),
+        contentType: header(request, "content-type"),
+        body: request.body,
+      }),
   };
 }

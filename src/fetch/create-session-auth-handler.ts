@@ -8,7 +8,17 @@ import type { RequestAuth } from "../sessions/route-guard.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
 import { errorReply } from "../wire/reply.js";
-import { belowEndpoint, endpointRequest, guardRequest, notFoundRequest, servicesRequest, sessionRequest, targetOf, type FetchRequestInfo, type Target } from "./request.js";
+import {
+  belowEndpoint,
+  endpointRequest,
+  guardRequest,
+  notFoundRequest,
+  servicesRequest,
+  sessionRequest,
+  targetOf,
+  type FetchRequestInfo,
+  type Target,
+} from "./request.js";
 import { toResponse, withCookies } from "./respond.js";
 
 /**

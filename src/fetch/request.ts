@@ -78,7 +78,12 @@ function header(request: Request, name: string): string | undefined {
 
 /** What finding a request's session needs. */
 export function sessionRequest(request: Request, trustProxy: boolean): SessionRequest {
-  return { host: hostOf(request), secure: isSecure(request, trustProxy), cookieHeader: header(request, "cookie"), requestId: sentRequestId(request.headers.get("x-request-id")) };
+  return {
+    host: hostOf(request),
+    secure: isSecure(request, trustProxy),
+    cookieHeader: header(request, "cookie"),
+    requestId: sentRequestId(request.headers.get("x-request-id")),
+  };
 }
 
 /** A request to one of the Services calls. `query` is the original one: `services_token` may sit beside a `?q=`. */
@@ -147,7 +152,13 @@ export function guardRequest(request: Request, info: FetchRequestInfo | undefine
     method: request.method,
     ip: () => plainAddress(info?.clientAddress ?? ""),
     // A form body is the app's to read: the guard never consumes it, so only the header and the query count.
-    csrfToken: () => csrfTokenOf({ csrfHeader: header(request, "x-csrf-token"), queryToken: queryParameter(targetOf(request.url).query, "services_token"), contentType: undefined, body: undefined }),
+    csrfToken: () =>
+      csrfTokenOf({
+        csrfHeader: header(request, "x-csrf-token"),
+        queryToken: queryParameter(targetOf(request.url).query, "services_token"),
+        contentType: undefined,
+        body: undefined,
+      }),
   };
 }
 

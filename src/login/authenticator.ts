@@ -204,7 +204,9 @@ export class Authenticator {
     // depends on the input only, never on the account, and still counts as a failure, as in
     // Drupal.
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
-    const checked = refused ? { verified: false } : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId, trusted);
+    const checked = refused
+      ? { verified: false }
+      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId, trusted);
     if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
       this.#emit({ type: "login.failure", reason, ...who, ip }, requestId);
@@ -234,7 +236,14 @@ export class Authenticator {
   }
 
   /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
-  async #admitted(address: string | undefined, ip: string, reservation: Reservation | undefined, check: () => Promise<Checked>, requestId: string | undefined, first: boolean): Promise<Checked> {
+  async #admitted(
+    address: string | undefined,
+    ip: string,
+    reservation: Reservation | undefined,
+    check: () => Promise<Checked>,
+    requestId: string | undefined,
+    first: boolean,
+  ): Promise<Checked> {
     try {
       return await this.#admission.run(address, check, first);
     } catch (error) {

@@ -114,7 +114,10 @@ function expandIPv6(address: string): number[] {
   if (text.includes(".")) {
     // An embedded IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) is the last two groups.
     const at = text.lastIndexOf(":");
-    const [a, b, c, d] = text.slice(at + 1).split(".").map(Number) as [number, number, number, number];
+    const [a, b, c, d] = text
+      .slice(at + 1)
+      .split(".")
+      .map(Number) as [number, number, number, number];
     text = `${text.slice(0, at + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
@@ -129,7 +132,7 @@ function expandIPv6(address: string): number[] {
 function compressIPv6(groups: readonly number[]): string {
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     if (groups[i] !== 0) {
       i += 1;
       continue;

@@ -15,11 +15,7 @@ export function normaliseLoginName(name: string): string {
   let end = name.length;
   // PAD SPACE: only U+0020 is ignored at the end, not other white space.
   while (end > 0 && name.charCodeAt(end - 1) === 0x20) end -= 1;
-  return name
-    .slice(0, end)
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase();
+  return name.slice(0, end).normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
 /**

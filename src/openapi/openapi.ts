@@ -140,9 +140,15 @@ const zodSchema = z.custom<z.core.$ZodType>((value) => zodSchemaProblem(value) =
 const optionsSchema = z.strictObject({
   // The package's own checks of the options that shape the document; the rest (the stores) are not read.
   auth: z.looseObject(pick(optionShape, DOCUMENTED_OPTIONS)).optional(),
-  endpointPath: z.string().regex(/^\/(?:.*[^/])?$/, "must start with / and not end with /").optional(),
+  endpointPath: z
+    .string()
+    .regex(/^\/(?:.*[^/])?$/, "must start with / and not end with /")
+    .optional(),
   info: z.strictObject({ title: z.string().optional(), version: z.string().optional(), description: z.string().optional() }).optional(),
-  servers: z.array(z.strictObject({ url: z.string(), description: z.string().optional() })).readonly().optional(),
+  servers: z
+    .array(z.strictObject({ url: z.string(), description: z.string().optional() }))
+    .readonly()
+    .optional(),
   routes: z
     .array(
       z.strictObject({
@@ -169,7 +175,13 @@ const json = (schema: OpenApiObject): OpenApiObject => ({ "application/json": { 
 const stringHeader = (description: string): OpenApiObject => ({ description, schema: { type: "string" } });
 
 /** The errors every Services action can answer: response-format negotiation, then the body. */
-const BODY_ERRORS: readonly SessionAuthErrorCode[] = ["ERR_NOT_ACCEPTABLE", "ERR_INVALID_JSON", "ERR_UNSUPPORTED_CONTENT_TYPE", "ERR_BODY_TOO_LARGE", "ERR_STORE_UNAVAILABLE"];
+const BODY_ERRORS: readonly SessionAuthErrorCode[] = [
+  "ERR_NOT_ACCEPTABLE",
+  "ERR_INVALID_JSON",
+  "ERR_UNSUPPORTED_CONTENT_TYPE",
+  "ERR_BODY_TOO_LARGE",
+  "ERR_STORE_UNAVAILABLE",
+];
 
 /** A detail for each code that names one, so the examples read as the real messages. */
 const EXAMPLE_DETAIL: Partial<Record<SessionAuthErrorCode, string>> = {
@@ -206,7 +218,9 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
     const waits = [...new Set(errors.map(({ code }) => wireError(new SessionAuthError(code)).retryAfter).filter((wait) => wait !== undefined))];
     const queued = errors.some(({ code }) => code === "ERR_LOGIN_BUSY") ? " For a full login queue, the seconds until it should have drained." : "";
     if (waits.length > 0 || queued !== "") {
-      response.headers = { "Retry-After": stringHeader(`${waits.length > 0 ? `Seconds to wait: ${waits.map((wait) => `\`${wait}\``).join(" or ")}.` : ""}${queued}`.trim()) };
+      response.headers = {
+        "Retry-After": stringHeader(`${waits.length > 0 ? `Seconds to wait: ${waits.map((wait) => `\`${wait}\``).join(" or ")}.` : ""}${queued}`.trim()),
+      };
     }
     out[String(status)] = response;
   }
@@ -215,7 +229,10 @@ function errorResponses(codes: readonly SessionAuthErrorCode[]): Record<string, 
 
 /** The session cookie's attributes as they are set with these options, for the documents' text. */
 function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecure?: string | undefined; sameSite?: string | undefined }): string {
-  const domain = auth.cookieDomain === undefined ? "`domain=.<host>` by Drupal's rule (none for IP addresses, `localhost` and single-label hosts)" : `\`domain\` from \`${auth.cookieDomain}\` by Drupal's rule`;
+  const domain =
+    auth.cookieDomain === undefined
+      ? "`domain=.<host>` by Drupal's rule (none for IP addresses, `localhost` and single-label hosts)"
+      : `\`domain\` from \`${auth.cookieDomain}\` by Drupal's rule`;
   const secure = auth.cookieSecure === "always" ? "`secure` always" : "`secure` on HTTPS";
   const sameSite = auth.sameSite === undefined ? "no `SameSite` (as Drupal 7)" : `\`SameSite=${auth.sameSite[0]!.toUpperCase()}${auth.sameSite.slice(1)}\``;
   return `\`path=/\`, ${domain}, ${secure}, \`HttpOnly\`, ${sameSite}`;
@@ -250,7 +267,10 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
   const throttled = auth.throttle !== false;
   const cors = auth.cors !== false && (auth.trustedOrigins ?? []).length > 0;
-  const devices = auth.deviceCookies === undefined || auth.deviceCookies === false ? undefined : { ...DEFAULTS.deviceCookies, ...(auth.deviceCookies === true ? {} : auth.deviceCookies) };
+  const devices =
+    auth.deviceCookies === undefined || auth.deviceCookies === false
+      ? undefined
+      : { ...DEFAULTS.deviceCookies, ...(auth.deviceCookies === true ? {} : auth.deviceCookies) };
   const deviceCookie =
     devices === undefined
       ? ""
@@ -259,7 +279,12 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const cookieName =
     auth.sessionName ??
     (auth.cookieDomain !== undefined || auth.baseUrl !== undefined
-      ? drupalSessionName({ cookieDomain: auth.cookieDomain, baseUrl: auth.baseUrl, host: "", secure: auth.cookieSecure === "always" || auth.baseUrl?.startsWith("https:") === true })
+      ? drupalSessionName({
+          cookieDomain: auth.cookieDomain,
+          baseUrl: auth.baseUrl,
+          host: "",
+          secure: auth.cookieSecure === "always" || auth.baseUrl?.startsWith("https:") === true,
+        })
       : undefined);
 
   const loggedInWithToken = { sessionCookie: [], csrfToken: [] };
@@ -267,7 +292,14 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   const parsers = auth.parsers ?? DEFAULTS.parsers;
   const bodyTypes = (schema: OpenApiObject): OpenApiObject => Object.fromEntries(parsers.map((type) => [type, { schema }]));
   const attributes = cookieAttributes(auth);
-  const post = (operationId: string, summary: string, description: string, codes: readonly SessionAuthErrorCode[], ok: OpenApiObject, extra: OpenApiObject = {}): OpenApiObject => ({
+  const post = (
+    operationId: string,
+    summary: string,
+    description: string,
+    codes: readonly SessionAuthErrorCode[],
+    ok: OpenApiObject,
+    extra: OpenApiObject = {},
+  ): OpenApiObject => ({
     post: {
       operationId,
       tags: ["Services session"],
@@ -278,7 +310,15 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       responses: { "200": ok, ...errorResponses([...codes, ...BODY_ERRORS]) },
     },
   });
-  const loginCodes: SessionAuthErrorCode[] = ["ERR_MISSING_ARGUMENT", "ERR_INVALID_CREDENTIALS", "ERR_CSRF", "ERR_ALREADY_LOGGED_IN", "ERR_STORE_FULL", "ERR_CROSS_SITE_LOGIN", "ERR_LOGIN_BUSY"];
+  const loginCodes: SessionAuthErrorCode[] = [
+    "ERR_MISSING_ARGUMENT",
+    "ERR_INVALID_CREDENTIALS",
+    "ERR_CSRF",
+    "ERR_ALREADY_LOGGED_IN",
+    "ERR_STORE_FULL",
+    "ERR_CROSS_SITE_LOGIN",
+    "ERR_LOGIN_BUSY",
+  ];
   if (blocked) loginCodes.push("ERR_ACCOUNT_BLOCKED");
   if (throttled) loginCodes.push("ERR_USER_THROTTLED", "ERR_IP_THROTTLED");
 
@@ -290,7 +330,11 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       loginCodes,
       {
         description: "Logged in.",
-        headers: { "Set-Cookie": stringHeader(`The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.${deviceCookie}`) },
+        headers: {
+          "Set-Cookie": stringHeader(
+            `The session cookie, as Drupal 7's PHP writes it: \`<session_name>=<sessid>; expires=…; Max-Age=…\`, ${attributes}. A copy of the name held elsewhere (host-only, or Drupal's domain) is deleted in the same reply.${deviceCookie}`,
+          ),
+        },
         content: json(ref("LoginReply")),
       },
       { requestBody: { required: true, content: bodyTypes(ref("LoginBody")) } },
@@ -310,7 +354,9 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
       {
         description: "Logged out.",
         headers: {
-          "Set-Cookie": stringHeader("The expired session cookie (`<session_name>=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0`), with the domain it was set with, and for a host-only copy."),
+          "Set-Cookie": stringHeader(
+            "The expired session cookie (`<session_name>=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0`), with the domain it was set with, and for a host-only copy.",
+          ),
           ...(auth.clearSiteData === true ? { "Clear-Site-Data": stringHeader('`"cookies"`: every cookie of the origin is cleared.') } : {}),
         },
         content: json(ref(logoutV11 ? "LogoutReply11" : "LogoutReply")),
@@ -330,7 +376,8 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     operationId: `sessionToken${method === "get" ? "Get" : "Post"}`,
     tags: ["Services session"],
     summary: "CSRF token (text)",
-    description: "The session's CSRF token as bare text (43 characters, no newline): a fresh random token and no cookie for a caller without a session cookie, and for a cookie that names no live session, that cookie's token (with the cookie's deletion). Any method is answered; never checked.",
+    description:
+      "The session's CSRF token as bare text (43 characters, no newline): a fresh random token and no cookie for a caller without a session cookie, and for a cookie that names no live session, that cookie's token (with the cookie's deletion). Any method is answered; never checked.",
     security: [{}, { sessionCookie: [] }],
     responses: {
       "200": { description: "The token (`text/plain;charset=UTF-8`).", content: { "text/plain": { schema: { type: "string", pattern: "^[A-Za-z0-9_-]+$" } } } },
@@ -340,17 +387,17 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
   paths["/services/session/token"] = { get: sessionToken("get"), post: sessionToken("post") };
   const endpointName = checkPlain(auth.endpointName ?? DEFAULTS.endpointName);
   const endpointRoot = (method: "get" | "post"): OpenApiObject => ({
-      operationId: method === "get" ? "endpointRoot" : "endpointRootPost",
-      tags: ["Services session"],
-      summary: "Endpoint check",
-      description: "The endpoint's own path answers any method with Services' plain-text message; clients use it as a health check.",
-      security: [{}],
-      responses: {
-        "200": {
-          description: "The endpoint is up.",
-          content: { "text/html": { schema: { type: "string", const: `Services Endpoint "${endpointName}" has been setup successfully.` } } },
-        },
+    operationId: method === "get" ? "endpointRoot" : "endpointRootPost",
+    tags: ["Services session"],
+    summary: "Endpoint check",
+    description: "The endpoint's own path answers any method with Services' plain-text message; clients use it as a health check.",
+    security: [{}],
+    responses: {
+      "200": {
+        description: "The endpoint is up.",
+        content: { "text/html": { schema: { type: "string", const: `Services Endpoint "${endpointName}" has been setup successfully.` } } },
       },
+    },
   });
   paths[base] = { get: endpointRoot("get"), post: endpointRoot("post") };
 
@@ -416,7 +463,8 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
           type: "apiKey",
           in: "header",
           name: "X-CSRF-Token",
-          description: "The session's CSRF token (from the login reply, `user/token` or `services/session/token`), required on unsafe methods while a session is live.",
+          description:
+            "The session's CSRF token (from the login reply, `user/token` or `services/session/token`), required on unsafe methods while a session is live.",
         },
       },
     },

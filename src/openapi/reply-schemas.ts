@@ -25,7 +25,10 @@ export const loginReply = z.object({
 });
 /** `system/connect`'s 200 body, logged in or anonymous. */
 export const connectReply = z.object({
-  sessid: z.string().meta({ description: "The session id. For an anonymous caller an id that is never stored: a random one (no cookie is set), or the value of a cookie that names no live session (deleted in the same reply)." }),
+  sessid: z.string().meta({
+    description:
+      "The session id. For an anonymous caller an id that is never stored: a random one (no cookie is set), or the value of a cookie that names no live session (deleted in the same reply).",
+  }),
   session_name: z.string(),
   user: z.looseObject({
     uid: z.union([z.string(), z.literal(0)]).meta({ description: "A decimal string when logged in; the number 0 for an anonymous caller." }),

@@ -46,7 +46,7 @@ const optionsSchema = z
   .refine(...secureSameSiteNone)
   // CORS answers the origins of trustedOrigins: settings for it without any origin do nothing, which is a mistake.
   .refine((value) => value.cors === undefined || value.cors === false || (value.trustedOrigins ?? []).length > 0, {
-    message: "answers the origins of trustedOrigins: list the app origins there (e.g. trustedOrigins: [\"capacitor://localhost\"])",
+    message: 'answers the origins of trustedOrigins: list the app origins there (e.g. trustedOrigins: ["capacitor://localhost"])',
     path: ["cors"],
   })
   .refine(...idleWithinAbsolute)
@@ -110,4 +110,3 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     endpoint: endpointSettings(parsed),
   });
 }
-

@@ -38,7 +38,14 @@ export const ORIGIN_DEFAULTS = Object.freeze({ trustedOrigins: Object.freeze([] 
 /** The checks of {@link OriginOptions}. */
 export const originShape = {
   trustedOrigins: z
-    .array(z.string().refine((value) => normalizeOrigin(value) !== undefined, "must be an origin such as https://app.example.com, capacitor://localhost or null (no path; international host names in punycode)"))
+    .array(
+      z
+        .string()
+        .refine(
+          (value) => normalizeOrigin(value) !== undefined,
+          "must be an origin such as https://app.example.com, capacitor://localhost or null (no path; international host names in punycode)",
+        ),
+    )
     .readonly()
     .optional(),
   admitCrossSiteWithoutOrigin: z.boolean().optional(),

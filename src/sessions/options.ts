@@ -74,7 +74,11 @@ export interface SessionSettings extends CookieSettings {
 }
 
 /** Completes checked {@link SessionOptions}; `csrfToken` is the one given or the default the caller made from the secret. */
-export function sessionSettings(input: z.output<z.ZodObject<typeof sessionShape>>, cookie: CookieSettings, csrfToken: (sessid: string) => string): SessionSettings {
+export function sessionSettings(
+  input: z.output<z.ZodObject<typeof sessionShape>>,
+  cookie: CookieSettings,
+  csrfToken: (sessid: string) => string,
+): SessionSettings {
   const idleTimeout = effectiveIdleTimeout({ ...input, absoluteTimeout: cookie.absoluteTimeout });
   return Object.freeze({
     ...cookie,
@@ -130,5 +134,9 @@ export interface GuardSettings {
 
 /** Completes one route's checked {@link RequireSessionOptions}. */
 export function guardSettings(parsed: RequireSessionOptions): GuardSettings {
-  return Object.freeze({ csrf: parsed.csrf ?? GUARD_DEFAULTS.csrf, roles: parsed.roles ?? GUARD_DEFAULTS.roles, onDenied: parsed.onDenied ?? GUARD_DEFAULTS.onDenied });
+  return Object.freeze({
+    csrf: parsed.csrf ?? GUARD_DEFAULTS.csrf,
+    roles: parsed.roles ?? GUARD_DEFAULTS.roles,
+    onDenied: parsed.onDenied ?? GUARD_DEFAULTS.onDenied,
+  });
 }

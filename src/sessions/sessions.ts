@@ -157,7 +157,8 @@ export class Sessions {
       return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
     }
     const live = found[0];
-    if (live === undefined) return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : [] };
+    if (live === undefined)
+      return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : [] };
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
       await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
@@ -170,7 +171,8 @@ export class Sessions {
     const session = await this.#store.get(sessid);
     if (session === null || this.#pending.covers(session)) return undefined;
     const { record } = session;
-    const expired = now >= record.createdAt + this.#options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.#options.idleTimeout ? "idle" : undefined;
+    const expired =
+      now >= record.createdAt + this.#options.absoluteTimeout ? "absolute" : now >= record.lastSeenAt + this.#options.idleTimeout ? "idle" : undefined;
     if (expired !== undefined) {
       await this.#store.destroy(session.handle);
       this.#emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired }, requestId);

@@ -58,7 +58,10 @@ export interface MemoryUserStoreOptions {
 
 const userSchema = z
   .strictObject({
-    uid: z.string().regex(/^[1-9]\d*$/, "must be a positive decimal string").optional(),
+    uid: z
+      .string()
+      .regex(/^[1-9]\d*$/, "must be a positive decimal string")
+      .optional(),
     name: z.string().min(1),
     mail: z.string().optional(),
     password: z.string().min(1).optional(),

@@ -24,7 +24,10 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
   const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
   let preparing = ready !== undefined;
   // Ready, however late: from then on calls go straight to the store.
-  (store as { ready?: Promise<unknown> }).ready?.then?.(() => (preparing = false), () => undefined);
+  (store as { ready?: Promise<unknown> }).ready?.then?.(
+    () => (preparing = false),
+    () => undefined,
+  );
   for (const key of methodNames(store)) {
     const method = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;
     const operation = `${name}.${key}`;
@@ -35,12 +38,19 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
       } catch (error) {
         return Promise.reject(failure(operation, error, emit));
       }
-      return watchdog.watch(pending, () => failure(operation, new Error(`${operation} timed out after ${timeoutMs / 1000} s`), emit), (error) =>
-        failure(operation, error, emit),
+      return watchdog.watch(
+        pending,
+        () => failure(operation, new Error(`${operation} timed out after ${timeoutMs / 1000} s`), emit),
+        (error) => failure(operation, error, emit),
       );
     };
     guarded[key] = (...args: unknown[]) =>
-      preparing ? ready!.then(() => call(...args), (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit))) : call(...args);
+      preparing
+        ? ready!.then(
+            () => call(...args),
+            (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit)),
+          )
+        : call(...args);
   }
   return guarded as T;
 }
@@ -57,7 +67,10 @@ function readiness(ready: unknown, limitMs: number, message: string): Promise<un
     timer.unref?.();
   });
   const settled = Promise.race([ready as Promise<unknown>, late]);
-  settled.then(() => clearTimeout(timer), () => clearTimeout(timer));
+  settled.then(
+    () => clearTimeout(timer),
+    () => clearTimeout(timer),
+  );
   return settled;
 }
 

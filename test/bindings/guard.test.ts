@@ -32,7 +32,12 @@ describe.each(BINDINGS)("route guards on %s", (binding) => {
     const session = await login(agent);
     expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).body).toEqual({ players: ["Ana"], uid: "14" });
     const none = await agent.get("/services/json/players");
-    expect([none.status, statusText(none), none.headers["content-type"], none.text]).toEqual([401, "Unauthorized : Access denied for user anonymous", "application/json", '["Access denied for user anonymous"]']);
+    expect([none.status, statusText(none), none.headers["content-type"], none.text]).toEqual([
+      401,
+      "Unauthorized : Access denied for user anonymous",
+      "application/json",
+      '["Access denied for user anonymous"]',
+    ]);
     const junk = await agent.get("/services/json/players").set("Cookie", `${session.session_name}=junk`);
     expect([junk.status, String(junk.headers["set-cookie"])]).toEqual([401, expect.stringMatching(/=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT/)]);
     expect((await agent.post("/services/json/user/logout").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send()).status).toBe(200);
@@ -46,7 +51,9 @@ describe.each(BINDINGS)("route guards on %s", (binding) => {
     const denied = await agent.post("/services/json/players").set("Cookie", session.cookie).send({});
     expect([denied.status, statusText(denied), denied.text]).toEqual([401, "Unauthorized : CSRF validation failed", '["CSRF validation failed"]']);
     expect((await agent.post("/services/json/players").set("Cookie", session.cookie).set("X-CSRF-Token", other.token).send({})).status).toBe(401);
-    expect((await agent.post("/services/json/players").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send({})).body).toEqual({ added: true });
+    expect((await agent.post("/services/json/players").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send({})).body).toEqual({
+      added: true,
+    });
     expect((await agent.post(`/services/json/players?services_token=${session.token}`).set("Cookie", session.cookie).send({})).status).toBe(200);
     expect((await agent.post("/services/json/open").set("Cookie", session.cookie).send({})).body).toEqual({ open: true });
   });

@@ -19,7 +19,12 @@ describe.each(BINDINGS)("oversized uploads on %s", (binding) => {
     const { port } = server.address() as { port: number };
     try {
       for (const [i, size] of [2 * MB, 10 * MB, 3 * MB, 10 * MB].entries()) {
-        const request = { path: i % 2 === 0 ? "/services/json/user/login" : "/?q=services/json/system/connect.json", size, chunked: i >= 2, contentType: i === 1 ? "application/x-www-form-urlencoded" : "application/json" };
+        const request = {
+          path: i % 2 === 0 ? "/services/json/user/login" : "/?q=services/json/system/connect.json",
+          size,
+          chunked: i >= 2,
+          contentType: i === 1 ? "application/x-www-form-urlencoded" : "application/json",
+        };
         const outcome = await upload(port, request);
         expect(statusLine(outcome.reply), JSON.stringify(request)).toBe("HTTP/1.1 413 : Request body too large.");
         expect(outcome.reply.endsWith('["Request body too large."]')).toBe(true);

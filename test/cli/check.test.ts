@@ -32,7 +32,9 @@ describeEachDrupalDb("services-session-auth drupal7 check", (db, dialect) => {
     const sent: string[] = [];
     const inner = db().pool as PgPoolLike;
     const recording: PgPoolLike = { query: (sql, values) => (sent.push(sql), inner.query(sql, values)), connect: () => inner.connect() };
-    await expect(drupal7UserStore({ pool: recording, dialect: "postgres", prefix: db().prefix }).findByName("USER5000")).resolves.toMatchObject({ uid: "5000" });
+    await expect(drupal7UserStore({ pool: recording, dialect: "postgres", prefix: db().prefix }).findByName("USER5000")).resolves.toMatchObject({
+      uid: "5000",
+    });
     const lookup = sent.find((sql) => sql.includes("LOWER(name)"))!;
     const plan = await db().run<{ "QUERY PLAN": string }>(`EXPLAIN ${lookup.replace("$1", "?")}`, ["USER5000"]);
     expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("users_name_lower");
@@ -73,7 +75,9 @@ describeEachDrupalDb("services-session-auth drupal7 check", (db, dialect) => {
     wrong.password = "hunter2-s3cret";
     const run = await runCli(["drupal7", "check", "--database", wrong.href]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^services-session-auth: warning: the password in --database shows in ps and in the shell's history; put the URL in \$DATABASE_URL or a file \(--database-url-file\) instead\n/);
+    expect(run.stderr).toMatch(
+      /^services-session-auth: warning: the password in --database shows in ps and in the shell's history; put the URL in \$DATABASE_URL or a file \(--database-url-file\) instead\n/,
+    );
     expect(run.stderr).not.toContain("hunter2-s3cret");
   });
 

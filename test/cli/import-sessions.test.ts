@@ -109,7 +109,9 @@ describeEachDrupalDb("services-session-auth drupal7 import-sessions", (db) => {
     try {
       await writeFile(join(dir, "db"), `${db().url}\n`, { mode: 0o600 });
       await writeFile(join(dir, "redis"), url, { mode: 0o600 });
-      const run = await runCli(["drupal7", "import-sessions", "--redis-prefix", prefix, "--database-url-file", join(dir, "db"), "--dry-run"], { REDIS_URL_FILE: join(dir, "redis") });
+      const run = await runCli(["drupal7", "import-sessions", "--redis-prefix", prefix, "--database-url-file", join(dir, "db"), "--dry-run"], {
+        REDIS_URL_FILE: join(dir, "redis"),
+      });
       expect(run).toMatchObject({ code: 0, stderr: "" });
       expect(run.stdout).toMatch(/^Dry run: would import 2 sessions/);
     } finally {
@@ -130,7 +132,14 @@ describeEachDrupalDb("services-session-auth drupal7 import-sessions", (db) => {
   });
 
   it("refuses bad arguments with the usage and exit code 2", async () => {
-    for (const bad of [["--batch-size", "0"], ["--hashed-sids", "maybe"], ["--idle-timeout", "2d"], ["--database", "sqlite:///drupal.db"], ["--database", "mysql://root:pw@127.0.0.1:99999/x"], ["--batch-size", "1000000"]]) {
+    for (const bad of [
+      ["--batch-size", "0"],
+      ["--hashed-sids", "maybe"],
+      ["--idle-timeout", "2d"],
+      ["--database", "sqlite:///drupal.db"],
+      ["--database", "mysql://root:pw@127.0.0.1:99999/x"],
+      ["--batch-size", "1000000"],
+    ]) {
       const run = await runCli(args(...bad));
       expect(run.code, bad.join(" ")).toBe(2);
       expect(run.stderr).toContain("Usage: services-session-auth");

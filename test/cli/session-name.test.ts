@@ -22,7 +22,12 @@ function recordedCookie(): { baseUrl: string; setCookie: string } {
 
 /** The `key value` lines of the plain output. */
 function fields(stdout: string): Record<string, string> {
-  return Object.fromEntries(stdout.trimEnd().split("\n").map((line) => [line.slice(0, 11).trim(), line.slice(11)]));
+  return Object.fromEntries(
+    stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => [line.slice(0, 11).trim(), line.slice(11)]),
+  );
 }
 
 describe("services-session-auth session-name", () => {
@@ -60,7 +65,12 @@ describe("services-session-auth session-name", () => {
   });
 
   it("refuses a missing or relative URL and option values the router would refuse", async () => {
-    for (const args of [["session-name"], ["session-name", "/services"], ["session-name", "https://x.test", "--same-site", "none"], ["session-name", "https://x.test", "--absolute-timeout", "1h"]]) {
+    for (const args of [
+      ["session-name"],
+      ["session-name", "/services"],
+      ["session-name", "https://x.test", "--same-site", "none"],
+      ["session-name", "https://x.test", "--absolute-timeout", "1h"],
+    ]) {
       const run = await runCli(args);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toContain("Usage: services-session-auth");

@@ -19,7 +19,9 @@ describe("sessionCookieFor", () => {
     });
     const https = sessionCookieFor("https://api.example.com:8443/services/json");
     expect([https.name, https.domain, https.secure]).toEqual([`SSESS${hash("api.example.com:8443")}`, ".api.example.com", true]);
-    expect(https.setCookie).toMatch(new RegExp(`^${https.name}=<sessid>; expires=[^;]+ GMT; Max-Age=2000000; path=/; domain=\\.api\\.example\\.com; secure; HttpOnly$`));
+    expect(https.setCookie).toMatch(
+      new RegExp(`^${https.name}=<sessid>; expires=[^;]+ GMT; Max-Age=2000000; path=/; domain=\\.api\\.example\\.com; secure; HttpOnly$`),
+    );
     // Core 7.85+: a www. host keeps its www. in the Domain and gets a dot in front for the name.
     expect(sessionCookieFor("http://www.example.com")).toMatchObject({ name: `SESS${hash(".www.example.com")}`, domain: ".www.example.com" });
     for (const url of ["http://localhost:3000", "http://127.0.0.1:18960", "http://[::1]:3000"]) expect(sessionCookieFor(url).domain, url).toBeUndefined();

@@ -14,7 +14,9 @@ describe("drupalSessionName", () => {
     expect(drupalSessionName({ baseUrl: "https://example.com/", host: "other", secure: false })).toBe("SESSa379a6f6eeafb9a55e378c118034e275");
     // Expected values from `printf '%s' INPUT | sha256sum`, first 32 hex characters, as drupal_settings_initialize() takes them.
     // ".example.com": 1496295b2be8c88d729a34163e6885b0…; "example.com/drupal": 91f0f7d6f3d53d665b38369ecf840cb6…
-    expect(drupalSessionName({ cookieDomain: ".example.com", baseUrl: "https://example.com", host: "x", secure: false })).toBe("SESS1496295b2be8c88d729a34163e6885b0");
+    expect(drupalSessionName({ cookieDomain: ".example.com", baseUrl: "https://example.com", host: "x", secure: false })).toBe(
+      "SESS1496295b2be8c88d729a34163e6885b0",
+    );
     expect(drupalSessionName({ cookieDomain: ".example.com", host: "x", secure: true })).toBe("SSESS1496295b2be8c88d729a34163e6885b0");
     expect(drupalSessionName({ baseUrl: "http://example.com/drupal", host: "x", secure: false })).toBe("SESS91f0f7d6f3d53d665b38369ecf840cb6");
   });

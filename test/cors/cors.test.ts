@@ -24,7 +24,9 @@ describe("corsDecision", () => {
       headers: { "Access-Control-Allow-Origin": APP, "Access-Control-Allow-Credentials": "true", Vary: "Origin" },
     });
     // As the browser sent it (it compares the echo byte for byte), though listed in another case.
-    expect(corsDecision(request({ origin: "https://APP.example.org" }), settings())).toMatchObject({ headers: { "Access-Control-Allow-Origin": "https://APP.example.org" } });
+    expect(corsDecision(request({ origin: "https://APP.example.org" }), settings())).toMatchObject({
+      headers: { "Access-Control-Allow-Origin": "https://APP.example.org" },
+    });
   });
 
   it("gives an origin that is not listed, or no origin, nothing but Vary: Origin", () => {
@@ -38,7 +40,11 @@ describe("corsDecision", () => {
 
   it("answers a listed origin's preflight with the methods, the allowed requested headers and a max-age", () => {
     const decision = corsDecision(
-      request({ method: "OPTIONS", requestMethod: "POST", requestHeaders: "content-type, x-csrf-token, services_user_login_version, Services-System-Connect-Version" }),
+      request({
+        method: "OPTIONS",
+        requestMethod: "POST",
+        requestHeaders: "content-type, x-csrf-token, services_user_login_version, Services-System-Connect-Version",
+      }),
       settings(),
     );
     expect(decision).toEqual({
@@ -64,13 +70,17 @@ describe("corsDecision", () => {
   });
 
   it("leaves an unlisted origin's preflight, and a plain OPTIONS, to the routes", () => {
-    expect(corsDecision(request({ origin: "https://evil.example", method: "OPTIONS", requestMethod: "POST" }), settings())).toEqual({ headers: { Vary: "Origin" } });
+    expect(corsDecision(request({ origin: "https://evil.example", method: "OPTIONS", requestMethod: "POST" }), settings())).toEqual({
+      headers: { Vary: "Origin" },
+    });
     expect(corsDecision(request({ method: "OPTIONS" }), settings())).not.toHaveProperty("preflight");
   });
 
   it("follows the options: methods, headers, exposed headers, max-age, no credentials", () => {
     const custom = settings({ methods: ["get", "post"], allowedHeaders: ["Authorization"], exposedHeaders: ["X-Total-Count"], maxAge: 60, credentials: false });
-    expect(corsDecision(request(), custom)).toEqual({ headers: { "Access-Control-Allow-Origin": APP, Vary: "Origin", "Access-Control-Expose-Headers": "X-Total-Count" } });
+    expect(corsDecision(request(), custom)).toEqual({
+      headers: { "Access-Control-Allow-Origin": APP, Vary: "Origin", "Access-Control-Expose-Headers": "X-Total-Count" },
+    });
     const preflight = corsDecision(request({ method: "OPTIONS", requestMethod: "POST", requestHeaders: "authorization, x-csrf-token" }), custom);
     expect(preflight).toMatchObject({
       preflight: { headers: { "Access-Control-Allow-Methods": "GET, POST", "Access-Control-Allow-Headers": "authorization", "Access-Control-Max-Age": "60" } },
@@ -87,7 +97,15 @@ describe("corsDecision", () => {
 describe("corsCovers", () => {
   it("covers the endpoint and below, services/session/token, and the path patterns, * matching slashes too", () => {
     const patterns = settings({ paths: ["api/*", "/me", "/files/*/meta"] }).paths;
-    for (const path of ["/services/json", "/services/json/user/login.json", "/services/json/players/3", "/services/session/token", "/api/x/y", "/me", "/files/a/b/meta"]) {
+    for (const path of [
+      "/services/json",
+      "/services/json/user/login.json",
+      "/services/json/players/3",
+      "/services/session/token",
+      "/api/x/y",
+      "/me",
+      "/files/a/b/meta",
+    ]) {
       expect(corsCovers(path, "/services/json", patterns), path).toBe(true);
     }
     for (const path of ["/", "/services/jsonx", "/services/session/token2", "/apix", "/me/too", "/files/meta", "/files/a/metadata"]) {

@@ -95,7 +95,11 @@ describe("drupal7Hasher: refusals", () => {
   it("never rejects, for any hash and password strings", async () => {
     // The cheapest cost Drupal allows keeps each run to at most 129 digests.
     const cheap = drupal7Hasher({ countLog2: 7, maxCountLog2: 7 });
-    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: "binary", maxLength: 80 }), fc.string({ unit: "grapheme", minLength: 500, maxLength: 700 }));
+    const text = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.string({ unit: "binary", maxLength: 80 }),
+      fc.string({ unit: "grapheme", minLength: 500, maxLength: 700 }),
+    );
     const prefix = fc.constantFrom("", "$S$", "$P$", "$H$", "U$S$", "U$P$", "U$", "$S$5", "U$S$5", "$P$5", "$S$.");
     await fc.assert(
       fc.asyncProperty(prefix, text, text, async (head, tail, password) => {

@@ -30,7 +30,9 @@ describe("the Drupal 7 migration guide", () => {
 
 /** What a Drupal-era app cached: its cookie and the token Drupal derived for it (drupal_get_token() in includes/common.inc), computed here independently. */
 function drupalClient(sessid: string) {
-  const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT).update("services").digest("base64url");
+  const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT)
+    .update("services")
+    .digest("base64url");
   return { cookie: `${SESSION_NAME}=${sessid}`, token };
 }
 
@@ -82,11 +84,21 @@ describeEachDrupalDb("the migration guide's app", (db, dialect) => {
     expect(token.text).toBe(client.token);
     await expect(request(app).get("/services/session/token").set("Cookie", client.cookie)).resolves.toMatchObject({ text: client.token });
 
-    const connect = await request(app).post("/?q=services/json/system/connect.json").set("Cookie", client.cookie).set("X-CSRF-Token", client.token).type("json").send('""');
+    const connect = await request(app)
+      .post("/?q=services/json/system/connect.json")
+      .set("Cookie", client.cookie)
+      .set("X-CSRF-Token", client.token)
+      .type("json")
+      .send('""');
     expect(connect.status).toBe(200);
     expect(connect.body).toMatchObject({ sessid: imported, session_name: SESSION_NAME, user: { uid: "1", name: "admin" } });
 
-    const logout = await request(app).post("/?q=services/json/user/logout.json").set("Cookie", client.cookie).set("X-CSRF-Token", client.token).type("json").send('""');
+    const logout = await request(app)
+      .post("/?q=services/json/user/logout.json")
+      .set("Cookie", client.cookie)
+      .set("X-CSRF-Token", client.token)
+      .type("json")
+      .send('""');
     expect(logout.text).toBe("[true]");
     // Nothing in Drupal's table brings the session back through the fallback.
     const after = await request(app).post("/services/json/system/connect").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
@@ -103,7 +115,11 @@ describeEachDrupalDb("the migration guide's app", (db, dialect) => {
   });
 
   it("logs in with a Drupal hash, upgrades it to scrypt, and marks the cookie Secure when the trusted proxy says HTTPS", async () => {
-    const viaProxy = await request(app).post("/?q=services/json/user/login.json").set("X-Forwarded-Proto", "https").type("form").send({ username: "phpbb", password: SEED_USERS.phpbb.password });
+    const viaProxy = await request(app)
+      .post("/?q=services/json/user/login.json")
+      .set("X-Forwarded-Proto", "https")
+      .type("form")
+      .send({ username: "phpbb", password: SEED_USERS.phpbb.password });
     expect(viaProxy.status).toBe(200);
     expect((viaProxy.body as { session_name: string }).session_name).toBe(SESSION_NAME);
     expect(setCookies(viaProxy)).toEqual([expect.stringMatching(new RegExp(`^${SESSION_NAME}=[\\w-]{43};.*; secure; HttpOnly$`))]);

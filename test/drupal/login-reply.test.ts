@@ -8,7 +8,25 @@ import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js"
 import { SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
 
 /** The user object's keys in the order Drupal emits them (user_load(): the users table's columns, then roles). */
-const ADMIN_KEYS = ["uid", "name", "mail", "theme", "signature", "signature_format", "created", "changed", "access", "login", "status", "timezone", "language", "picture", "init", "data", "roles"];
+const ADMIN_KEYS = [
+  "uid",
+  "name",
+  "mail",
+  "theme",
+  "signature",
+  "signature_format",
+  "created",
+  "changed",
+  "access",
+  "login",
+  "status",
+  "timezone",
+  "language",
+  "picture",
+  "init",
+  "data",
+  "roles",
+];
 
 function loginApp(db: TestDrupalDb) {
   const app = express();

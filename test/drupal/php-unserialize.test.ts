@@ -25,13 +25,13 @@ describe("phpUnserialize", () => {
 
   it.each([
     ['O:8:"stdClass":0:{}', "objects"],
-    ['a:1:{i:0;R:1;}', "references"],
+    ["a:1:{i:0;R:1;}", "references"],
     ["d:INF;", "infinite floats"],
     ['s:9:"short";', "a wrong string length"],
     ["i:1;junk", "trailing bytes"],
     ["a:1:{i:0;", "a truncated array"],
     ["a:-1:{}", "a negative count"],
-    ['a:1:{d:0.5;i:1;}', "float keys"],
+    ["a:1:{d:0.5;i:1;}", "float keys"],
     ["a:1:{i:0;".repeat(40) + "N;" + "}".repeat(40), "nesting over 32 levels"],
     ["", "empty input"],
   ])("refuses %s (%s)", (input) => {

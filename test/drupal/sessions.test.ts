@@ -131,7 +131,14 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
   it("reports progress after each page, and a dry run writes nothing anywhere", async () => {
     const many = await seedLive(1, 7);
     const progress: unknown[] = [];
-    const result = await importDrupal7Sessions({ ...options(), hashedSids: true, batchSize: 3, deleteImported: true, dryRun: true, onProgress: (p) => progress.push(p) });
+    const result = await importDrupal7Sessions({
+      ...options(),
+      hashedSids: true,
+      batchSize: 3,
+      deleteImported: true,
+      dryRun: true,
+      onProgress: (p) => progress.push(p),
+    });
     expect(result).toMatchObject({ imported: 7, skipped: 0, dryRun: true });
     expect(progress).toEqual([
       { read: 3, total: 7, imported: 3, skipped: 0 },
@@ -167,7 +174,9 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
       adoptMany: () => (++calls === 2 ? Promise.reject(new Error("Redis went away")) : Promise.resolve()),
     };
     const progress: number[] = [];
-    await expect(importDrupal7Sessions({ ...options(), into: failing, hashedSids: true, batchSize: 3, onProgress: (p) => progress.push(p.imported) })).rejects.toThrow("Redis went away");
+    await expect(
+      importDrupal7Sessions({ ...options(), into: failing, hashedSids: true, batchSize: 3, onProgress: (p) => progress.push(p.imported) }),
+    ).rejects.toThrow("Redis went away");
     expect(progress).toEqual([3]);
   });
 
@@ -205,7 +214,9 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
   });
 
   it("refuses an idle timeout longer than the absolute one, as createSessionAuthRouter does", async () => {
-    await expect(importDrupal7Sessions({ ...options(), idleTimeout: 7200, absoluteTimeout: 3600 })).rejects.toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
+    await expect(importDrupal7Sessions({ ...options(), idleTimeout: 7200, absoluteTimeout: 3600 })).rejects.toThrow(
+      /idleTimeout: must not be longer than absoluteTimeout/,
+    );
   });
 });
 

@@ -52,7 +52,18 @@ describeEachDrupalDb("drupal7UserStore", (db, dialect) => {
         data: { overlay: 1 },
       },
     });
-    expect(Object.keys(admin!.fields!)).toEqual(["mail", "theme", "signature", "signature_format", "changed", "timezone", "language", "picture", "init", "data"]);
+    expect(Object.keys(admin!.fields!)).toEqual([
+      "mail",
+      "theme",
+      "signature",
+      "signature_format",
+      "changed",
+      "timezone",
+      "language",
+      "picture",
+      "init",
+      "data",
+    ]);
   });
 
   it("keeps null columns null and gives data false for b:0;, NULL and ''", async () => {

@@ -38,7 +38,8 @@ const PHP_TYPE_ERROR: Deliberate = {
 };
 // test/drupal/user-store.test.ts shows drupal7UserStore on MySQL matching these names as the recorded site did.
 const MYSQL_COLLATION: Deliberate = {
-  reason: "the memory user store matches names case-insensitively only; Drupal on MariaDB also ignored accents and trailing spaces (utf8mb3_general_ci), as drupal7UserStore does on MySQL",
+  reason:
+    "the memory user store matches names case-insensitively only; Drupal on MariaDB also ignored accents and trailing spaces (utf8mb3_general_ci), as drupal7UserStore does on MySQL",
   // The later steps (the token and logout of the session Drupal opened) differ because the login was refused.
   allows: () => true,
   answers: "401 Unauthorized : Wrong username or password.",
@@ -53,7 +54,8 @@ const DELIBERATE: Readonly<Record<string, Deliberate>> = {
   "login-name-trailing-space": MYSQL_COLLATION,
   "login-name-accent": MYSQL_COLLATION,
   "accept-malformed": {
-    reason: "Services' 500 \"malformed mime type\" (Mimeparse's uncaught exception) for an Accept range without a subtype: answered as the Accept that admits no JSON it is, Services' own 406",
+    reason:
+      "Services' 500 \"malformed mime type\" (Mimeparse's uncaught exception) for an Accept range without a subtype: answered as the Accept that admits no JSON it is, Services' own 406",
     allows: (difference) => difference.step === 0 && difference.where === "status",
     answers: "406 Not Acceptable : Unknown or unsupported response format.",
   },
@@ -84,15 +86,22 @@ describe.each(FRAMEWORKS)("conformance with the recorded Drupal 7 site, on %s", 
       return;
     }
     expect(differences.length, `${id} now matches Drupal: take it off the deliberate list`).toBeGreaterThan(0);
-    expect(differences.filter((difference) => !deliberate.allows(difference)), `${id}: differences beyond "${deliberate.reason}"`).toEqual([]);
-    expect(differences.find((difference) => difference.step === 0 && difference.where === "status")?.actual, `${id}: the deliberate reply`).toBe(deliberate.answers);
+    expect(
+      differences.filter((difference) => !deliberate.allows(difference)),
+      `${id}: differences beyond "${deliberate.reason}"`,
+    ).toEqual([]);
+    expect(differences.find((difference) => difference.step === 0 && difference.where === "status")?.actual, `${id}: the deliberate reply`).toBe(
+      deliberate.answers,
+    );
     outcomes.set(id, "deliberate");
   });
 
   it("matches every scenario but the deliberate ones, and counts them", () => {
     const matched = [...outcomes.values()].filter((outcome) => outcome === "matched").length;
     const deliberate = [...outcomes].filter(([, outcome]) => outcome === "deliberate").map(([id]) => id);
-    console.log(`\n  Drupal 7 conformance on ${framework}: ${matched} of ${transcript.scenarios.length} scenarios match the recording, ${deliberate.length} differ on purpose:`);
+    console.log(
+      `\n  Drupal 7 conformance on ${framework}: ${matched} of ${transcript.scenarios.length} scenarios match the recording, ${deliberate.length} differ on purpose:`,
+    );
     for (const id of deliberate) console.log(`    ${id}: ${DELIBERATE[id]!.reason}`);
     console.log("    and on every reply: Cache-Control: no-store where Drupal sent no-cache, must-revalidate (the replies carry session ids and tokens)");
     expect(transcript.scenarios.length).toBe(123);

@@ -28,7 +28,10 @@ function engine(overrides: Partial<SessionAuthOptions> = {}) {
 }
 
 /** A request below the endpoint's mount path, with a raw body. */
-function call(path: string, init: { method?: string; body?: string; contentType?: string; cookie?: string; csrf?: string; origin?: string } = {}): EndpointRequest {
+function call(
+  path: string,
+  init: { method?: string; body?: string; contentType?: string; cookie?: string; csrf?: string; origin?: string } = {},
+): EndpointRequest {
   return {
     host: HOST,
     secure: false,
@@ -153,7 +156,9 @@ describe("createEngine", () => {
     expect(ended.result).toBe(true);
     expect(ended.setCookie[0]).toMatch(/=deleted; /);
     expect((await built.endpoint.end({ host: HOST, secure: false, cookieHeader: cookie, ip: "203.0.113.9" })).result).toBe(false);
-    await expect(built.endpoint.start({ host: HOST, secure: false, cookieHeader: undefined, ip: "", userAgent: "" }, { ...user, active: false })).rejects.toMatchObject({ code: "ERR_ACCOUNT_BLOCKED" });
+    await expect(
+      built.endpoint.start({ host: HOST, secure: false, cookieHeader: undefined, ip: "", userAgent: "" }, { ...user, active: false }),
+    ).rejects.toMatchObject({ code: "ERR_ACCOUNT_BLOCKED" });
   });
 
   it("expires sessions by the engine's own clock, idle and absolute", async () => {

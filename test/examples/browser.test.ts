@@ -22,7 +22,16 @@ function launchChromium(args: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", ...args],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      ...args,
+    ],
   });
 }
 
@@ -41,7 +50,14 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
     if (!present) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install -y chromium`);
     await userStore.ready;
     // Three failures per account and IP, so the throttle message can be reached in the test.
-    const app = createApp({ secret: SECRET, userStore, sessionStore, hasher: fastHasher, extra: { throttle: { userLimit: 3 } }, log: (line) => void log.push(line) });
+    const app = createApp({
+      secret: SECRET,
+      userStore,
+      sessionStore,
+      hasher: fastHasher,
+      extra: { throttle: { userLimit: 3 } },
+      log: (line) => void log.push(line),
+    });
     server = app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -169,7 +185,9 @@ describe.skipIf(!present && !required)("examples/sports-api in a real browser", 
       tab.setDefaultTimeout(10_000);
       // The name Drupal gave the site: from the Host header, port included.
       const name = drupalSessionName({ secure: false, host: new URL(site).host });
-      await tab.context().addCookies([{ name, value: "drupal-era-session-id", domain: `.${host}`, path: "/", httpOnly: true, expires: Math.floor(Date.now() / 1000) + 86_400 }]);
+      await tab
+        .context()
+        .addCookies([{ name, value: "drupal-era-session-id", domain: `.${host}`, path: "/", httpOnly: true, expires: Math.floor(Date.now() / 1000) + 86_400 }]);
       await tab.goto(`${site}/`);
       await tab.waitForSelector("#login-form", { state: "visible" });
       await tab.fill("#login-form input[name=username]", "demo");

@@ -11,7 +11,13 @@ let base: string;
 const events: AuthEvent[] = [];
 
 beforeAll(async () => {
-  const app = honoApp({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event) });
+  const app = honoApp({
+    userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher: fastHasher,
+    onEvent: (event) => events.push(event),
+  });
   server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -19,7 +25,11 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 async function login(name = "demo", password = "demo-password", path = "/services/json/user/login.json") {
-  const res = await fetch(base + path, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: name, password }) });
+  const res = await fetch(base + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username: name, password }),
+  });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { sessid: string; session_name: string; token: string };
   expect(res.headers.getSetCookie()).toHaveLength(1);
@@ -76,7 +86,11 @@ describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () =>
     const page = await fetch(`${base}/elsewhere`);
     expect([page.status, await page.text()]).toEqual([404, ""]);
     const before = events.length;
-    await fetch(`${base}/services/json/user/login.json`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "demo", password: "nope" }) });
+    await fetch(`${base}/services/json/user/login.json`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "demo", password: "nope" }),
+    });
     expect(events.slice(before).find((event) => event.type === "login.failure")).toMatchObject({ ip: "127.0.0.1" });
   });
 });

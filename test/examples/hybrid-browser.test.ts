@@ -43,7 +43,8 @@ function hasOpenssl(): boolean {
 }
 
 /** The shim docs/hybrid-apps.md gives: jDrupal 7 never sets withCredentials, so every XHR gets it as it is opened. */
-const SHIM = "(function (open) { XMLHttpRequest.prototype.open = function () { open.apply(this, arguments); this.withCredentials = true; }; })(XMLHttpRequest.prototype.open);";
+const SHIM =
+  "(function (open) { XMLHttpRequest.prototype.open = function () { open.apply(this, arguments); this.withCredentials = true; }; })(XMLHttpRequest.prototype.open);";
 
 /** What the app page runs: the six steps through jDrupal's own functions, and the same through fetch. Each step's outcome as a short string. */
 const HARNESS = `
@@ -85,7 +86,17 @@ window.runFetch = async function (api) {
 };`;
 
 // Every host name is this machine; the test certificate is trusted.
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * 127.0.0.1", "--ignore-certificate-errors"];
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--host-resolver-rules=MAP * 127.0.0.1",
+  "--ignore-certificate-errors",
+];
 
 const PASSED = ["connect: uid 0", "login: ok demo", "connect: uid 2 demo", "players: 4 rows", "logout: ok", "connect: uid 0"];
 
@@ -155,7 +166,27 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
   beforeAll(async () => {
     if (missing.length > 0) throw new Error(`REQUIRE_BROWSER=1 but missing: ${missing.join(", ")}`);
     const dir = mkdtempSync(join(tmpdir(), "hybrid-tls-"));
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=sports.test", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-addext", "subjectAltName=DNS:api.sports.test,DNS:app.example.org,DNS:localhost"], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=sports.test",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-addext",
+        "subjectAltName=DNS:api.sports.test,DNS:app.example.org,DNS:localhost",
+      ],
+      { stdio: "ignore" },
+    );
     const tls = { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) };
     const http = pageServer(servePages);
     const https = pageServer(servePages, tls);
@@ -195,7 +226,10 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
         target = (await (await page.waitForSelector("iframe")).contentFrame())!;
         await target.waitForFunction("typeof runFetch === 'function'");
       }
-      return await target.evaluate(([name, url]) => (globalThis as unknown as Record<string, (api: string) => Promise<string[]>>)[name]!(url), [client, api] as const);
+      return await target.evaluate(([name, url]) => (globalThis as unknown as Record<string, (api: string) => Promise<string[]>>)[name]!(url), [
+        client,
+        api,
+      ] as const);
     } finally {
       await page.close();
     }
@@ -223,7 +257,10 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     const api = `https://api.sports.test:${apiHttps}`;
     const dir = mkdtempSync(join(tmpdir(), "hybrid-file-"));
     // jDrupal straight from ../shared, as the app's own copy would be loaded.
-    writeFileSync(join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><title>app</title><script>${SHIM}</script><script src="${pathToFileURL(JDRUPAL).href}"></script><script>${HARNESS}</script>`);
+    writeFileSync(
+      join(dir, "index.html"),
+      `<!doctype html><meta charset="utf-8"><title>app</title><script>${SHIM}</script><script src="${pathToFileURL(JDRUPAL).href}"></script><script>${HARNESS}</script>`,
+    );
     writeFileSync(join(dir, "fetch.html"), `<!doctype html><meta charset="utf-8"><title>app</title><script>${HARNESS}</script>`);
     expect(await run(pathToFileURL(join(dir, "index.html")).href, "runJdrupal", api)).toEqual(PASSED);
     expect(await run(pathToFileURL(join(dir, "fetch.html")).href, "runFetch", api)).toEqual(PASSED);
@@ -247,14 +284,26 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     const steps = await run(`https://app.example.org:${pageHttps}/app.html`, "runFetch", `https://api.sports.test:${apiLax}`);
     expect(steps).toEqual(["connect: uid 0", "login: ok demo", "connect: uid 0", "players: error 401", "logout: error 406", "connect: uid 0"]);
     const said = log.slice(before).filter((entry) => entry.event === "cookie.cross-site");
-    expect(said).toEqual([expect.objectContaining({ origin: `https://app.example.org:${pageHttps}`, message: expect.stringContaining('sameSite: "none" and cookieSecure: "always"') })]);
+    expect(said).toEqual([
+      expect.objectContaining({
+        origin: `https://app.example.org:${pageHttps}`,
+        message: expect.stringContaining('sameSite: "none" and cookieSecure: "always"'),
+      }),
+    ]);
   });
 
   it("admits an old Cordova file: page with web security off (no Origin, Sec-Fetch-Site: cross-site) only with admitCrossSiteWithoutOrigin", async () => {
-    const webView = await chromium.launchPersistentContext(allowingThirdPartyCookies(), { executablePath: CHROMIUM, headless: true, args: [...ARGS, "--disable-web-security"] });
+    const webView = await chromium.launchPersistentContext(allowingThirdPartyCookies(), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...ARGS, "--disable-web-security"],
+    });
     try {
       const dir = mkdtempSync(join(tmpdir(), "hybrid-cordova-"));
-      writeFileSync(join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><title>app</title><script>${SHIM}</script><script src="${pathToFileURL(JDRUPAL).href}"></script><script>${HARNESS}</script>`);
+      writeFileSync(
+        join(dir, "index.html"),
+        `<!doctype html><meta charset="utf-8"><title>app</title><script>${SHIM}</script><script src="${pathToFileURL(JDRUPAL).href}"></script><script>${HARNESS}</script>`,
+      );
       const page = pathToFileURL(join(dir, "index.html")).href;
       expect(await run(page, "runJdrupal", `https://api.sports.test:${apiOldCordova}`, false, webView)).toEqual(PASSED);
       const refused = await run(page, "runJdrupal", `https://api.sports.test:${apiHttps}`, false, webView);
@@ -269,7 +318,13 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     const blocking = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
     try {
       const before = log.length;
-      const steps = await run(`https://app.example.org:${pageHttps}/app.html`, "runFetch", `https://api.sports.test:${apiHttps}`, false, await blocking.newContext());
+      const steps = await run(
+        `https://app.example.org:${pageHttps}/app.html`,
+        "runFetch",
+        `https://api.sports.test:${apiHttps}`,
+        false,
+        await blocking.newContext(),
+      );
       expect(steps).toEqual(["connect: uid 0", "login: ok demo", "connect: uid 0", "players: error 401", "logout: error 406", "connect: uid 0"]);
       // The server sees a login that succeeded and a session that never comes back: nothing it can tell apart from a user who left.
       expect(log.slice(before).map((entry) => entry.event)).toEqual(["login.success"]);

@@ -7,7 +7,9 @@ import { httpsFromEnv, hybridOptionsFromEnv } from "../../examples/sports-api/hy
 describe("examples/sports-api: hybrid options from the environment", () => {
   it("reads TRUSTED_ORIGINS (null allowed), SESSION_SAMESITE and COOKIE_SECURE, and nothing when unset", () => {
     expect(hybridOptionsFromEnv({})).toEqual({});
-    expect(hybridOptionsFromEnv({ TRUSTED_ORIGINS: " https://app.example.org, null ,,capacitor://localhost", SESSION_SAMESITE: "None", COOKIE_SECURE: "always" })).toEqual({
+    expect(
+      hybridOptionsFromEnv({ TRUSTED_ORIGINS: " https://app.example.org, null ,,capacitor://localhost", SESSION_SAMESITE: "None", COOKIE_SECURE: "always" }),
+    ).toEqual({
       trustedOrigins: ["https://app.example.org", "null", "capacitor://localhost"],
       sameSite: "none",
       cookieSecure: "always",
@@ -23,7 +25,10 @@ describe("examples/sports-api: hybrid options from the environment", () => {
     writeFileSync(join(dir, "cert.pem"), "CERT");
     writeFileSync(join(dir, "key.pem"), "KEY");
     expect(httpsFromEnv({})).toBeUndefined();
-    expect(httpsFromEnv({ HTTPS_CERT: join(dir, "cert.pem"), HTTPS_KEY: join(dir, "key.pem") })).toEqual({ cert: Buffer.from("CERT"), key: Buffer.from("KEY") });
+    expect(httpsFromEnv({ HTTPS_CERT: join(dir, "cert.pem"), HTTPS_KEY: join(dir, "key.pem") })).toEqual({
+      cert: Buffer.from("CERT"),
+      key: Buffer.from("KEY"),
+    });
     expect(() => httpsFromEnv({ HTTPS_CERT: join(dir, "cert.pem") })).toThrow(/go together/);
   });
 });

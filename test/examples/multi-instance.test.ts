@@ -72,7 +72,12 @@ describe.skipIf(REDIS_URL === undefined)("two instances of the example app shari
   let b: Awaited<ReturnType<typeof startInstance>>;
 
   beforeAll(async () => {
-    const env = { SESSION_STORE: "redis", REDIS_URL: REDIS_URL!, REDIS_PREFIX: `multi-${randomBytes(4).toString("hex")}:`, SESSION_SECRET: "multi-instance-secret-0123456789-abcdef" };
+    const env = {
+      SESSION_STORE: "redis",
+      REDIS_URL: REDIS_URL!,
+      REDIS_PREFIX: `multi-${randomBytes(4).toString("hex")}:`,
+      SESSION_SECRET: "multi-instance-secret-0123456789-abcdef",
+    };
     [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
   }, 60_000);
 

@@ -42,7 +42,15 @@ describe("README recipe: audit events with pino", () => {
     await agent.post("/services/json/user/login").set("X-Request-Id", "req-42").send({ username: "demo", password: "hunter2-wrong" });
     await agent.post("/services/json/user/login").set("X-Trace", "pino-7").send({ username: "demo", password: "demo-password" });
     const [failure, success] = lines;
-    expect(failure).toMatchObject({ level: 30, msg: "login.failure", type: "login.failure", reason: "wrong-password", uid: "14", requestId: "req-42", timestamp: expect.any(Number) });
+    expect(failure).toMatchObject({
+      level: 30,
+      msg: "login.failure",
+      type: "login.failure",
+      reason: "wrong-password",
+      uid: "14",
+      requestId: "req-42",
+      timestamp: expect.any(Number),
+    });
     expect(success).toMatchObject({ msg: "login.success", uid: "14", requestId: "pino-7" });
     expect(Math.abs((failure!.timestamp as number) - Date.now())).toBeLessThan(60_000);
     expect(JSON.stringify(lines)).not.toMatch(/hunter2-wrong|demo-password|"demo"/);
@@ -53,6 +61,11 @@ describe("README recipe: audit events with pino", () => {
     const res = await agent.get("/boom").set("X-Request-Id", "req-43");
     expect([res.status, res.text]).toEqual([500, ""]);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 50, msg: "internal.error", requestId: "req-43", err: { type: "Error", message: "database password is hunter2", stack: expect.stringContaining("Error: database password") } });
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: "internal.error",
+      requestId: "req-43",
+      err: { type: "Error", message: "database password is hunter2", stack: expect.stringContaining("Error: database password") },
+    });
   });
 });

@@ -133,11 +133,15 @@ describe.each([
     dir = appDir(file.replace(".", "-"), packageJson, file, code!, pkg);
   });
 
-  it.runIf(file.endsWith(".ts"))("type-checks as printed (strict, moduleResolution node16)", () => {
-    const tsc = spawnSync(join(BIN, "tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
-    expect(tsc.stdout + tsc.stderr).toBe("");
-    expect(tsc.status).toBe(0);
-  }, 120_000);
+  it.runIf(file.endsWith(".ts"))(
+    "type-checks as printed (strict, moduleResolution node16)",
+    () => {
+      const tsc = spawnSync(join(BIN, "tsc"), ["-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+      expect(tsc.stdout + tsc.stderr).toBe("");
+      expect(tsc.status).toBe(0);
+    },
+    120_000,
+  );
 
   it("refuses to start without SESSION_SECRET, or with an empty one, saying how to make one", () => {
     const env: Record<string, string | undefined> = { ...process.env };
@@ -145,7 +149,12 @@ describe.each([
     const [command, args] = runner(file);
     // Empty: what SESSION_SECRET=$(…) gives when the command in it fails.
     for (const secret of [undefined, ""]) {
-      const run = spawnSync(command, args, { cwd: dir, env: secret === undefined ? env : { ...env, SESSION_SECRET: secret }, encoding: "utf8", timeout: 60_000 });
+      const run = spawnSync(command, args, {
+        cwd: dir,
+        env: secret === undefined ? env : { ...env, SESSION_SECRET: secret },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       expect(run.status, run.stderr).toBe(1);
       expect(run.stderr).toContain("npx services-session-auth secret");
     }
@@ -162,12 +171,22 @@ describe.each([
     const base = `http://localhost:${port}`;
     expect((await json(`${base}/services/json/players`)).status).toBe(401);
     // At once: the demo password may still be hashing; the login waits for it.
-    const login = await json(`${base}/services/json/user/login.json`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "demo", password: "demo-password" }) });
+    const login = await json(`${base}/services/json/user/login.json`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "demo", password: "demo-password" }),
+    });
     expect(login.status).toBe(200);
     const { session_name, sessid, token } = JSON.parse(login.body) as { session_name: string; sessid: string; token: string };
     const cookie = `${session_name}=${sessid}`;
     const players = await json(`${base}/services/json/players`, { headers: { Cookie: cookie } });
-    expect([players.status, JSON.parse(players.body)]).toEqual([200, [{ id: 1, name: "Ada Lovelace" }, { id: 2, name: "Grace Hopper" }]]);
+    expect([players.status, JSON.parse(players.body)]).toEqual([
+      200,
+      [
+        { id: 1, name: "Ada Lovelace" },
+        { id: 2, name: "Grace Hopper" },
+      ],
+    ]);
     expect((await json(`${base}/services/session/token`, { headers: { Cookie: cookie } })).body).toBe(token);
     const missing = await json(`${base}/services/json/teams`);
     expect([missing.status, missing.body]).toEqual([404, ""]);

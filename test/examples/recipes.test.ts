@@ -33,7 +33,13 @@ describe("README recipes", () => {
 
   it("require a role: 403 for a user without it", async () => {
     const { app } = recipeApp();
-    expect((await request(app).get("/services/json/admin/stats").set("Cookie", (await login(app)).cookie)).status).toBe(403);
+    expect(
+      (
+        await request(app)
+          .get("/services/json/admin/stats")
+          .set("Cookie", (await login(app)).cookie)
+      ).status,
+    ).toBe(403);
     const admin = await login(app, "admin", "admin-password");
     expect((await request(app).get("/services/json/admin/stats").set("Cookie", admin.cookie)).body).toEqual({ players: 4 });
   });

@@ -10,7 +10,12 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
   const lines: string[] = [];
   let app: Server;
   beforeAll(async () => {
-    app = await sportsApiServer(framework, { secret: SECRET, hasher: fastHasher, extra: { baseUrl: "http://localhost:3000" }, log: (line) => lines.push(line) });
+    app = await sportsApiServer(framework, {
+      secret: SECRET,
+      hasher: fastHasher,
+      extra: { baseUrl: "http://localhost:3000" },
+      log: (line) => lines.push(line),
+    });
   });
 
   it("walks through login → connect → players → logout as the curl walk-through in docs/wire-format.md does", async () => {
@@ -89,8 +94,15 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
   });
 
   it("lists the user's sessions and logs out everywhere", async () => {
-    const a = (await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).body as { sessid: string; session_name: string; token: string };
-    const b = (await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).body as { sessid: string; session_name: string };
+    const a = (await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).body as {
+      sessid: string;
+      session_name: string;
+      token: string;
+    };
+    const b = (await request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).body as {
+      sessid: string;
+      session_name: string;
+    };
     const cookieA = `${a.session_name}=${a.sessid}`;
     const list = await request(app).get("/services/json/sessions").set("Cookie", cookieA);
     expect((list.body as { current: boolean }[]).filter((s) => s.current)).toHaveLength(1);
@@ -104,7 +116,13 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
     const express = await sportsApiServer("express", { secret: SECRET, hasher: fastHasher, extra: { baseUrl: "http://localhost:3000" }, log: () => undefined });
     for (const path of ["/", "/app.js", "/style.css", "/openapi.json"]) {
       const [ours, reference] = await Promise.all([request(app).get(path), request(express).get(path)]);
-      const described = (res: request.Response) => [res.status, res.headers["content-type"], res.headers["content-security-policy"], res.headers["cache-control"], res.text];
+      const described = (res: request.Response) => [
+        res.status,
+        res.headers["content-type"],
+        res.headers["content-security-policy"],
+        res.headers["cache-control"],
+        res.text,
+      ];
       expect(described(ours), path).toEqual(described(reference));
     }
   });
@@ -116,12 +134,20 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
 
   it("behind a TLS-terminating proxy (TRUST_PROXY), gives HTTPS clients the SSESS cookie, marked secure", async () => {
     const proxied = await sportsApiServer(framework, { secret: SECRET, hasher: fastHasher, trustProxy: trustProxySetting("loopback"), log: () => undefined });
-    const res = await request(proxied).post("/services/json/user/login").set("Host", "sports.example.com").set("X-Forwarded-Proto", "https").send({ username: "demo", password: "demo-password" });
+    const res = await request(proxied)
+      .post("/services/json/user/login")
+      .set("Host", "sports.example.com")
+      .set("X-Forwarded-Proto", "https")
+      .send({ username: "demo", password: "demo-password" });
     const [cookie] = res.headers["set-cookie"] as unknown as string[];
     expect(cookie).toMatch(/^SSESS[0-9a-f]{32}=[\w-]{43}; expires=.+; Max-Age=2000000; path=\/; domain=\.sports\.example\.com; secure; HttpOnly$/);
     // Without it, the header is a client's claim and is ignored.
     const direct = await sportsApiServer(framework, { secret: SECRET, hasher: fastHasher, log: () => undefined });
-    const plain = await request(direct).post("/services/json/user/login").set("Host", "sports.example.com").set("X-Forwarded-Proto", "https").send({ username: "demo", password: "demo-password" });
+    const plain = await request(direct)
+      .post("/services/json/user/login")
+      .set("Host", "sports.example.com")
+      .set("X-Forwarded-Proto", "https")
+      .send({ username: "demo", password: "demo-password" });
     expect((plain.headers["set-cookie"] as unknown as string[])[0]).toMatch(/^SESS[0-9a-f]{32}=.*; domain=\.sports\.example\.com; HttpOnly$/);
   });
 

@@ -16,7 +16,12 @@ function exportedNames(file: string): string[] {
   const names = [...text.matchAll(/^export (?:declare )?(?:async )?(?:function\*?|const|let|class|interface|type|enum) (\w+)/gm)].map((match) => match[1]!);
   for (const block of text.matchAll(/^export (?:type )?\{([^}]*)\}/gm)) {
     for (const part of block[1]!.split(",")) {
-      const name = part.trim().replace(/^type\s+/, "").split(" as ").pop()!.trim();
+      const name = part
+        .trim()
+        .replace(/^type\s+/, "")
+        .split(" as ")
+        .pop()!
+        .trim();
       if (name !== "") names.push(name);
     }
   }

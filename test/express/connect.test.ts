@@ -27,7 +27,16 @@ describe("POST system/connect", () => {
     const body = res.body as { sessid: string; session_name: string; user: Record<string, unknown> };
     expect(body.sessid).toBe(session.sessid);
     expect(body.session_name).toBe(session.session_name);
-    expect(body.user).toMatchObject({ uid: "14", name: "demo", status: "1", login: String(session.user.login), picture: "0", ssid: "", cache: "0", session: "" });
+    expect(body.user).toMatchObject({
+      uid: "14",
+      name: "demo",
+      status: "1",
+      login: String(session.user.login),
+      picture: "0",
+      ssid: "",
+      cache: "0",
+      session: "",
+    });
     expect(body.user.sid).toMatch(/^[\w-]{43}$/);
     expect(body.user.sid).not.toBe(session.sessid);
     expect(body.user.roles).toEqual({ "2": "authenticated user" });
@@ -72,7 +81,10 @@ describe("POST system/connect", () => {
       expect(res.status, value).toBe(200);
       expect((res.body as { user: { uid: unknown } }).user.uid).toBe(0);
     }
-    const stale = await agent.post("/services/json/system/connect").set("Cookie", `${session_name}=${"A".repeat(43)}`).send();
+    const stale = await agent
+      .post("/services/json/system/connect")
+      .set("Cookie", `${session_name}=${"A".repeat(43)}`)
+      .send();
     expect(setCookies(stale)[0]).toMatch(new RegExp(`^${session_name}=deleted;`));
   });
 

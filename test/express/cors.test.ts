@@ -128,6 +128,9 @@ describe("cookies from app origins of other sites", () => {
     // A form cannot send the header: still refused.
     expect((await on.agent.post(LOGIN).set("Sec-Fetch-Site", "cross-site").type("form").send(DEMO)).status).toBe(403);
     // Nor does it admit an Origin that is not listed.
-    expect((await on.agent.post(LOGIN).set("Origin", "https://evil.example").set("Sec-Fetch-Site", "cross-site").set("X-CSRF-Token", "x").type("form").send(DEMO)).status).toBe(403);
+    expect(
+      (await on.agent.post(LOGIN).set("Origin", "https://evil.example").set("Sec-Fetch-Site", "cross-site").set("X-CSRF-Token", "x").type("form").send(DEMO))
+        .status,
+    ).toBe(403);
   });
 });

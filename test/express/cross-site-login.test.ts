@@ -23,7 +23,16 @@ describe("cross-site login", () => {
     const connect = await agent.post("/services/json/system/connect").set("Cookie", victim.cookie).set("X-CSRF-Token", victim.token);
     expect(connect.body.user.uid).toBe("1");
     const refused = events.filter((event) => event.type === "login.cross-site");
-    expect(refused).toEqual([{ type: "login.cross-site", origin: "https://evil.example", fetchSite: "cross-site", ip: "127.0.0.1", message: expect.stringContaining("trustedOrigins"), timestamp: expect.any(Number) }]);
+    expect(refused).toEqual([
+      {
+        type: "login.cross-site",
+        origin: "https://evil.example",
+        fetchSite: "cross-site",
+        ip: "127.0.0.1",
+        message: expect.stringContaining("trustedOrigins"),
+        timestamp: expect.any(Number),
+      },
+    ]);
   });
 
   it("refuses a login a browser marks cross-site even without Origin, and one from an Origin that is not the site's", async () => {

@@ -19,7 +19,12 @@ async function withStderr(body: (written: string[]) => Promise<void>): Promise<v
 
 /** An auth over empty stores, for the handlers that need none of its sessions. */
 function bareAuth(onEvent?: AuthEventListener) {
-  return createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: SECRET, ...(onEvent === undefined ? {} : { onEvent }) });
+  return createSessionAuthRouter({
+    userStore: memoryUserStore([]),
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    ...(onEvent === undefined ? {} : { onEvent }),
+  });
 }
 
 describe("SessionAuthRouter.notFound", () => {

@@ -26,7 +26,10 @@ describe("POST user/login", () => {
     const padding = Array.from({ length: 1000 }, (_, i) => `f${i}=x`).join("&");
     const late = await agent.post("/services/json/user/login").type("form").send(`${padding}&username=demo&password=demo-password`);
     expect([late.status, late.text]).toEqual([401, '["Missing required argument username"]']);
-    const inTime = await agent.post("/services/json/user/login").type("form").send(`${padding.split("&").slice(2).join("&")}&username=demo&password=demo-password`);
+    const inTime = await agent
+      .post("/services/json/user/login")
+      .type("form")
+      .send(`${padding.split("&").slice(2).join("&")}&username=demo&password=demo-password`);
     expect(inTime.status).toBe(200);
   });
 
@@ -68,11 +71,15 @@ describe("POST user/login", () => {
 
   it("takes Domain from cookieDomain under the same rule, and adds SameSite only when configured", async () => {
     const domained = createTestApp({ cookieDomain: ".example.com", sameSite: "strict" });
-    const [cookie] = setCookies(await domained.agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" }));
+    const [cookie] = setCookies(
+      await domained.agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" }),
+    );
     expect(cookie).toMatch(/; path=\/; domain=\.example\.com; HttpOnly; SameSite=Strict$/);
     // As in Drupal, a $cookie_domain without a second dot names the cookie but sets no Domain.
     const twoLabels = createTestApp({ cookieDomain: "example.com" });
-    const [hostOnly] = setCookies(await twoLabels.agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" }));
+    const [hostOnly] = setCookies(
+      await twoLabels.agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" }),
+    );
     expect(hostOnly).not.toContain("domain=");
     expect(() => createTestApp({ sameSite: "none" })).toThrow(/sameSite "none" needs cookieSecure: "always"/);
     const none = createTestApp({ sameSite: "none", cookieSecure: "always" });
@@ -84,11 +91,17 @@ describe("POST user/login", () => {
     const { app, agent } = createTestApp();
     app.set("trust proxy", true);
     const plain = await login(app);
-    const res = await agent.post("/services/json/user/login").set("X-Forwarded-Proto", "https").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });
+    const res = await agent
+      .post("/services/json/user/login")
+      .set("X-Forwarded-Proto", "https")
+      .set("Host", "api.example.com")
+      .send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(200);
     const name = (res.body as { session_name: string }).session_name;
     expect(name).toBe(`S${plain.session_name}`);
-    expect(setCookies(res)[0]).toMatch(new RegExp(`^${name}=[\\w-]{43}; expires=.+; Max-Age=2000000; path=/; domain=\\.api\\.example\\.com; secure; HttpOnly$`));
+    expect(setCookies(res)[0]).toMatch(
+      new RegExp(`^${name}=[\\w-]{43}; expires=.+; Max-Age=2000000; path=/; domain=\\.api\\.example\\.com; secure; HttpOnly$`),
+    );
   });
 
   it("reads only its API version's argument names: username/password at 1.0, name/pass at 1.1 or with a version header", async () => {
@@ -102,8 +115,13 @@ describe("POST user/login", () => {
     }
     const { agent: configured } = createTestApp({ loginApiVersion: "1.1" });
     expect((await configured.post("/services/json/user/login").send({ name: "demo", pass: "demo-password" })).status).toBe(200);
-    expect((await configured.post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).text).toBe('["Missing required argument name"]');
-    expect((await configured.post("/services/json/user/login").set("Services-User-Login-Version", "1.0").send({ username: "demo", password: "demo-password" })).status).toBe(200);
+    expect((await configured.post("/services/json/user/login").send({ username: "demo", password: "demo-password" })).text).toBe(
+      '["Missing required argument name"]',
+    );
+    expect(
+      (await configured.post("/services/json/user/login").set("Services-User-Login-Version", "1.0").send({ username: "demo", password: "demo-password" }))
+        .status,
+    ).toBe(200);
   });
 
   it("works without the .json suffix and with a trailing slash", async () => {
@@ -117,7 +135,10 @@ describe("POST user/login", () => {
   it("issues a new id on every login, even when the client sent one", async () => {
     const { app, agent } = createTestApp();
     const first = await login(app);
-    const second = await agent.post("/services/json/user/login").set("Cookie", `${first.session_name}=attacker-chosen-value-000000000000000000000`).send({ username: "demo", password: "demo-password" });
+    const second = await agent
+      .post("/services/json/user/login")
+      .set("Cookie", `${first.session_name}=attacker-chosen-value-000000000000000000000`)
+      .send({ username: "demo", password: "demo-password" });
     expect(second.status).toBe(200);
     const body = second.body as { sessid: string };
     expect(body.sessid).not.toBe(first.sessid);
@@ -188,11 +209,13 @@ describe("POST user/login", () => {
   });
 
   it("answers 406 Already logged in for a live session with a valid token, and 401 CSRF without one", async () => {
-    const { app, agent } = createTestApp({}, [
-      { uid: "16", name: "O'Brien <b>", password: "obrien-password" },
-    ]);
+    const { app, agent } = createTestApp({}, [{ uid: "16", name: "O'Brien <b>", password: "obrien-password" }]);
     const session = await login(app, "O'Brien <b>", "obrien-password");
-    const again = await agent.post("/services/json/user/login").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send({ username: "x", password: "y" });
+    const again = await agent
+      .post("/services/json/user/login")
+      .set("Cookie", session.cookie)
+      .set("X-CSRF-Token", session.token)
+      .send({ username: "x", password: "y" });
     expect(again.status).toBe(406);
     expect(statusText(again)).toBe("Not Acceptable : Already logged in as O&#039;Brien &lt;b&gt;.");
     expect(again.text).toBe('["Already logged in as O&#039;Brien &lt;b&gt;."]');
@@ -212,7 +235,11 @@ describe("POST user/login", () => {
   it("ignores a stale cookie and a junk token from an anonymous client, and deletes the stale cookie", async () => {
     const { app, agent } = createTestApp();
     const { session_name } = await login(app);
-    const res = await agent.post("/services/json/user/login").set("Cookie", `${session_name}=stale`).set("X-CSRF-Token", "junk").send({ username: "demo", password: "demo-password" });
+    const res = await agent
+      .post("/services/json/user/login")
+      .set("Cookie", `${session_name}=stale`)
+      .set("X-CSRF-Token", "junk")
+      .send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(200);
     const failed = await agent.post("/services/json/user/login").set("Cookie", `${session_name}=stale`).send({ username: "demo", password: "bad" });
     expect(failed.status).toBe(401);

@@ -5,7 +5,12 @@ describe("POST user/logout", () => {
   it("destroys the session, expires the cookie and answers [true]; the old cookie is then anonymous", async () => {
     const { app, agent, sessionStore } = createTestApp();
     const session = await login(app);
-    const res = await agent.post("/services/json/user/logout.json").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).set("Content-Type", "application/json").send('""');
+    const res = await agent
+      .post("/services/json/user/logout.json")
+      .set("Cookie", session.cookie)
+      .set("X-CSRF-Token", session.token)
+      .set("Content-Type", "application/json")
+      .send('""');
     expect(res.status).toBe(200);
     expect(res.text).toBe("[true]");
     expect(res.headers["content-type"]).toBe("application/json");
@@ -21,7 +26,12 @@ describe("POST user/logout", () => {
   it("sends Clear-Site-Data only when configured, and API 1.1's anonymous user for a version header", async () => {
     const { app, agent } = createTestApp({ clearSiteData: true });
     const session = await login(app);
-    const res = await agent.post("/services/json/user/logout").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).set("services_user_logout_version", "1.1").send();
+    const res = await agent
+      .post("/services/json/user/logout")
+      .set("Cookie", session.cookie)
+      .set("X-CSRF-Token", session.token)
+      .set("services_user_logout_version", "1.1")
+      .send();
     expect(res.headers["clear-site-data"]).toBe('"cookies"');
     expect(res.text).toBe('{"uid":0,"hostname":"127.0.0.1","roles":{"1":"anonymous user"},"cache":0}');
   });
@@ -32,7 +42,12 @@ describe("POST user/logout", () => {
     const v11 = await agent.post("/services/json/user/logout").set("Cookie", first.cookie).set("X-CSRF-Token", first.token).send();
     expect(v11.text).toBe('{"uid":0,"hostname":"127.0.0.1","roles":{"1":"anonymous user"},"cache":0}');
     const second = await login(app);
-    const v10 = await agent.post("/services/json/user/logout").set("Cookie", second.cookie).set("X-CSRF-Token", second.token).set("Services-User-Logout-Version", "1.0").send();
+    const v10 = await agent
+      .post("/services/json/user/logout")
+      .set("Cookie", second.cookie)
+      .set("X-CSRF-Token", second.token)
+      .set("Services-User-Logout-Version", "1.0")
+      .send();
     expect(v10.text).toBe("[true]");
   });
 
@@ -40,7 +55,12 @@ describe("POST user/logout", () => {
     const { agent } = createTestApp();
     const loggedIn = await agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });
     const { sessid, session_name, token } = loggedIn.body as { sessid: string; session_name: string; token: string };
-    const res = await agent.post("/services/json/user/logout").set("Host", "api.example.com").set("Cookie", `${session_name}=${sessid}`).set("X-CSRF-Token", token).send();
+    const res = await agent
+      .post("/services/json/user/logout")
+      .set("Host", "api.example.com")
+      .set("Cookie", `${session_name}=${sessid}`)
+      .set("X-CSRF-Token", token)
+      .send();
     expect(res.text).toBe("[true]");
     const atDomain = `${session_name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; domain=.api.example.com; HttpOnly`;
     const hostOnly = `${session_name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/; HttpOnly`;
@@ -54,7 +74,12 @@ describe("POST user/logout", () => {
 
     const second = await agent.post("/services/json/user/login").set("Host", "api.example.com").send({ username: "demo", password: "demo-password" });
     const live = second.body as { sessid: string; token: string };
-    const both = await agent.post("/services/json/user/logout").set("Host", "api.example.com").set("Cookie", `${session_name}=${sessid}; ${session_name}=${live.sessid}`).set("X-CSRF-Token", live.token).send();
+    const both = await agent
+      .post("/services/json/user/logout")
+      .set("Host", "api.example.com")
+      .set("Cookie", `${session_name}=${sessid}; ${session_name}=${live.sessid}`)
+      .set("X-CSRF-Token", live.token)
+      .send();
     expect(both.text).toBe("[true]");
     expect(setCookies(both)).toEqual([atDomain, hostOnly]);
   });

@@ -37,15 +37,24 @@ describe("multipart/form-data bodies", () => {
     expect((connect.body as { user: { uid: string } }).user.uid).toBe("14");
     const wrong = multipart([{ name: "services_token", value: "x".repeat(43) }]);
     expect((await agent.post("/services/json/system/connect").set("Cookie", session.cookie).set("Content-Type", wrong.type).send(wrong.body)).status).toBe(401);
-    expect((await agent.post("/services/json/user/token").set("Cookie", session.cookie).set("Content-Type", token.type).send(token.body)).text).toBe(`{"token":"${session.token}"}`);
+    expect((await agent.post("/services/json/user/token").set("Cookie", session.cookie).set("Content-Type", token.type).send(token.body)).text).toBe(
+      `{"token":"${session.token}"}`,
+    );
     const logout = await agent.post("/services/json/user/logout").set("Cookie", session.cookie).set("Content-Type", token.type).send(token.body);
     expect(logout.text).toBe("[true]");
   });
 
   it("are refused as Services refuses them when the parser is not enabled", async () => {
     const { agent } = createTestApp({ parsers: ["application/json", "application/x-www-form-urlencoded"] });
-    const res = await agent.post("/services/json/system/connect").set("Content-Type", "multipart/form-data; boundary=XyZ").send('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--XyZ--\r\n');
-    expect([res.status, statusText(res), res.text]).toEqual([406, "Not Acceptable : Unsupported request content type multipart/form-data", '["Unsupported request content type multipart/form-data"]']);
+    const res = await agent
+      .post("/services/json/system/connect")
+      .set("Content-Type", "multipart/form-data; boundary=XyZ")
+      .send('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--XyZ--\r\n');
+    expect([res.status, statusText(res), res.text]).toEqual([
+      406,
+      "Not Acceptable : Unsupported request content type multipart/form-data",
+      '["Unsupported request content type multipart/form-data"]',
+    ]);
     // And with no parsers at all, even a body-less POST (taken as a form) is refused, as in Services.
     const none = createTestApp({ parsers: [] });
     expect((await none.agent.post("/services/json/system/connect")).status).toBe(406);
@@ -95,14 +104,23 @@ describe("multipart/form-data bodies", () => {
   it("settle on any bytes, truncated parts included, and never leave an error unhandled", async () => {
     const part = fc.record({ name: fc.string({ maxLength: 10 }), value: fc.string({ maxLength: 20 }), file: fc.boolean(), junk: fc.string({ maxLength: 10 }) });
     await fc.assert(
-      fc.asyncProperty(fc.array(part, { maxLength: 5 }), fc.constantFrom("x", "XyZ", ""), fc.boolean(), fc.uint8Array({ maxLength: 50 }), fc.nat(200), async (parts, boundary, close, noise, cut) => {
-        const text = parts.map((p) => `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f"' : ""}${p.junk}\r\n\r\n${p.value}\r\n`).join("");
-        const whole = Buffer.from(`${text}${close ? `--${boundary}--\r\n` : ""}`);
-        const raw = Buffer.concat([whole.subarray(0, cut === 0 ? undefined : cut), Buffer.from(noise)]);
-        // An unhandled stream error would fail this run (and, in a server, end the process).
-        const fields = await parseMultipart(raw, `multipart/form-data; boundary=${boundary}`);
-        expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
-      }),
+      fc.asyncProperty(
+        fc.array(part, { maxLength: 5 }),
+        fc.constantFrom("x", "XyZ", ""),
+        fc.boolean(),
+        fc.uint8Array({ maxLength: 50 }),
+        fc.nat(200),
+        async (parts, boundary, close, noise, cut) => {
+          const text = parts
+            .map((p) => `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f"' : ""}${p.junk}\r\n\r\n${p.value}\r\n`)
+            .join("");
+          const whole = Buffer.from(`${text}${close ? `--${boundary}--\r\n` : ""}`);
+          const raw = Buffer.concat([whole.subarray(0, cut === 0 ? undefined : cut), Buffer.from(noise)]);
+          // An unhandled stream error would fail this run (and, in a server, end the process).
+          const fields = await parseMultipart(raw, `multipart/form-data; boundary=${boundary}`);
+          expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+        },
+      ),
       { numRuns: 1000, seed: 20261123 },
     );
   });

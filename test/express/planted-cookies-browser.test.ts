@@ -34,7 +34,16 @@ describe.skipIf(!present && process.env.REQUIRE_BROWSER !== "1")("session cookie
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP *.example.com 127.0.0.1"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--host-resolver-rules=MAP *.example.com 127.0.0.1",
+      ],
     });
   });
 
@@ -53,7 +62,11 @@ describe.skipIf(!present && process.env.REQUIRE_BROWSER !== "1")("session cookie
     page.setDefaultTimeout(10_000);
     await page.goto(`${site()}/home`);
     const body = await page.evaluate(async () => {
-      const res = await fetch("/services/json/user/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "demo", password: "demo-password" }) });
+      const res = await fetch("/services/json/user/login", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: "demo", password: "demo-password" }),
+      });
       return (await res.json()) as { session_name: string; sessid: string; token: string };
     });
     return { context, page, name: body.session_name, sessid: body.sessid, token: body.token };
@@ -71,7 +84,10 @@ describe.skipIf(!present && process.env.REQUIRE_BROWSER !== "1")("session cookie
 
   it("never makes the attacker's planted session the victim's login, nor overwrites the victim's cookie", async () => {
     const { context, page, name, sessid, token } = await victim();
-    const attacker = await request(test.app).post("/services/json/user/login").set("Host", `api.example.com:${port}`).send({ username: "admin", password: "admin-password" });
+    const attacker = await request(test.app)
+      .post("/services/json/user/login")
+      .set("Host", `api.example.com:${port}`)
+      .send({ username: "admin", password: "admin-password" });
     plant = [`${name}=${(attacker.body as { sessid: string }).sessid}; Domain=example.com; Path=/services/json/players; HttpOnly`];
     const planter = await context.newPage();
     await planter.goto(`http://evil.example.com:${port}/plant`);
@@ -86,7 +102,9 @@ describe.skipIf(!present && process.env.REQUIRE_BROWSER !== "1")("session cookie
 
   it("keeps the victim logged in, and its cookie, behind three planted junk values", async () => {
     const { context, page, name, sessid, token } = await victim();
-    plant = ["/services/json/players", "/services/json", "/services"].map((path) => `${name}=junk${path.replaceAll("/", "-")}; Domain=example.com; Path=${path}`);
+    plant = ["/services/json/players", "/services/json", "/services"].map(
+      (path) => `${name}=junk${path.replaceAll("/", "-")}; Domain=example.com; Path=${path}`,
+    );
     const planter = await context.newPage();
     await planter.goto(`http://evil.example.com:${port}/plant`);
     expect((await context.cookies(`${site()}/services/json/players`)).filter((cookie) => cookie.name === name)).toHaveLength(4);

@@ -90,4 +90,3 @@ describe("SessionAuthRouter.requireSession", () => {
     expect(() => auth.requireSession({ csrf: false, roles: ["administrator"] })).not.toThrow();
   });
 });
-

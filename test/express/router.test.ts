@@ -21,10 +21,13 @@ describe("SessionAuthRouter request handling", () => {
       const port = (server.address() as { port: number }).port;
       const { request: raw } = await import("node:http");
       const status = await new Promise<number>((resolve, reject) => {
-        const req = raw({ port, method: "POST", path: "/services/json/system/connect", headers: { "Transfer-Encoding": "chunked", "Content-Type": "application/json" } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = raw(
+          { port, method: "POST", path: "/services/json/system/connect", headers: { "Transfer-Encoding": "chunked", "Content-Type": "application/json" } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on("error", reject);
         req.end();
       });
@@ -37,7 +40,11 @@ describe("SessionAuthRouter request handling", () => {
   it("answers 400 Invalid JSON. for malformed JSON, the literal null and invalid UTF-8", async () => {
     const { agent } = createTestApp();
     for (const body of [Buffer.from("{nope"), Buffer.from("null"), Buffer.from([0x22, 0xff, 0x22])]) {
-      const res = await agent.post("/services/json/user/login").set("Content-Type", "application/json").serialize((raw: unknown) => raw as string).send(body);
+      const res = await agent
+        .post("/services/json/user/login")
+        .set("Content-Type", "application/json")
+        .serialize((raw: unknown) => raw as string)
+        .send(body);
       expect(res.status).toBe(400);
       expect(statusText(res)).toBe(": Invalid JSON.");
       expect(res.text).toBe('["Invalid JSON."]');
@@ -45,7 +52,7 @@ describe("SessionAuthRouter request handling", () => {
     }
   });
 
-  it("accepts any top-level JSON value, such as the \"\" some clients post", async () => {
+  it('accepts any top-level JSON value, such as the "" some clients post', async () => {
     const { agent } = createTestApp();
     for (const body of ['""', "[]", "0", "true", '"x"']) {
       const res = await agent.post("/services/json/system/connect").set("Content-Type", "application/json").send(body);
@@ -71,7 +78,16 @@ describe("SessionAuthRouter request handling", () => {
 
   it("negotiates Accept as Services' Mimeparse does: JSON when a range admits it, 406 with no body when none does", async () => {
     const { agent } = createTestApp();
-    for (const accept of ["application/json", "*/*", "*", "application/*", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "text/html, application/json;q=0.1", "application/json;q=0", ""]) {
+    for (const accept of [
+      "application/json",
+      "*/*",
+      "*",
+      "application/*",
+      "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+      "text/html, application/json;q=0.1",
+      "application/json;q=0",
+      "",
+    ]) {
       const res = await agent.post("/services/json/system/connect").set("Accept", accept).send();
       expect(res.status, accept).toBe(200);
       expect(res.headers["content-type"]).toBe("application/json");
@@ -132,7 +148,12 @@ describe("SessionAuthRouter request handling", () => {
         [[";;;/", "text/html"], 406],
       ];
       for (const [accepts, status] of cases) {
-        const headers: Array<[string, string]> = [["Host", "localhost"], ["Content-Length", "0"], ["Connection", "close"], ...accepts.map((value): [string, string] => ["Accept", value])];
+        const headers: Array<[string, string]> = [
+          ["Host", "localhost"],
+          ["Content-Length", "0"],
+          ["Connection", "close"],
+          ...accepts.map((value): [string, string] => ["Accept", value]),
+        ];
         const reply = await rawRequest(port, "POST", "/services/json/system/connect", headers, Buffer.alloc(0));
         expect(reply.status, JSON.stringify(accepts)).toBe(status);
       }

@@ -1,14 +1,29 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, sessionCookieFor, type SessionAuthOptions } from "services-session-auth";
+import {
+  createSessionAuthRouter,
+  memoryCounterStore,
+  memorySessionStore,
+  memoryUserStore,
+  sessionCookieFor,
+  type SessionAuthOptions,
+} from "services-session-auth";
 import { createTestApp, fastHasher, login, SECRET, setCookies, USERS } from "../helpers/app.js";
 
 /** An app that signs users in by its own means (a single sign-on callback), and signs them out. */
 function ssoApp(overrides: Partial<SessionAuthOptions> = {}) {
   const userStore = memoryUserStore(USERS, { hasher: fastHasher });
   const sessionStore = memorySessionStore();
-  const auth = createSessionAuthRouter({ userStore, sessionStore, counterStore: memoryCounterStore(), secret: SECRET, hasher: fastHasher, baseUrl: "http://sports.test", ...overrides });
+  const auth = createSessionAuthRouter({
+    userStore,
+    sessionStore,
+    counterStore: memoryCounterStore(),
+    secret: SECRET,
+    hasher: fastHasher,
+    baseUrl: "http://sports.test",
+    ...overrides,
+  });
   const app = express();
   app.use(auth);
   app.post("/sso/callback/:uid", async (req, res, next) => {
@@ -89,7 +104,12 @@ describe("SessionAuthRouter.optionalSession", () => {
   });
 
   it("takes no csrf or roles, even from JavaScript: a cookie alone must never count on a POST", () => {
-    const auth = createSessionAuthRouter({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher });
+    const auth = createSessionAuthRouter({
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+    });
     expect(() => auth.optionalSession({ csrf: false } as never)).toThrow(/optionalSession: invalid options: .*csrf/);
     expect(() => auth.optionalSession({ roles: ["admin"] } as never)).toThrow(TypeError);
     expect(() => auth.optionalSession({ onDenied: "next" })).not.toThrow();
@@ -97,7 +117,9 @@ describe("SessionAuthRouter.optionalSession", () => {
 
   it("still answers 503 when the store fails, never a silent anonymous page", async () => {
     const { app } = ssoApp({ sessionStore: { ...memorySessionStore(), get: () => Promise.reject(new Error("down")) } });
-    const res = await request(app).get("/home").set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`);
+    const res = await request(app)
+      .get("/home")
+      .set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`);
     expect(res.status).toBe(503);
   });
 });
@@ -152,7 +174,7 @@ describe("one createSessionAuthRouter, many pieces", () => {
   });
 });
 
-describe("SessionAuthRouter.requireSession({ onDenied: \"next\" })", () => {
+describe('SessionAuthRouter.requireSession({ onDenied: "next" })', () => {
   it("hands a denial to the app's error handlers, with the status the wire format gives it", async () => {
     const page = express();
     const sent: unknown[] = [];
@@ -190,22 +212,39 @@ describe("SessionAuthRouter.requireSession({ onDenied: \"next\" })", () => {
       res.status((err as { status: number }).status).send("sorry");
     });
     expect((await request(optional).get("/home")).text).toBe("home");
-    const res = await request(optional).get("/home").set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`);
+    const res = await request(optional)
+      .get("/home")
+      .set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`);
     expect([res.status, res.text, codes]).toEqual([503, "sorry", ["ERR_STORE_UNAVAILABLE"]]);
-    expect((await request(app).get("/home").set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`)).status).toBe(503);
+    expect(
+      (
+        await request(app)
+          .get("/home")
+          .set("Cookie", `${sessionCookieFor("http://sports.test/").name}=x`)
+      ).status,
+    ).toBe(503);
   });
 });
-
 
 describe("a memory user store right after start-up", () => {
   it("holds the first logins until its passwords are hashed, and never counts that wait as a store timeout", async () => {
     // Hashing slower than storeTimeout, as the default scrypt is with a few users.
-    const slowHasher = { ...fastHasher, hash: async (password: string) => (await new Promise((resolve) => setTimeout(resolve, 300)), fastHasher.hash(password)) };
+    const slowHasher = {
+      ...fastHasher,
+      hash: async (password: string) => (await new Promise((resolve) => setTimeout(resolve, 300)), fastHasher.hash(password)),
+    };
     const userStore = memoryUserStore(USERS, { hasher: slowHasher });
     let hashed = false;
     void userStore.ready.then(() => (hashed = true));
     const events: string[] = [];
-    const auth = createSessionAuthRouter({ userStore, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, storeTimeout: 0.05, onEvent: (event) => events.push(event.type) });
+    const auth = createSessionAuthRouter({
+      userStore,
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      storeTimeout: 0.05,
+      onEvent: (event) => events.push(event.type),
+    });
     const app = express().use(auth);
     const login = request(app).post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     const res = await login;
@@ -218,7 +257,13 @@ describe("a memory user store right after start-up", () => {
     const broken = { ...memoryUserStore([]), ready: Promise.reject(new Error("users table missing")) };
     broken.ready.catch(() => undefined);
     const events: string[] = [];
-    const auth = createSessionAuthRouter({ userStore: broken, sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event.type) });
+    const auth = createSessionAuthRouter({
+      userStore: broken,
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      onEvent: (event) => events.push(event.type),
+    });
     const res = await request(express().use(auth)).post("/services/json/user/login").send({ username: "demo", password: "x" });
     expect(res.status).toBe(503);
     expect(events).toEqual(["store.failure"]);

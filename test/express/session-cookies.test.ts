@@ -32,7 +32,10 @@ describe("several session cookies of one name", () => {
   it("does the same for requireSession, on the reply of the route it lets through", async () => {
     const { agent } = createTestApp();
     const live = await loginAt(agent);
-    const res = await agent.get("/services/json/players").set("Host", HOST).set("Cookie", `${live.session_name}=stale-one-0000000000000000000000000000000000; ${live.session_name}=${live.sessid}`);
+    const res = await agent
+      .get("/services/json/players")
+      .set("Host", HOST)
+      .set("Cookie", `${live.session_name}=stale-one-0000000000000000000000000000000000; ${live.session_name}=${live.sessid}`);
     expect(res.status).toBe(200);
     expect(setCookies(res)).toEqual([]);
   });
@@ -80,23 +83,38 @@ describe("several session cookies of one name", () => {
     const junk = (count: number) => Array.from({ length: count }, (_, i) => `${session.session_name}=junk-${String(i).padStart(38, "0")}`);
     // Three junk values ahead of the client's own: it is still found, and nothing is deleted.
     let before = counting.calls.get ?? 0;
-    const found = await agent.post("/services/json/system/connect").set("Cookie", [...junk(MAX_COOKIE_CANDIDATES - 1), session.cookie].join("; ")).set("X-CSRF-Token", session.token).send();
+    const found = await agent
+      .post("/services/json/system/connect")
+      .set("Cookie", [...junk(MAX_COOKIE_CANDIDATES - 1), session.cookie].join("; "))
+      .set("X-CSRF-Token", session.token)
+      .send();
     expect(counting.calls.get! - before).toBe(MAX_COOKIE_CANDIDATES);
     expect((found.body as { user: { uid: unknown } }).user.uid).toBe("14");
     expect(setCookies(found)).toEqual([]);
     // One more is more than a client of this server holds: no session, no read, nothing deleted.
     before = counting.calls.get!;
-    const stuffed = await agent.post("/services/json/system/connect").set("Cookie", [...junk(50), session.cookie].join("; ")).set("X-CSRF-Token", session.token).send();
+    const stuffed = await agent
+      .post("/services/json/system/connect")
+      .set("Cookie", [...junk(50), session.cookie].join("; "))
+      .set("X-CSRF-Token", session.token)
+      .send();
     expect(counting.calls.get! - before).toBe(0);
     expect((stuffed.body as { user: { uid: unknown } }).user.uid).toBe(0);
     expect(setCookies(stuffed)).toEqual([]);
-    expect(events.filter((event) => event.type === "session.ambiguous")).toEqual([{ type: "session.ambiguous", reason: "too-many-cookies", cookies: 51, uids: [], timestamp: expect.any(Number) }]);
+    expect(events.filter((event) => event.type === "session.ambiguous")).toEqual([
+      { type: "session.ambiguous", reason: "too-many-cookies", cookies: 51, uids: [], timestamp: expect.any(Number) },
+    ]);
   });
 
   it("at logout over several cookies, ends the live session and deletes the cookie in every place this server writes it", async () => {
     const { agent } = createTestApp();
     const live = await loginAt(agent);
-    const res = await agent.post("/services/json/user/logout").set("Host", HOST).set("Cookie", `${live.session_name}=stale-0; ${live.session_name}=${live.sessid}`).set("X-CSRF-Token", live.token).send();
+    const res = await agent
+      .post("/services/json/user/logout")
+      .set("Host", HOST)
+      .set("Cookie", `${live.session_name}=stale-0; ${live.session_name}=${live.sessid}`)
+      .set("X-CSRF-Token", live.token)
+      .send();
     expect(res.text).toBe("[true]");
     expect(setCookies(res)).toEqual([`${live.session_name}=${DELETED}; domain=.api.example.com; HttpOnly`, `${live.session_name}=${DELETED}; HttpOnly`]);
   });
@@ -104,7 +122,11 @@ describe("several session cookies of one name", () => {
   it("deletes a lone stale cookie where this server sets it, once, as Drupal's session_destroy() does", async () => {
     const { agent } = createTestApp();
     const name = (await loginAt(agent)).session_name;
-    const res = await agent.post("/services/json/system/connect").set("Host", HOST).set("Cookie", `${name}=gone-000000000000000000000000000000000000000`).send();
+    const res = await agent
+      .post("/services/json/system/connect")
+      .set("Host", HOST)
+      .set("Cookie", `${name}=gone-000000000000000000000000000000000000000`)
+      .send();
     expect(setCookies(res)).toEqual([`${name}=${DELETED}; domain=.api.example.com; HttpOnly`]);
     // Drupal's session_id() is the cookie's value, live or not: connect echoes it, the token is its token.
     expect((res.body as { sessid: string }).sessid).toBe("gone-000000000000000000000000000000000000000");
@@ -115,7 +137,11 @@ describe("several session cookies of one name", () => {
     const res = await agent.post("/services/json/user/login").set("Host", HOST).set("Cookie", "SESSx=1").send({ username: "demo", password: "demo-password" });
     const { session_name, sessid } = res.body as { session_name: string; sessid: string };
     expect(setCookies(res)).toHaveLength(1);
-    const stale = await agent.post("/services/json/user/login").set("Host", HOST).set("Cookie", `${session_name}=${sessid}x`).send({ username: "demo", password: "demo-password" });
+    const stale = await agent
+      .post("/services/json/user/login")
+      .set("Host", HOST)
+      .set("Cookie", `${session_name}=${sessid}x`)
+      .send({ username: "demo", password: "demo-password" });
     const [fresh, deleted, again, ...rest] = setCookies(stale);
     expect(fresh).toMatch(new RegExp(`^${session_name}=[\\w-]{43}; .*; domain=\\.api\\.example\\.com; HttpOnly$`));
     expect(deleted).toBe(`${session_name}=${DELETED}; HttpOnly`);
@@ -130,7 +156,11 @@ describe("several session cookies of one name", () => {
     for (const header of setCookies(first)) await jar.setCookie(header, url);
     // The session ended on the server (a restart of a memory store): the jar's cookie is stale.
     const { agent: restarted } = createTestApp({ baseUrl: undefined });
-    const again = await restarted.post("/services/json/user/login").set("Host", HOST).set("Cookie", await jar.getCookieString(url)).send({ username: "demo", password: "demo-password" });
+    const again = await restarted
+      .post("/services/json/user/login")
+      .set("Host", HOST)
+      .set("Cookie", await jar.getCookieString(url))
+      .send({ username: "demo", password: "demo-password" });
     for (const header of setCookies(again)) await jar.setCookie(header, url);
     const { session_name, sessid } = again.body as { session_name: string; sessid: string };
     expect(await jar.getCookieString(url)).toBe(`${session_name}=${sessid}`);
@@ -142,12 +172,19 @@ describe("several session cookies of one name", () => {
     for (const cookieDomain of ["api.example.com", ".API.example.com"]) {
       const { agent } = createTestApp({ baseUrl: undefined, cookieDomain });
       const name = sessionCookieFor(`http://${HOST}/`, { cookieDomain }).name;
-      const res = await agent.post("/services/json/user/login").set("Host", HOST).set("Cookie", `${name}=stale`).send({ username: "demo", password: "demo-password" });
+      const res = await agent
+        .post("/services/json/user/login")
+        .set("Host", HOST)
+        .set("Cookie", `${name}=stale`)
+        .send({ username: "demo", password: "demo-password" });
       const { session_name } = res.body as { session_name: string };
       expect(session_name).toBe(name);
       const headers = setCookies(res).filter((header) => header.startsWith(`${session_name}=`));
       // Set, the host-only copy deleted, set again: no deletion at the configured domain's own place.
-      expect(headers.filter((header) => header.includes("=deleted;")), cookieDomain).toEqual([`${session_name}=${DELETED}; HttpOnly`]);
+      expect(
+        headers.filter((header) => header.includes("=deleted;")),
+        cookieDomain,
+      ).toEqual([`${session_name}=${DELETED}; HttpOnly`]);
       expect(sessionCookieFor(`http://${HOST}/`, { cookieDomain }).alsoDeletedAt, cookieDomain).toEqual([undefined]);
     }
   });
@@ -158,7 +195,11 @@ describe("the session cookie of each scheme and host", () => {
     const { agent } = createTestApp({ baseUrl: undefined }, undefined, (app) => app.set("trust proxy", "loopback"));
     // A plain-HTTP request whose Host, with an "s" in front of the real one's, once shared a cache key with HTTPS requests.
     await agent.post("/services/json/system/connect").set("Host", `s${HOST}`).send();
-    const res = await agent.post("/services/json/user/login").set("Host", HOST).set("X-Forwarded-Proto", "https").send({ username: "demo", password: "demo-password" });
+    const res = await agent
+      .post("/services/json/user/login")
+      .set("Host", HOST)
+      .set("X-Forwarded-Proto", "https")
+      .send({ username: "demo", password: "demo-password" });
     const expected = sessionCookieFor(`https://${HOST}/`);
     expect((res.body as { session_name: string }).session_name).toBe(expected.name);
     expect(setCookies(res)[0]).toMatch(/; domain=\.api\.example\.com; secure; HttpOnly$/);
@@ -185,7 +226,9 @@ describe("session cookies planted from a sibling subdomain, in an RFC 6265 jar",
 
   /** Sends a request with the jar's cookies for its URL, and stores what the reply sets. */
   async function through(agent: ReturnType<typeof createTestApp>["agent"], jar: CookieJar, method: "get" | "post", url: string, token?: string) {
-    const req = agent[method](new URL(url).pathname).set("Host", HOST).set("Cookie", await jar.getCookieString(url));
+    const req = agent[method](new URL(url).pathname)
+      .set("Host", HOST)
+      .set("Cookie", await jar.getCookieString(url));
     const res = await (token === undefined ? req : req.set("X-CSRF-Token", token)).send();
     for (const header of setCookies(res)) await jar.setCookie(header, url);
     return res;

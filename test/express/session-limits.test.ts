@@ -41,7 +41,11 @@ function describeUserCap(name: string, makeStore: () => SessionStore) {
       const server = await listen(app);
       try {
         // From 30 addresses: from one, the login throttle would refuse all but 5 at once (each counts until its password is checked).
-        const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => postJson(server.port, "/services/json/user/login", { username: "demo", password: "demo-password" }, { from: `127.0.0.${10 + i}` })));
+        const replies = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            postJson(server.port, "/services/json/user/login", { username: "demo", password: "demo-password" }, { from: `127.0.0.${10 + i}` }),
+          ),
+        );
         expect(replies.filter((reply) => reply.status !== 200).map((reply) => `${reply.status} ${reply.reason} ${reply.body}`)).toEqual([]);
         const live = await sessionStore.listByUser("14");
         expect(live.length).toBeLessThanOrEqual(3);

@@ -14,12 +14,21 @@ async function build(overrides: Partial<SessionAuthOptions> = {}) {
   const events: AuthEvent[] = [];
   const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
   apps.push(app);
-  await app.register(fastifySessionAuth, { userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, onEvent: (event) => events.push(event), ...overrides });
+  await app.register(fastifySessionAuth, {
+    userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher: fastHasher,
+    onEvent: (event) => events.push(event),
+    ...overrides,
+  });
   app.get("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
   app.post("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ added: request.body }));
   app.get("/services/json/admin", { preHandler: app.sessionAuth.requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
   app.get("/own-denial", { preHandler: app.sessionAuth.requireSession({ onDenied: "next" }) }, async () => ({ never: true }));
-  app.get("/welcome", { preHandler: app.sessionAuth.optionalSession() }, async (request) => (request.auth === undefined ? "Hello, visitor" : `Hello, ${request.auth.user.name}`));
+  app.get("/welcome", { preHandler: app.sessionAuth.optionalSession() }, async (request) =>
+    request.auth === undefined ? "Hello, visitor" : `Hello, ${request.auth.user.name}`,
+  );
   app.get("/crash", async () => {
     throw new Error("a bug");
   });
@@ -30,7 +39,12 @@ async function build(overrides: Partial<SessionAuthOptions> = {}) {
 }
 
 async function login(app: FastifyInstance, url = "/services/json/user/login.json") {
-  const res = await app.inject({ method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "username=demo&password=demo-password" });
+  const res = await app.inject({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payload: "username=demo&password=demo-password",
+  });
   expect(res.statusCode).toBe(200);
   const body = res.json<{ sessid: string; session_name: string; token: string }>();
   return { ...body, cookie: `${body.session_name}=${body.sessid}` };
@@ -40,16 +54,34 @@ describe("fastifySessionAuth", () => {
   it("refuses invalid options when registered, naming itself", async () => {
     const app = Fastify();
     apps.push(app);
-    await expect(app.register(fastifySessionAuth, { userStore: memoryUserStore([]) } as never).ready()).rejects.toThrow(/^fastifySessionAuth: invalid options: sessionStore/);
+    await expect(app.register(fastifySessionAuth, { userStore: memoryUserStore([]) } as never).ready()).rejects.toThrow(
+      /^fastifySessionAuth: invalid options: sessionStore/,
+    );
   });
 
   it("answers the Services calls with Services' status lines, reading every body type itself", async () => {
     const { app } = await build();
-    const wrong = await app.inject({ method: "POST", url: "/services/json/user/login.json", headers: { "content-type": "application/json" }, payload: '{"username":"demo","password":"x"}' });
-    expect([wrong.statusCode, wrong.statusMessage, wrong.headers["content-type"], wrong.body]).toEqual([401, "Unauthorized : Wrong username or password.", "application/json", '["Wrong username or password."]']);
+    const wrong = await app.inject({
+      method: "POST",
+      url: "/services/json/user/login.json",
+      headers: { "content-type": "application/json" },
+      payload: '{"username":"demo","password":"x"}',
+    });
+    expect([wrong.statusCode, wrong.statusMessage, wrong.headers["content-type"], wrong.body]).toEqual([
+      401,
+      "Unauthorized : Wrong username or password.",
+      "application/json",
+      '["Wrong username or password."]',
+    ]);
     const broken = await app.inject({ method: "POST", url: "/services/json/user/login.json", headers: { "content-type": "application/json" }, payload: "{" });
     expect([broken.statusCode, broken.statusMessage]).toEqual([400, ": Invalid JSON."]);
-    const multipart = await app.inject({ method: "POST", url: "/services/json/user/login", headers: { "content-type": "multipart/form-data; boundary=x" }, payload: '--x\r\nContent-Disposition: form-data; name="username"\r\n\r\ndemo\r\n--x\r\nContent-Disposition: form-data; name="password"\r\n\r\ndemo-password\r\n--x--\r\n' });
+    const multipart = await app.inject({
+      method: "POST",
+      url: "/services/json/user/login",
+      headers: { "content-type": "multipart/form-data; boundary=x" },
+      payload:
+        '--x\r\nContent-Disposition: form-data; name="username"\r\n\r\ndemo\r\n--x\r\nContent-Disposition: form-data; name="password"\r\n\r\ndemo-password\r\n--x--\r\n',
+    });
     expect(multipart.statusCode).toBe(200);
     const noType = await app.inject({ method: "POST", url: "/services/json/user/login", payload: "username=demo&password=demo-password" });
     expect(noType.statusCode).toBe(200);
@@ -57,7 +89,12 @@ describe("fastifySessionAuth", () => {
     expect(xml.statusCode).toBe(406);
     const root = await app.inject({ url: "/services/json" });
     expect(root.body).toBe('Services Endpoint "services" has been setup successfully.');
-    const big = await app.inject({ method: "POST", url: "/services/json/user/login", headers: { "content-type": "application/json" }, payload: "x".repeat(70_000) });
+    const big = await app.inject({
+      method: "POST",
+      url: "/services/json/user/login",
+      headers: { "content-type": "application/json" },
+      payload: "x".repeat(70_000),
+    });
     expect([big.statusCode, big.headers.connection]).toEqual([413, "close"]);
   });
 
@@ -66,11 +103,20 @@ describe("fastifySessionAuth", () => {
     const demo = await login(app);
     expect((await app.inject({ url: "/services/json/players", headers: { cookie: demo.cookie } })).json()).toEqual({ players: ["Ana"], uid: "14" });
     const anonymous = await app.inject({ url: "/services/json/players" });
-    expect([anonymous.statusCode, anonymous.statusMessage, anonymous.body]).toEqual([401, "Unauthorized : Access denied for user anonymous", '["Access denied for user anonymous"]']);
+    expect([anonymous.statusCode, anonymous.statusMessage, anonymous.body]).toEqual([
+      401,
+      "Unauthorized : Access denied for user anonymous",
+      '["Access denied for user anonymous"]',
+    ]);
     const noToken = await app.inject({ method: "POST", url: "/services/json/players", headers: { cookie: demo.cookie } });
     expect([noToken.statusCode, noToken.body]).toEqual([401, '["CSRF validation failed"]']);
     // The app's own JSON parser still reads the app's routes.
-    const added = await app.inject({ method: "POST", url: "/services/json/players", headers: { cookie: demo.cookie, "x-csrf-token": demo.token }, payload: { name: "Bo" } });
+    const added = await app.inject({
+      method: "POST",
+      url: "/services/json/players",
+      headers: { cookie: demo.cookie, "x-csrf-token": demo.token },
+      payload: { name: "Bo" },
+    });
     expect(added.json()).toEqual({ added: { name: "Bo" } });
     const formToken = await app.inject({ method: "POST", url: `/services/json/players?services_token=${demo.token}`, headers: { cookie: demo.cookie } });
     expect(formToken.statusCode).toBe(200);
@@ -111,8 +157,15 @@ describe("fastifySessionAuth", () => {
     apps.push(app);
     await app.register(
       async (api) => {
-        await api.register(fastifySessionAuth, { userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher });
-        api.post("/sso", async (request, reply) => api.sessionAuth.startSession(request, reply, (await memoryUserStore(USERS, { hasher: fastHasher }).findById("14"))!));
+        await api.register(fastifySessionAuth, {
+          userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+          sessionStore: memorySessionStore(),
+          secret: SECRET,
+          hasher: fastHasher,
+        });
+        api.post("/sso", async (request, reply) =>
+          api.sessionAuth.startSession(request, reply, (await memoryUserStore(USERS, { hasher: fastHasher }).findById("14"))!),
+        );
         expect(api.sessionAuth.endpointPath).toBe("/v1/services/json");
       },
       { prefix: "/v1" },

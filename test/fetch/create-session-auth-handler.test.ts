@@ -7,7 +7,13 @@ import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 const SITE = "http://api.example.com";
 
 function handler(overrides: Partial<FetchSessionAuthOptions> = {}) {
-  return createSessionAuthHandler({ userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET, hasher: fastHasher, ...overrides });
+  return createSessionAuthHandler({
+    userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher: fastHasher,
+    ...overrides,
+  });
 }
 
 function post(path: string, body: string, headers: Record<string, string> = {}) {
@@ -15,7 +21,13 @@ function post(path: string, body: string, headers: Record<string, string> = {}) 
 }
 
 async function logIn(auth: ReturnType<typeof handler>, site = SITE, headers: Record<string, string> = {}) {
-  const reply = await auth.handle(new Request(`${site}/services/json/user/login.json`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ username: "demo", password: "demo-password" }) }));
+  const reply = await auth.handle(
+    new Request(`${site}/services/json/user/login.json`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify({ username: "demo", password: "demo-password" }),
+    }),
+  );
   expect(reply?.status).toBe(200);
   const body = (await reply!.json()) as { sessid: string; session_name: string; token: string };
   return { ...body, reply, cookie: `${body.session_name}=${body.sessid}` };
@@ -31,7 +43,11 @@ describe("createSessionAuthHandler", () => {
   it("answers the endpoint with Services' status line, and leaves every other path to the app", async () => {
     const auth = handler();
     const wrong = await auth.handle(post("/services/json/user/login.json", JSON.stringify({ username: "demo", password: "x" })));
-    expect([wrong?.status, wrong?.statusText, await wrong?.json()]).toEqual([401, "Unauthorized : Wrong username or password.", ["Wrong username or password."]]);
+    expect([wrong?.status, wrong?.statusText, await wrong?.json()]).toEqual([
+      401,
+      "Unauthorized : Wrong username or password.",
+      ["Wrong username or password."],
+    ]);
     expect(await (await auth.handle(new Request(`${SITE}/Services/JSON/`)))?.text()).toBe('Services Endpoint "services" has been setup successfully.');
     expect(await auth.handle(new Request(`${SITE}/services/json/players`))).toBeUndefined();
     expect(await auth.handle(new Request(`${SITE}/services/jsonx/user/login`, { method: "POST" }))).toBeUndefined();
@@ -77,7 +93,9 @@ describe("createSessionAuthHandler", () => {
     expect([stale.response?.status, stale.response?.headers.getSetCookie()[0]]).toEqual([401, expect.stringMatching(/=deleted; /)]);
     const optional = await auth.optionalSession()(new Request(`${SITE}/players`));
     expect(optional).toEqual({ auth: undefined, setCookie: [] });
-    expect((await auth.requireSession({ roles: ["administrator"] })(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }))).response?.status).toBe(403);
+    expect(
+      (await auth.requireSession({ roles: ["administrator"] })(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }))).response?.status,
+    ).toBe(403);
   });
 
   it("answers what no route answered, and errors, in the wire format", async () => {

@@ -65,7 +65,13 @@ describe("oversized uploads get a 413 the client reads", () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const PATHS = ["/services/json/user/login", "/services/json/system/connect.json", "/services/json/user/logout", "/services/json/user/token", "/?q=services/json/user/login.json"];
+  const PATHS = [
+    "/services/json/user/login",
+    "/services/json/system/connect.json",
+    "/services/json/user/logout",
+    "/services/json/user/token",
+    "/?q=services/json/user/login.json",
+  ];
   const SIZES = [1 * MB, 2 * MB, 5 * MB, 10 * MB, 12 * MB];
   const TYPES = ["application/json", "application/x-www-form-urlencoded", undefined];
 
@@ -96,7 +102,11 @@ describe("oversized uploads get a 413 the client reads", () => {
 
   it("with the session's cookie and token too, and on an app route whose own parser refuses the body", async () => {
     const headers = { Cookie: cookie, "X-CSRF-Token": token };
-    for (const [path, size] of [["/services/json/user/logout.json", 3 * MB], ["/services/json/notes", 3 * MB], ["/services/json/notes", 200 * 1024]] as const) {
+    for (const [path, size] of [
+      ["/services/json/user/logout.json", 3 * MB],
+      ["/services/json/notes", 3 * MB],
+      ["/services/json/notes", 200 * 1024],
+    ] as const) {
       for (const chunked of [false, true]) {
         const outcome = await upload(port, { path, size, chunked, contentType: "application/json", headers });
         expect(statusLine(outcome.reply), `${path} ${chunked}`).toBe("HTTP/1.1 413 : Request body too large.");
@@ -110,7 +120,13 @@ describe("oversized uploads get a 413 the client reads", () => {
   it("a client that reads while it writes (Node's http client) gets the 413 and stops early", async () => {
     for (const size of [2 * MB, 10 * MB]) {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/services/json/user/login", headers: { "Content-Type": "application/json", "Content-Length": size } });
+        const req = httpRequest({
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/services/json/user/login",
+          headers: { "Content-Type": "application/json", "Content-Length": size },
+        });
         req.on("response", (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);

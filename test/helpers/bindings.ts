@@ -1,7 +1,14 @@
 import { createServer, type Server } from "node:http";
 import express from "express";
 import Fastify from "fastify";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import {
+  createSessionAuthRouter,
+  memoryCounterStore,
+  memorySessionStore,
+  memoryUserStore,
+  type AuthEvent,
+  type SessionAuthOptions,
+} from "services-session-auth";
 import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
 import { Hono } from "hono";
 import { honoSessionAuth, type SessionAuthEnv } from "../../examples/recipes/hono.js";

@@ -56,7 +56,13 @@ export function postJson(port: number, path: string, body: unknown, options: { f
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? "", headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), at: performance.now() }),
+          resolve({
+            status: res.statusCode ?? 0,
+            reason: res.statusMessage ?? "",
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+            at: performance.now(),
+          }),
         );
       },
     );

@@ -55,6 +55,8 @@ export class CookieJar {
 
   /** The cookies held, as `name=value (host-only|domain=…)`. */
   list(): string[] {
-    return [...this.#cookies.values()].sort((a, b) => a.created - b.created).map((c) => `${c.name}=${c.value} (${c.hostOnly ? "host-only" : `domain=.${c.domain}`})`);
+    return [...this.#cookies.values()]
+      .sort((a, b) => a.created - b.created)
+      .map((c) => `${c.name}=${c.value} (${c.hostOnly ? "host-only" : `domain=.${c.domain}`})`);
   }
 }

@@ -34,7 +34,10 @@ export function countCalls<T extends object>(target: T): { proxy: T; calls: Reco
  * A fake `Date` (timers stay real unless `alsoFake` names them), starting at `start`.
  * `advance(seconds)` moves it on; call `vi.useRealTimers()` (or `restore()`) after the test.
  */
-export function fakeClock(start: Date | number = Date.UTC(2026, 10, 21, 12), alsoFake: ("setInterval" | "clearInterval" | "setTimeout" | "clearTimeout")[] = []) {
+export function fakeClock(
+  start: Date | number = Date.UTC(2026, 10, 21, 12),
+  alsoFake: ("setInterval" | "clearInterval" | "setTimeout" | "clearTimeout")[] = [],
+) {
   vi.useFakeTimers({ toFake: ["Date", ...alsoFake], now: start });
   return {
     /** Moves the clock on by whole or fractional seconds. */

@@ -45,7 +45,12 @@ describe("HashAdmission", () => {
   it("takes each task without a client address as a client of its own, never one shared turn", async () => {
     const admission = new HashAdmission({ concurrency: 1, maxWait: 60, maxQueue: 100 });
     const g = gates();
-    const done = [admission.run("a", g.task("a1")), admission.run("a", g.task("a2")), admission.run(undefined, g.task("u1")), admission.run(undefined, g.task("u2"))];
+    const done = [
+      admission.run("a", g.task("a1")),
+      admission.run("a", g.task("a2")),
+      admission.run(undefined, g.task("u1")),
+      admission.run(undefined, g.task("u2")),
+    ];
     await flush();
     for (const label of ["a1", "u1", "u2", "a2"]) {
       g.finish(label);
@@ -250,7 +255,11 @@ describe("admission control behind the router", () => {
       const held = postJson(server.port, "/services/json/user/login", { username: "demo", password: "wrong" }, { from: "127.0.0.30" });
       await until(() => checks.length === 1);
       // The only slot is held: the name "0", a blank or an over-long password is still answered at once.
-      for (const body of [{ username: "0", password: "x" }, { username: "demo", password: "   " }, { username: "demo", password: "x".repeat(2000) }]) {
+      for (const body of [
+        { username: "0", password: "x" },
+        { username: "demo", password: "   " },
+        { username: "demo", password: "x".repeat(2000) },
+      ]) {
         const reply = await postJson(server.port, "/services/json/user/login", body, { from: "127.0.0.31" });
         expect([reply.status, reply.body]).toEqual([401, '["Wrong username or password."]']);
       }
@@ -266,7 +275,9 @@ describe("admission control behind the router", () => {
     const test = createTestApp({ hasher, hashing: { concurrency: 1, maxWait: 60 } });
     const server = await listen(test.app);
     try {
-      const burst = Array.from({ length: 20 }, (_, i) => postJson(server.port, "/services/json/user/login", { username: `bot-${i}`, password: `burst-${i}` }, { from: "127.0.0.2" }));
+      const burst = Array.from({ length: 20 }, (_, i) =>
+        postJson(server.port, "/services/json/user/login", { username: `bot-${i}`, password: `burst-${i}` }, { from: "127.0.0.2" }),
+      );
       await until(() => checks.length === 1);
       const real = postJson(server.port, "/services/json/user/login", { username: "demo", password: "demo-password" }, { from: "127.0.0.3" });
       // Counted, then queued for its check in the same step.
@@ -299,7 +310,9 @@ describe("admission control behind the router", () => {
     const test = createTestApp({ hasher, hashing: { concurrency: 1, maxQueue: 2, maxWait: 60 }, throttle: { userLimit: 1 } });
     const server = await listen(test.app);
     try {
-      const waiting = Array.from({ length: 3 }, (_, i) => postJson(server.port, "/services/json/user/login", { username: "demo", password: `wrong-${i}` }, { from: `127.0.0.${10 + i}` }));
+      const waiting = Array.from({ length: 3 }, (_, i) =>
+        postJson(server.port, "/services/json/user/login", { username: "demo", password: `wrong-${i}` }, { from: `127.0.0.${10 + i}` }),
+      );
       await until(() => checks.length === 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
       const before = await test.counterStore.get("ip:127.0.0.20");
@@ -310,7 +323,9 @@ describe("admission control behind the router", () => {
       expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       expect(refused.headers["set-cookie"]).toBeUndefined();
       await expect(test.counterStore.get("ip:127.0.0.20")).resolves.toBe(before);
-      expect(test.events.filter((e) => e.type === "login.busy")).toEqual([{ type: "login.busy", ip: "127.0.0.20", retryAfter: expect.any(Number), timestamp: expect.any(Number) }]);
+      expect(test.events.filter((e) => e.type === "login.busy")).toEqual([
+        { type: "login.busy", ip: "127.0.0.20", retryAfter: expect.any(Number), timestamp: expect.any(Number) },
+      ]);
       const drain = setInterval(() => checks.forEach((check) => check.finish()), 2);
       try {
         expect((await Promise.all(waiting)).map((reply) => reply.status)).toEqual([401, 401, 401]);

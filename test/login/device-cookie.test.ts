@@ -93,7 +93,9 @@ describe("device cookies", () => {
     await post(test, "203.0.113.1", { username: "demo", password: "guess" });
     const value = device.slice("ssa_device=".length);
     const altered = `ssa_device=${value.slice(0, -1)}${value.endsWith("A") ? "B" : "A"}`;
-    const other = deviceCookieOf(await post(deviceApp({ secret: "another-secret-0123456789-abcdefghijklmnop" }), HOME, { username: "demo", password: "demo-password" }));
+    const other = deviceCookieOf(
+      await post(deviceApp({ secret: "another-secret-0123456789-abcdefghijklmnop" }), HOME, { username: "demo", password: "demo-password" }),
+    );
     for (const cookie of [altered, other, "ssa_device=junk", `ssa_device=${value}.x`]) {
       expect([cookie, (await post(test, HOME, { username: "demo", password: "demo-password" }, cookie)).status]).toEqual([cookie, 406]);
     }
@@ -152,7 +154,9 @@ describe("device cookies under a many-address burst", () => {
       const unloadedMs = performance.now() - startedAt;
       expect(unloaded.status).toBe(200);
       verified.length = 0;
-      const burst = Array.from({ length: 30 }, (_, i) => postJson(server.port, LOGIN, { username: `name-${i}`, password: `guess-${i}` }, { from: `127.0.1.${i + 1}` }));
+      const burst = Array.from({ length: 30 }, (_, i) =>
+        postJson(server.port, LOGIN, { username: `name-${i}`, password: `guess-${i}` }, { from: `127.0.1.${i + 1}` }),
+      );
       // Let the burst arrive and queue first.
       while (verified.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       const sent = performance.now();

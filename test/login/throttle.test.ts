@@ -152,7 +152,11 @@ describe("login throttling: an address over its limit", () => {
     for (let i = 0; i < 6; i += 1) await agent.post(LOGIN).set("X-Forwarded-For", "198.51.100.1").send({ username: "demo", password: "wrong" });
     // Counts of 7 on 60 names would outrank the lockout, were they all counted.
     for (let n = 0; n < 60; n += 1) {
-      for (let i = 0; i < 7; i += 1) await agent.post(LOGIN).set("X-Forwarded-For", "203.0.113.66").send({ username: `junk-${n}`, password: "x".repeat(2000) });
+      for (let i = 0; i < 7; i += 1)
+        await agent
+          .post(LOGIN)
+          .set("X-Forwarded-For", "203.0.113.66")
+          .send({ username: `junk-${n}`, password: "x".repeat(2000) });
     }
     expect((await agent.post(LOGIN).set("X-Forwarded-For", "198.51.100.1").send({ username: "demo", password: "demo-password" })).status).toBe(406);
   });
@@ -190,7 +194,12 @@ describe("login throttling: keys of the user store's matching", () => {
     const { agent } = createTestApp({}, [...USERS_WITH_ALICE]);
     const sixth: Record<string, Reply["status"]> = {};
     const texts: string[] = [];
-    for (const [name, variant] of [["alice", "ALICE"], ["nobodie", "NOBODIE"], ["alice2", "alıce2"], ["nobodie2", "nobodıe2"]] as const) {
+    for (const [name, variant] of [
+      ["alice", "ALICE"],
+      ["nobodie", "NOBODIE"],
+      ["alice2", "alıce2"],
+      ["nobodie2", "nobodıe2"],
+    ] as const) {
       for (let i = 0; i < 5; i += 1) expect((await agent.post(LOGIN).send({ username: name, password: "" })).status).toBe(401);
       const res = await agent.post(LOGIN).send({ username: variant, password: "" });
       sixth[variant] = res.status;
@@ -249,7 +258,10 @@ describe("login throttling: client address groups", () => {
         .send({ username: `flood-${i}`, password: "x".repeat(2000) });
     }
     for (const name of ["demo", "ghost"]) {
-      const res = await agent.post(LOGIN).set("X-Forwarded-For", "198.51.100.1").send({ username: name, password: name === "demo" ? "demo-password" : "x" });
+      const res = await agent
+        .post(LOGIN)
+        .set("X-Forwarded-For", "198.51.100.1")
+        .send({ username: name, password: name === "demo" ? "demo-password" : "x" });
       expect([name, res.status, res.text]).toEqual([name, 406, '["Account is temporarily blocked."]']);
     }
   });

@@ -74,7 +74,9 @@ describe("timing-safe login", () => {
     const res = await agent.post("/services/json/user/login").send({ username: "demo", password: "demo-password" });
     expect(res.status).toBe(200);
     expect((await userStore.findById("14"))?.passwordHash).toBe(old);
-    expect(events.filter((e) => e.type === "rehash.failed")).toEqual([{ type: "rehash.failed", uid: "14", err: expect.any(RangeError), timestamp: expect.any(Number) }]);
+    expect(events.filter((e) => e.type === "rehash.failed")).toEqual([
+      { type: "rehash.failed", uid: "14", err: expect.any(RangeError), timestamp: expect.any(Number) },
+    ]);
   });
 
   it("rehashes a hash with old parameters on login, by compare-and-set", async () => {

@@ -42,14 +42,29 @@ function probes(app: Express, down: Express, name: string) {
   const anyCookie = `${name}=${"x".repeat(43)}`;
   const session = () => login(app);
   const body = (path: string) => ({
-    notAcceptable: async () => request(app).post(path.replace(/\.json$/, "")).set("Accept", "text/html").send(),
-    malformedAccept: async () => request(app).post(path.replace(/\.json$/, "")).set("Accept", "application").send(),
+    notAcceptable: async () =>
+      request(app)
+        .post(path.replace(/\.json$/, ""))
+        .set("Accept", "text/html")
+        .send(),
+    malformedAccept: async () =>
+      request(app)
+        .post(path.replace(/\.json$/, ""))
+        .set("Accept", "application")
+        .send(),
     invalidJson: async () => request(app).post(path).set("Content-Type", "application/json").send("{"),
     unsupported: async () => request(app).post(path).set("Content-Type", "text/csv").send("a,b"),
-    tooLarge: async () => request(app).post(path).type("form").send(`a=${"x".repeat(70_000)}`),
+    tooLarge: async () =>
+      request(app)
+        .post(path)
+        .type("form")
+        .send(`a=${"x".repeat(70_000)}`),
     storeDown: async () => request(down).post(path).set("Cookie", anyCookie).type("form").send("username=demo&password=demo-password"),
   });
-  const csrfMissing = (path: string) => async () => request(app).post(path).set("Cookie", (await session()).cookie);
+  const csrfMissing = (path: string) => async () =>
+    request(app)
+      .post(path)
+      .set("Cookie", (await session()).cookie);
   const withToken = (path: string) => async () => {
     const s = await session();
     return request(app).post(path).set("Cookie", s.cookie).set("X-CSRF-Token", s.token);
@@ -99,11 +114,17 @@ function probes(app: Express, down: Express, name: string) {
       storeDown: async () => request(down).get("/services/session/token").set("Cookie", anyCookie),
     },
     "post /services/session/token": {
-      loggedIn: async () => request(app).post("/services/session/token").set("Cookie", (await session()).cookie),
+      loggedIn: async () =>
+        request(app)
+          .post("/services/session/token")
+          .set("Cookie", (await session()).cookie),
       storeDown: async () => request(down).post("/services/session/token").set("Cookie", anyCookie),
     },
     "get /services/json/players": {
-      ok: async () => request(app).get("/services/json/players").set("Cookie", (await session()).cookie),
+      ok: async () =>
+        request(app)
+          .get("/services/json/players")
+          .set("Cookie", (await session()).cookie),
       anonymous: async () => request(app).get("/services/json/players"),
       storeDown: async () => request(down).get("/services/json/players").set("Cookie", anyCookie),
     },
@@ -118,8 +139,14 @@ function probes(app: Express, down: Express, name: string) {
       storeDown: async () => request(down).post("/services/json/open").set("Cookie", anyCookie),
     },
     "get /services/json/admin": {
-      ok: async () => request(app).get("/services/json/admin").set("Cookie", (await login(app, "admin", "admin-password")).cookie),
-      forbidden: async () => request(app).get("/services/json/admin").set("Cookie", (await session()).cookie),
+      ok: async () =>
+        request(app)
+          .get("/services/json/admin")
+          .set("Cookie", (await login(app, "admin", "admin-password")).cookie),
+      forbidden: async () =>
+        request(app)
+          .get("/services/json/admin")
+          .set("Cookie", (await session()).cookie),
       anonymous: async () => request(app).get("/services/json/admin"),
       storeDown: async () => request(down).get("/services/json/admin").set("Cookie", anyCookie),
     },
@@ -187,24 +214,32 @@ describe("openApiDocument", () => {
     expect(loginResponses({ auth: { blockedAccountResponse: "generic" } })["403"]!.description).toBe("Access denied: cross-site login refused.");
     expect(loginResponses({})["406"]!.description).toContain("temporarily blocked");
     expect(loginResponses({ auth: { throttle: false } })["406"]!.description).not.toContain("temporarily blocked");
-    const loginDescription = (auth: Parameters<typeof openApiDocument>[0]) => ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post as unknown as { description: string }).description;
+    const loginDescription = (auth: Parameters<typeof openApiDocument>[0]) =>
+      ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post as unknown as { description: string }).description;
     expect(loginDescription({})).not.toContain("CORS preflight");
     expect(loginDescription({ auth: { trustedOrigins: ["capacitor://localhost"] } })).toContain("CORS preflight from an origin of `trustedOrigins`: `204`");
     expect(loginDescription({ auth: { trustedOrigins: ["capacitor://localhost"], cors: false } })).not.toContain("CORS preflight");
     const logoutHeaders = (auth: Parameters<typeof openApiDocument>[0]) =>
-      ((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { headers: Record<string, unknown> }).headers;
+      ((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { headers: Record<string, unknown> })
+        .headers;
     expect(Object.keys(logoutHeaders({}))).toEqual(["Set-Cookie"]);
     expect(Object.keys(logoutHeaders({ auth: { clearSiteData: true } }))).toEqual(["Set-Cookie", "Clear-Site-Data"]);
     const setCookie = (auth: Parameters<typeof openApiDocument>[0]) =>
-      ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses["200"] as { headers: { "Set-Cookie": { description: string } } }).headers["Set-Cookie"].description;
+      ((openApiDocument(auth) as unknown as Doc).paths[LOGIN]!.post!.responses["200"] as { headers: { "Set-Cookie": { description: string } } }).headers[
+        "Set-Cookie"
+      ].description;
     expect(setCookie({})).toContain("no `SameSite`");
-    expect(setCookie({ auth: { sameSite: "strict", cookieSecure: "always", cookieDomain: ".example.com" } })).toMatch(/`domain` from `\.example\.com`.*`secure` always.*`SameSite=Strict`/);
+    expect(setCookie({ auth: { sameSite: "strict", cookieSecure: "always", cookieDomain: ".example.com" } })).toMatch(
+      /`domain` from `\.example\.com`.*`secure` always.*`SameSite=Strict`/,
+    );
     expect(setCookie({})).not.toContain("device cookie");
     expect(setCookie({ auth: { deviceCookies: true } })).toContain("`ssa_device=<signed token>; expires=…; Max-Age=7776000`");
     expect(setCookie({ auth: { deviceCookies: { name: "app_device", maxAge: 60 } } })).toContain("`app_device=<signed token>; expires=…; Max-Age=60`");
     const logoutBody = (auth: Parameters<typeof openApiDocument>[0]) =>
-      JSON.stringify(((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { content: unknown }).content);
-    expect(logoutBody({})).toContain("LogoutReply\"");
+      JSON.stringify(
+        ((openApiDocument(auth) as unknown as Doc).paths["/services/json/user/logout.json"]!.post!.responses["200"] as { content: unknown }).content,
+      );
+    expect(logoutBody({})).toContain('LogoutReply"');
     expect(logoutBody({ auth: { logoutApiVersion: "1.1" } })).toContain("LogoutReply11");
     const root = (openApiDocument({ auth: { endpointName: "sports" } }) as unknown as Doc).paths["/services/json"]!.get!.responses["200"];
     expect(JSON.stringify(root)).toContain('Services Endpoint \\"sports\\" has been setup successfully.');
@@ -225,7 +260,9 @@ describe("openApiDocument", () => {
     }
     // A number is a name PHP would read, and null is absent (PHP isset()); API 1.0 reads no `name`.
     expect((await request(app).post(LOGIN).send({ username: 14, password: "x" })).body).toEqual(["Wrong username or password."]);
-    expect((await request(app).post(LOGIN).send({ username: null, name: "demo", password: "demo-password" })).body).toEqual(["Missing required argument username"]);
+    expect((await request(app).post(LOGIN).send({ username: null, name: "demo", password: "demo-password" })).body).toEqual([
+      "Missing required argument username",
+    ]);
   });
 
   it("refuses invalid options with a TypeError naming them", () => {
@@ -240,7 +277,9 @@ describe("openApiDocument", () => {
     const legacy = { routes: [{ method: "get", path: "/x", response: z3.object({ name: z3.string() }) }] } as never;
     expect(() => openApiDocument(legacy)).toThrow(TypeError);
     expect(() => openApiDocument(legacy)).toThrow(/routes\.0\.response: is a zod 3 schema, and openApiDocument needs zod 4/);
-    expect(() => openApiDocument({ routes: [{ method: "get", path: "/x", response: { type: "object" } as never }] })).toThrow(/routes\.0\.response: must be a zod 4 schema/);
+    expect(() => openApiDocument({ routes: [{ method: "get", path: "/x", response: { type: "object" } as never }] })).toThrow(
+      /routes\.0\.response: must be a zod 4 schema/,
+    );
   });
 });
 

@@ -19,10 +19,34 @@ const SCOPES: Record<string, string[]> = {
 };
 
 /** Options whose default is made, not a value: described in words, and absent from DEFAULTS. */
-const COMPUTED = new Set(["secret", "csrfToken", "sessionName", "cookieDomain", "baseUrl", "sameSite", "onEvent", "isAdmin", "hasher", "counterStore", "throttle", "hashing", "hashing.concurrency", "cors", "deviceCookies"]);
+const COMPUTED = new Set([
+  "secret",
+  "csrfToken",
+  "sessionName",
+  "cookieDomain",
+  "baseUrl",
+  "sameSite",
+  "onEvent",
+  "isAdmin",
+  "hasher",
+  "counterStore",
+  "throttle",
+  "hashing",
+  "hashing.concurrency",
+  "cors",
+  "deviceCookies",
+]);
 
 /** The files where the options are documented: the package's own, and each concept's slice. */
-const OPTION_FILES = ["options/options.ts", "cookie/options.ts", "sessions/options.ts", "login/options.ts", "origins/options.ts", "cors/options.ts", "endpoint/options.ts"];
+const OPTION_FILES = [
+  "options/options.ts",
+  "cookie/options.ts",
+  "sessions/options.ts",
+  "login/options.ts",
+  "origins/options.ts",
+  "cors/options.ts",
+  "endpoint/options.ts",
+];
 
 /** Every `@default` tag of the option files: the option's path and the tag's leading literal, if it has one. */
 function documentedDefaults(): { path: string; literal: unknown }[] {

@@ -19,7 +19,9 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, sessionName: "bad name;" })).toThrow(/sessionName/);
     // A counter store written before decrement existed would fail every correct login: refused now.
     const oldShape = { increment: async () => 1, get: async () => 0, delete: async () => undefined };
-    expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, counterStore: oldShape as never })).toThrow(/counterStore: must be a CounterStore \(with increment, decrement, get, delete\)/);
+    expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, counterStore: oldShape as never })).toThrow(
+      /counterStore: must be a CounterStore \(with increment, decrement, get, delete\)/,
+    );
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, hashing: { maxWait: 1e7 } })).toThrow(/hashing\.maxWait/);
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: SECRET, unknownOption: 1 } as never)).toThrow(/unknownOption/);
     expect(() => createSessionAuthRouter(null as never)).toThrow(TypeError);
@@ -36,7 +38,14 @@ describe("createSessionAuthRouter options", () => {
   it("refuses a secret that is long but not random, and says how to make one", () => {
     const weakOnes = ["a".repeat(32), "abc".repeat(11), "0123401234".repeat(4), "0123456789abcdef".repeat(2), "correct-horse".repeat(3)];
     // Repeated, but not whole: a pattern with a tail, a period that does not divide the length, a run and then a few others.
-    weakOnes.push("password".repeat(4) + "1", "changeme".repeat(4) + "!", "0123456789".repeat(3) + "01", "ab".repeat(12) + "abcdefgh", "a".repeat(24) + "bcdefgh1", "ABCDEFGH".repeat(4) + " ");
+    weakOnes.push(
+      "password".repeat(4) + "1",
+      "changeme".repeat(4) + "!",
+      "0123456789".repeat(3) + "01",
+      "ab".repeat(12) + "abcdefgh",
+      "a".repeat(24) + "bcdefgh1",
+      "ABCDEFGH".repeat(4) + " ",
+    );
     for (const weak of weakOnes) {
       expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: weak }), weak).toThrow(/secret: looks weak .*npx services-session-auth secret/);
     }
@@ -44,7 +53,12 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: "9f86d081884c7d659a2feaa0c55ad015" })).not.toThrow();
     expect(() => createSessionAuthRouter({ userStore, sessionStore, secret: "Zm9vYmFyLXNlY3JldC1rZXktbWF0ZXJpYWwtMDEyMzQ1" })).not.toThrow();
     // Whatever a generator gives: 5,000 of each common encoding, none refused (the rule itself, without building an app each time).
-    for (const make of [() => randomBytes(16).toString("hex"), () => randomBytes(32).toString("hex"), () => randomBytes(24).toString("base64"), () => randomBytes(32).toString("base64url")]) {
+    for (const make of [
+      () => randomBytes(16).toString("hex"),
+      () => randomBytes(32).toString("hex"),
+      () => randomBytes(24).toString("base64"),
+      () => randomBytes(32).toString("base64url"),
+    ]) {
       for (let i = 0; i < 5000; i++) {
         const secret = make();
         expect(secretSchema.safeParse(secret).success, secret).toBe(true);
@@ -61,7 +75,9 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter({ ...base, idleTimeout: 120, touchInterval: 180 })).toThrow(/touchInterval: must be shorter than idleTimeout/);
     // Against the idle timeout in force: unset, it follows a short absolute timeout down.
     expect(() => createSessionAuthRouter({ ...base, absoluteTimeout: 3600, touchInterval: 5000 })).toThrow(/touchInterval: must be shorter than idleTimeout/);
-    expect(() => createSessionAuthRouter({ ...base, idleTimeout: 7200, absoluteTimeout: 3600 })).toThrow(/idleTimeout: must not be longer than absoluteTimeout/);
+    expect(() => createSessionAuthRouter({ ...base, idleTimeout: 7200, absoluteTimeout: 3600 })).toThrow(
+      /idleTimeout: must not be longer than absoluteTimeout/,
+    );
     expect(() => createSessionAuthRouter({ ...base, idleTimeout: 3_000_000 })).toThrow(/idleTimeout/);
     // Unset, the idle timeout follows a short absolute one down.
     expect(() => createSessionAuthRouter({ ...base, absoluteTimeout: 3600 })).not.toThrow();
@@ -86,7 +102,9 @@ describe("createSessionAuthRouter options", () => {
     expect(() => createSessionAuthRouter({ ...base, sameSite: "None" as never })).toThrow(/sameSite/);
     expect(() => createSessionAuthRouter({ ...base, parsers: ["application/xml" as never] })).toThrow(/parsers/);
     expect(() => createSessionAuthRouter({ ...base, endpointName: "" })).toThrow(/endpointName/);
-    expect(() => createSessionAuthRouter({ ...base, sameSite: "none", cookieSecure: "always", parsers: [], endpointName: "api", clearSiteData: true })).not.toThrow();
+    expect(() =>
+      createSessionAuthRouter({ ...base, sameSite: "none", cookieSecure: "always", parsers: [], endpointName: "api", clearSiteData: true }),
+    ).not.toThrow();
   });
 
   it("accepts csrfToken in place of secret, and leaves the caller's object untouched", () => {

@@ -101,7 +101,10 @@ describe("a logout the store cannot record", () => {
     const now = Math.floor(Date.now() / 1000);
     const destroyByUser = vi.fn(() => Promise.reject(new Error("down")));
     const pending = new PendingLogouts({ destroyByUser } as unknown as SessionStore, 3600);
-    const session = (uid: string, createdAt: number) => ({ handle: `h${uid}`, record: { uid, createdAt, lastSeenAt: createdAt, expiresAt: createdAt + 3600, ip: "", userAgent: "" } });
+    const session = (uid: string, createdAt: number) => ({
+      handle: `h${uid}`,
+      record: { uid, createdAt, lastSeenAt: createdAt, expiresAt: createdAt + 3600, ip: "", userAgent: "" },
+    });
     for (let i = 0; i < 5; i++) pending.add(session("7", now - 10 + i));
     expect(pending.size).toBe(1);
     expect(pending.covers(session("7", now - 6))).toBe(true);
@@ -140,7 +143,9 @@ describe("a logout the store cannot record", () => {
     expect(res.headers["retry-after"]).toBeDefined();
     expect(res.headers["clear-site-data"]).toBe('"cookies"');
     expect(setCookies(res)[0]).toMatch(new RegExp(`^${session.session_name}=deleted; `));
-    expect(events.filter((event) => event.type.startsWith("logout"))).toEqual([{ type: "logout.unrecorded", uid: "14", session: expect.any(String), ip: "127.0.0.1", timestamp: expect.any(Number) }]);
+    expect(events.filter((event) => event.type.startsWith("logout"))).toEqual([
+      { type: "logout.unrecorded", uid: "14", session: expect.any(String), ip: "127.0.0.1", timestamp: expect.any(Number) },
+    ]);
     // Refused here at once; the store gets the logout when it recovers.
     expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
     failing.clear();

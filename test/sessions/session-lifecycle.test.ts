@@ -67,7 +67,13 @@ describe("session lifecycle", () => {
     const other = await login(app, "admin", "admin-password");
     const listed = await sessionStore.listByUser("14");
     expect(listed).toHaveLength(2);
-    expect(listed[0]!.record).toMatchObject({ uid: "14", ip: expect.any(String), userAgent: expect.any(String), createdAt: expect.any(Number), lastSeenAt: expect.any(Number) });
+    expect(listed[0]!.record).toMatchObject({
+      uid: "14",
+      ip: expect.any(String),
+      userAgent: expect.any(String),
+      createdAt: expect.any(Number),
+      lastSeenAt: expect.any(Number),
+    });
     expect(await sessionStore.destroyByUser("14")).toBe(2);
     for (const session of [phone, tablet]) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
     expect((await agent.get("/services/json/players").set("Cookie", other.cookie)).status).toBe(200);

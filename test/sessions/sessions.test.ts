@@ -9,7 +9,14 @@ import type { SessionSettings } from "../../src/sessions/options.js";
 import { Sessions } from "../../src/sessions/sessions.js";
 import { fastHasher, USERS } from "../helpers/app.js";
 
-const cookie: CookieSettings = { sessionName: "SESStest", cookieDomain: undefined, baseUrl: undefined, cookieSecure: "auto", sameSite: undefined, absoluteTimeout: 3600 };
+const cookie: CookieSettings = {
+  sessionName: "SESStest",
+  cookieDomain: undefined,
+  baseUrl: undefined,
+  cookieSecure: "auto",
+  sameSite: undefined,
+  absoluteTimeout: 3600,
+};
 const settings: SessionSettings = { ...cookie, csrfToken: (sessid) => `token-of-${sessid}`, idleTimeout: 600, touchInterval: 60, maxSessionsPerUser: 2 };
 
 async function build() {
@@ -48,8 +55,29 @@ describe("Sessions", () => {
     const { sessions, demo, client } = await build();
     const sessid = await sessions.start(demo, client);
     const { state } = await sessions.context({ host: "api.example.com", secure: false, cookieHeader: `SESStest=${sessid}` });
-    expect(() => sessions.checkCsrf(state, "POST", () => "wrong", () => client.ip)).toThrow(expect.objectContaining({ code: "ERR_CSRF" }));
-    expect(() => sessions.checkCsrf(state, "POST", () => `token-of-${sessid}`, () => client.ip)).not.toThrow();
-    expect(() => sessions.checkCsrf(state, "GET", () => undefined, () => client.ip)).not.toThrow();
+    expect(() =>
+      sessions.checkCsrf(
+        state,
+        "POST",
+        () => "wrong",
+        () => client.ip,
+      ),
+    ).toThrow(expect.objectContaining({ code: "ERR_CSRF" }));
+    expect(() =>
+      sessions.checkCsrf(
+        state,
+        "POST",
+        () => `token-of-${sessid}`,
+        () => client.ip,
+      ),
+    ).not.toThrow();
+    expect(() =>
+      sessions.checkCsrf(
+        state,
+        "GET",
+        () => undefined,
+        () => client.ip,
+      ),
+    ).not.toThrow();
   });
 });

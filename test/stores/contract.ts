@@ -73,11 +73,7 @@ function tamper(sessid: string): string {
  * describeSessionStore("memorySessionStore", () => memorySessionStore(), { dispose: (s) => (s as MemorySessionStore).close() });
  * ```
  */
-export function describeSessionStore(
-  name: string,
-  makeStore: () => SessionStore | Promise<SessionStore>,
-  options: SessionStoreContractOptions = {},
-): void {
+export function describeSessionStore(name: string, makeStore: () => SessionStore | Promise<SessionStore>, options: SessionStoreContractOptions = {}): void {
   const { clock = "fake", dispose, withCapacity } = options;
   const can = { touchExtends: true, listByUser: true, countsDestroyed: true, ...options.capabilities };
 
@@ -267,7 +263,11 @@ export function describeSessionStore(
       const sessions = Array.from({ length: 1050 }, (_, i) => {
         const sessid = createSessionId();
         const now = nowSeconds();
-        return { sessid, handle: hashSessionId(sessid), record: recordFor(uids[i % 3]!, { createdAt: now - i, lastSeenAt: now - i, expiresAt: now + 3600 + i }) };
+        return {
+          sessid,
+          handle: hashSessionId(sessid),
+          record: recordFor(uids[i % 3]!, { createdAt: now - i, lastSeenAt: now - i, expiresAt: now + 3600 + i }),
+        };
       });
       await store.adoptMany(sessions.map(({ handle, record }) => ({ handle, record })));
       const found = await Promise.all(sessions.map(({ sessid }) => store.get(sessid)));

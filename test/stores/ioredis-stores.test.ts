@@ -3,12 +3,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { nowSeconds } from "../../src/clock.js";
 import { hashSessionId } from "../../src/sessions/session-id.js";
 import type { createClient } from "redis";
-import {
-  ioredisCounterStore,
-  ioredisSessionStore,
-  type IoredisCounterStoreOptions,
-  type IoredisSessionStoreOptions,
-} from "services-session-auth/ioredis";
+import { ioredisCounterStore, ioredisSessionStore, type IoredisCounterStoreOptions, type IoredisSessionStoreOptions } from "services-session-auth/ioredis";
 import { sessionKey, userIndexKey } from "../../src/stores/redis/keys.js";
 import { describeCounterStore, describeSessionStore } from "./contract.js";
 import { deleteKeys, redisUrl, uniquePrefix } from "./redis-helpers.js";

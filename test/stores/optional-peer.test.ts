@@ -34,7 +34,10 @@ function runWithout(hidden: string, code: string): { status: number | null; stdo
   const preload = join(dir, `hide-${hidden}.cjs`);
   writeFileSync(preload, hide);
   try {
-    const result = spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), ["--require", preload, "--input-type=module", "--eval", code], { cwd: ROOT, encoding: "utf8" });
+    const result = spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), ["--require", preload, "--input-type=module", "--eval", code], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -19,11 +19,7 @@ import { freePort, hasBinary, privateRedis, type PrivateRedis } from "./redis-he
 // Starting a cluster takes a few seconds and three processes, so it runs only when asked.
 const wanted = process.env.REDIS_CLUSTER_TESTS === "1";
 const binaries = hasBinary("redis-server") && hasBinary("redis-cli");
-const skipReason = !wanted
-  ? "REDIS_CLUSTER_TESTS is not 1"
-  : !binaries
-    ? "redis-server or redis-cli is not on PATH"
-    : undefined;
+const skipReason = !wanted ? "REDIS_CLUSTER_TESTS is not 1" : !binaries ? "redis-server or redis-cli is not on PATH" : undefined;
 if (skipReason !== undefined) {
   console.warn(`redis-cluster.test.ts: ${skipReason}, skipping the Redis Cluster tests`);
   it.skip(`Redis Cluster tests skipped: ${skipReason} (set REDIS_CLUSTER_TESTS=1 with redis-server and redis-cli installed)`, () => {});
@@ -119,30 +115,50 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
   describeCounterStore("ioredisCounterStore (cluster)", () => ioredisCounterStore({ client: ioCluster, prefix: "iocluster:c:" }), { clock: "real" });
 
   // The command line finds out that its --redis URL is a cluster node and writes through a cluster client.
-  it.runIf(process.env.MYSQL_URL !== undefined)("drupal7 import-sessions writes into the cluster, each session on the master of its slot", async () => {
-    const db = await createMysql(process.env.MYSQL_URL!);
-    try {
-      await seedSite(db);
-      const now = nowSeconds();
-      const cookies = Array.from({ length: 40 }, () => createSessionId());
-      await insertSessions(db, cookies.map((cookie) => ({ uid: SEED_USERS.admin.uid, sid: hashSessionId(cookie), timestamp: now - 60 })));
-      const run = await runCli(["drupal7", "import-sessions", "--database", db.url, "--redis", `redis://127.0.0.1:${ports[0]}`, "--redis-prefix", "cli-cluster:", "--batch-size", "16"]);
-      expect([run.code, run.stderr]).toEqual([0, ""]);
-      expect(run.stdout).toMatch(/^Imported 40 sessions/);
-      const store = redisSessionStore({ client: cluster, prefix: "cli-cluster:" });
-      for (const cookie of cookies) expect((await store.get(cookie))?.record.uid).toBe(String(SEED_USERS.admin.uid));
-      expect(await store.listByUser(String(SEED_USERS.admin.uid))).toHaveLength(40);
-      expect(new Set(cookies.map((cookie) => keyOwner(sessionKey("cli-cluster:", hashSessionId(cookie))))).size).toBe(3);
-    } finally {
-      await db.destroy();
-    }
-  }, 60_000);
+  it.runIf(process.env.MYSQL_URL !== undefined)(
+    "drupal7 import-sessions writes into the cluster, each session on the master of its slot",
+    async () => {
+      const db = await createMysql(process.env.MYSQL_URL!);
+      try {
+        await seedSite(db);
+        const now = nowSeconds();
+        const cookies = Array.from({ length: 40 }, () => createSessionId());
+        await insertSessions(
+          db,
+          cookies.map((cookie) => ({ uid: SEED_USERS.admin.uid, sid: hashSessionId(cookie), timestamp: now - 60 })),
+        );
+        const run = await runCli([
+          "drupal7",
+          "import-sessions",
+          "--database",
+          db.url,
+          "--redis",
+          `redis://127.0.0.1:${ports[0]}`,
+          "--redis-prefix",
+          "cli-cluster:",
+          "--batch-size",
+          "16",
+        ]);
+        expect([run.code, run.stderr]).toEqual([0, ""]);
+        expect(run.stdout).toMatch(/^Imported 40 sessions/);
+        const store = redisSessionStore({ client: cluster, prefix: "cli-cluster:" });
+        for (const cookie of cookies) expect((await store.get(cookie))?.record.uid).toBe(String(SEED_USERS.admin.uid));
+        expect(await store.listByUser(String(SEED_USERS.admin.uid))).toHaveLength(40);
+        expect(new Set(cookies.map((cookie) => keyOwner(sessionKey("cli-cluster:", hashSessionId(cookie))))).size).toBe(3);
+      } finally {
+        await db.destroy();
+      }
+    },
+    60_000,
+  );
 
   it("ioredis: ends one user's sessions spread over every master", async () => {
     const store = ioredisSessionStore({ client: ioCluster, prefix: "iospread:" });
     const now = nowSeconds();
     const ids = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => store.create({ uid: "779", createdAt: now - i, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ioredis" })),
+      Array.from({ length: 30 }, (_, i) =>
+        store.create({ uid: "779", createdAt: now - i, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ioredis" }),
+      ),
     );
     const owners = new Set(ids.map((id) => keyOwner(sessionKey("iospread:", hashSessionId(id)))));
     expect(owners.size).toBe(3);
@@ -221,7 +237,10 @@ describe.skipIf(skipReason !== undefined)("Redis stores on a 3-master Redis Clus
       const sessid = await creating;
       const found = await store.get(sessid);
       expect(found, operation).not.toBeNull();
-      expect((await store.listByUser(uid)).map((s) => s.handle), operation).toEqual([found!.handle]);
+      expect(
+        (await store.listByUser(uid)).map((s) => s.handle),
+        operation,
+      ).toEqual([found!.handle]);
     }
   });
 });

@@ -120,11 +120,9 @@ export function privateRedis(port: number, extra: string[] = [], dir = mkdtempSy
       return child !== undefined && child.exitCode === null;
     },
     async start() {
-      child = spawn(
-        "redis-server",
-        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra],
-        { stdio: "ignore" },
-      );
+      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra], {
+        stdio: "ignore",
+      });
       await waitForPing(port);
     },
     stop,

@@ -52,7 +52,9 @@ describe.skipIf(!redisUrl)("redisSessionStore on REDIS_URL", () => {
       for (let allowed = 0; allowed <= 4; allowed++) {
         const uid = `atomic-${operation}-${allowed}`;
         const setup = redisSessionStore({ client, prefix });
-        const ids = await Promise.all([1, 2, 3].map(() => setup.create({ uid, createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ua" })));
+        const ids = await Promise.all(
+          [1, 2, 3].map(() => setup.create({ uid, createdAt: now, lastSeenAt: now, expiresAt: now + 600, ip: "::1", userAgent: "ua" })),
+        );
         const handles = ids.map(hashSessionId);
         const store = redisSessionStore({ client: droppingAfter(client, allowed), prefix });
         await (operation === "destroy" ? store.destroy(handles[0]!) : store.destroyByUser(uid)).catch(() => undefined);

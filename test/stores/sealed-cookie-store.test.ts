@@ -153,7 +153,8 @@ describe("sealedCookieStore", () => {
     );
     expect(shared).toEqual([667, 838, 1150, 1634]);
     expect(inMemory).toEqual([695, 866, 1179, 1662]);
-    const attributes = "; expires=Wed, 16 Dec 2026 20:42:04 GMT; Max-Age=2000000; path=/; domain=.a-long-host-name.example.com; secure; HttpOnly; SameSite=Strict";
+    const attributes =
+      "; expires=Wed, 16 Dec 2026 20:42:04 GMT; Max-Age=2000000; path=/; domain=.a-long-host-name.example.com; secure; HttpOnly; SameSite=Strict";
     expect(`SSESS${"0".repeat(32)}=${"x".repeat(inMemory[3]!)}${attributes}`.length).toBeLessThan(4096);
   });
 

@@ -8,7 +8,14 @@ describe("withTimeout and a store's ready promise", () => {
   });
 
   function storeReadyWhen(ready: Promise<void>) {
-    return { ready, calls: 0, async find(name: string) { this.calls += 1; return name; } };
+    return {
+      ready,
+      calls: 0,
+      async find(name: string) {
+        this.calls += 1;
+        return name;
+      },
+    };
   }
 
   it("answers 503 once ready has not settled within its limit, and goes straight to the store once it does", async () => {
@@ -19,7 +26,10 @@ describe("withTimeout and a store's ready promise", () => {
     const guarded = withTimeout(store, "users", 2000, (event) => void events.push(event), 30_000);
 
     const waiting = guarded.find("demo");
-    const outcome = waiting.then(() => "answered", (error: { code?: string }) => error.code);
+    const outcome = waiting.then(
+      () => "answered",
+      (error: { code?: string }) => error.code,
+    );
     await vi.advanceTimersByTimeAsync(29_000);
     expect(store.calls).toBe(0);
     await vi.advanceTimersByTimeAsync(1_000);

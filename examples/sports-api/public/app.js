@@ -85,9 +85,7 @@ function sessionEnded() {
 }
 
 async function loadTables() {
-  const [players, events, courses] = await Promise.all(
-    ["players", "events", "courses"].map((name) => call("GET", `${API}/${name}.json`)),
-  );
+  const [players, events, courses] = await Promise.all(["players", "events", "courses"].map((name) => call("GET", `${API}/${name}.json`)));
   const failed = [players, events, courses].find((reply) => reply.status !== 200);
   if (failed?.status === 401) return sessionEnded();
   if (failed !== undefined) return say("error", `The sports data could not be loaded (HTTP ${failed.status}).`);
@@ -114,10 +112,7 @@ async function resume() {
 const LOGIN_MESSAGES = {
   401: () => "Wrong user name or password.",
   403: () => "This account is blocked or has not been activated.",
-  406: (message) =>
-    /temporarily blocked/.test(message)
-      ? `Too many failed logins: ${message.replace(/\.$/, "").toLowerCase()}. Try again later.`
-      : message,
+  406: (message) => (/temporarily blocked/.test(message) ? `Too many failed logins: ${message.replace(/\.$/, "").toLowerCase()}. Try again later.` : message),
   503: () => "The service is temporarily unavailable. Try again in a few seconds.",
 };
 

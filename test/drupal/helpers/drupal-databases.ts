@@ -88,7 +88,12 @@ export async function createPostgres(url: string): Promise<TestDrupalDb> {
     table: (table) => `${prefix}${table}`,
     async run<Row>(sql: string, values: unknown[] = []) {
       let n = 0;
-      return (await pool.query(sql.replace(/\?/g, () => `$${++n}`), values)).rows as Row[];
+      return (
+        await pool.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          values,
+        )
+      ).rows as Row[];
     },
     async destroy() {
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

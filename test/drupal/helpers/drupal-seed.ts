@@ -123,7 +123,22 @@ export async function seedUsers(db: TestDrupalDb, users: readonly SeedUser[] = O
     await db.run(
       `INSERT INTO ${db.table("users")} (uid, name, pass, mail, theme, signature, signature_format, created, changed, access, login, status, timezone, language, picture, init, data)
        VALUES (?, ?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?)`,
-      [user.uid, user.name, user.pass, user.mail, user.signature_format, user.created, user.changed, user.access, user.login, user.status, user.timezone, user.picture, user.init, blob(user.data)],
+      [
+        user.uid,
+        user.name,
+        user.pass,
+        user.mail,
+        user.signature_format,
+        user.created,
+        user.changed,
+        user.access,
+        user.login,
+        user.status,
+        user.timezone,
+        user.picture,
+        user.init,
+        blob(user.data),
+      ],
     );
     for (const rid of user.roles) await db.run(`INSERT INTO ${db.table("users_roles")} (uid, rid) VALUES (?, ?)`, [user.uid, rid]);
   }
@@ -162,7 +177,7 @@ export async function insertSessions(db: TestDrupalDb, sessions: readonly SeedSe
       s.sid,
       s.hostname ?? "203.0.113.7",
       s.timestamp,
-      Buffer.from('messages|a:0:{}'),
+      Buffer.from("messages|a:0:{}"),
     ]);
   }
 }

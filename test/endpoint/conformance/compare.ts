@@ -46,10 +46,12 @@ export class ScenarioReplay {
     const diff = (where: string, expected: unknown, actual: unknown) => out.push({ step, where, expected, actual });
     const here = new Map(varying.filter((v) => v.step === step).map((v) => [v.where, v]));
     const requestText = JSON.stringify(recorded.request);
-    const value = (where: string, kind: Varying["kind"], raw: unknown, actual: unknown) => this.#varying(where, kind, raw, actual, requestText, recorded.request, diff);
+    const value = (where: string, kind: Varying["kind"], raw: unknown, actual: unknown) =>
+      this.#varying(where, kind, raw, actual, requestText, recorded.request, diff);
 
     const { response } = recorded;
-    if (ours.status !== response.status || ours.reason !== response.reason) diff("status", `${response.status} ${response.reason}`, `${ours.status} ${ours.reason}`);
+    if (ours.status !== response.status || ours.reason !== response.reason)
+      diff("status", `${response.status} ${response.reason}`, `${ours.status} ${ours.reason}`);
 
     const expectedHeaders = headerMap(response.headers);
     const ourHeaders = headerMap(ours.headers);
@@ -95,7 +97,14 @@ export class ScenarioReplay {
     }
   }
 
-  #compareCookies(expected: readonly string[], actual: readonly string[], arrivedAt: number, here: ReadonlyMap<string, Varying>, value: ValueCheck, diff: DiffSink): void {
+  #compareCookies(
+    expected: readonly string[],
+    actual: readonly string[],
+    arrivedAt: number,
+    here: ReadonlyMap<string, Varying>,
+    value: ValueCheck,
+    diff: DiffSink,
+  ): void {
     if (expected.length !== actual.length) diff("set-cookie count", expected, actual);
     for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
       const want = parseCookie(expected[i]!);
@@ -109,13 +118,15 @@ export class ScenarioReplay {
         value(`${at} value`, "SID", want.value, got.value);
       }
       // Attribute names in order and case, as PHP writes them; values exactly, but for a future expiry.
-      if (want.attributes.map(([name]) => name).join() !== got.attributes.map(([name]) => name).join()) diff(`${at} attributes`, want.attributes, got.attributes);
+      if (want.attributes.map(([name]) => name).join() !== got.attributes.map(([name]) => name).join())
+        diff(`${at} attributes`, want.attributes, got.attributes);
       for (const [name, wanted] of want.attributes) {
         const had = got.attributes.find(([other]) => other === name)?.[1];
         if (name === "expires" && wanted !== EPOCH) {
           const maxAge = Number(got.attributes.find(([other]) => other === "Max-Age")?.[1]);
           const expires = Date.parse(had ?? "") / 1000;
-          if (had === undefined || !COOKIE_DATE.test(had) || Math.abs(expires - (arrivedAt + maxAge)) > 5) diff(`${at} expires`, `arrival + Max-Age (${wanted})`, had);
+          if (had === undefined || !COOKIE_DATE.test(had) || Math.abs(expires - (arrivedAt + maxAge)) > 5)
+            diff(`${at} expires`, `arrival + Max-Age (${wanted})`, had);
         } else if (had !== wanted) {
           diff(`${at} ${name}`, wanted, had);
         }

@@ -15,7 +15,13 @@ export interface RawResponse {
  * headers in order (no Host, Content-Length or Content-Type added), then the body. The
  * request carries `Connection: close`, so the server ends the socket after its reply.
  */
-export function rawRequest(port: number, method: string, target: string, headers: ReadonlyArray<readonly [string, string]>, body: Buffer): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  method: string,
+  target: string,
+  headers: ReadonlyArray<readonly [string, string]>,
+  body: Buffer,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];

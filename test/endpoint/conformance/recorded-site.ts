@@ -33,7 +33,14 @@ export type Framework = (typeof FRAMEWORKS)[number];
 export async function recordedSite(framework: Framework): Promise<RunningSite> {
   const userStore = memoryUserStore(
     [
-      { uid: "1", name: "admin", password: "admin-password", mail: "admin@example.com", roles: ["administrator"], fields: { timezone: "UTC", rdf_mapping: RDF_MAPPING } },
+      {
+        uid: "1",
+        name: "admin",
+        password: "admin-password",
+        mail: "admin@example.com",
+        roles: ["administrator"],
+        fields: { timezone: "UTC", rdf_mapping: RDF_MAPPING },
+      },
       { uid: "2", name: "demo", password: "demo-password", mail: "demo@example.com", fields: { rdf_mapping: RDF_MAPPING } },
       { uid: "3", name: "blocked", password: "blocked-password", mail: "blocked@example.com", active: false, fields: { rdf_mapping: RDF_MAPPING } },
     ],

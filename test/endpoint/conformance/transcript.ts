@@ -40,7 +40,9 @@ export interface Transcript {
 }
 
 /** The recording of a real Drupal 7.101 + Services 7.x-3.28 site, kept in the test fixtures with its README. */
-export const transcript: Transcript = JSON.parse(readFileSync(new URL("../../fixtures/drupal7-transcript/transcript.json", import.meta.url), "utf8")) as Transcript;
+export const transcript: Transcript = JSON.parse(
+  readFileSync(new URL("../../fixtures/drupal7-transcript/transcript.json", import.meta.url), "utf8"),
+) as Transcript;
 
 /** The bytes of a recorded body. */
 export function bodyBytes(body: string | null, encoding: "utf8" | "base64" | null): Buffer {
