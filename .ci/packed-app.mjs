@@ -11,8 +11,10 @@ const subpaths = [
   "services-session-auth/ioredis",
   "services-session-auth/sealed-cookie",
   "services-session-auth/drupal",
+  "services-session-auth/fetch",
+  "services-session-auth/fastify",
 ];
-for (const name of ["redis", "ioredis", "iron-session", "mysql2", "pg"]) {
+for (const name of ["redis", "ioredis", "iron-session", "mysql2", "pg", "fastify"]) {
   try {
     require.resolve(name);
     throw new Error(`${name} is installed in the app, so this check proves nothing`);

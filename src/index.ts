@@ -29,6 +29,7 @@ export type {
   CookieOptions,
   CorsConfig,
   CorsOptions,
+  DeviceCookieOptions,
   EndpointOptions,
   HashingOptions,
   LoginOptions,

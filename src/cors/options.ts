@@ -50,7 +50,7 @@ export interface CorsConfig {
    * those are; list here any other route a page calls with a preflight (a method other than
    * GET, HEAD or POST, or a header such as `X-CSRF-Token`), since a preflight never reaches
    * a route's own handlers.
-   * @default []: the endpoint, `services/session/token` and the guarded routes
+   * @default [] (the endpoint, `services/session/token` and the guarded routes always are)
    */
   paths?: readonly string[];
 }

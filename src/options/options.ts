@@ -53,6 +53,6 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
 }
 
 export type { CookieOptions, CorsConfig, CorsOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };
-export type { HashingOptions, ThrottleOptions } from "../login/options.js";
+export type { DeviceCookieOptions, HashingOptions, ThrottleOptions } from "../login/options.js";
 export type { RequireSessionOptions } from "../sessions/options.js";
 export type { RequestParser } from "../http-input/body.js";
