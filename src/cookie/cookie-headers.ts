@@ -7,8 +7,11 @@
  * (one pass, distinct values kept in a set); how many are looked up is the caller's to bound.
  */
 export function readCookies(header: string | undefined, name: string): string[] {
-  const values = new Set<string>();
-  if (header === undefined || header.length === 0) return [];
+  const values: string[] = [];
+  // Distinct values: a scan of the few a header carries, and a set once it carries many, so a
+  // header stuffed with copies still costs one pass.
+  let seen: Set<string> | undefined;
+  if (header === undefined || header.length === 0) return values;
   let start = 0;
   // The next "=" at or after `start`: found once and reused by the pairs before it, so a header
   // of many pairs without one (a;a;a;…) is scanned once, not once per pair.
@@ -23,12 +26,19 @@ export function readCookies(header: string | undefined, name: string): string[] 
     if (nextEq < end && header.slice(start, nextEq).trim() === name) {
       let value = header.slice(nextEq + 1, end).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      if (value !== "") values.add(value);
+      if (value !== "" && !(seen === undefined ? values.includes(value) : seen.has(value))) {
+        values.push(value);
+        seen?.add(value);
+        if (seen === undefined && values.length > DISTINCT_BY_SCAN) seen = new Set(values);
+      }
     }
     start = end + 1;
   }
-  return [...values];
+  return values;
 }
+
+/** Past this many values, distinct ones are told apart by a set rather than a scan. */
+const DISTINCT_BY_SCAN = 8;
 
 /** The `SameSite` values a session cookie may carry, as written on the wire. */
 export type SameSiteValue = "Lax" | "Strict" | "None";

@@ -188,8 +188,19 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const router = Router();
   if (queryPaths.length > 0) router.use(queryPathRewriter(queryPaths));
   if (corsSettings.enabled) router.use(corsForPaths);
-  router.all("/services/session/token", servicesSessionToken);
+  router.all(TOKEN_PATH, servicesSessionToken);
   router.use(endpointPath, servicesEndpoint);
+  // Mounted at the app's root, every request of the app enters the router: one that cannot be
+  // any of its paths goes straight on, without the router's dispatch (a protected GET would
+  // otherwise pay for three layers it never uses).
+  const mayServe = servedPaths(endpointPath, queryPaths, corsSettings.enabled && corsSettings.paths.length > 0);
+  // Express 4's and 5's routers are functions that call their own `handle`, which their types leave out.
+  const dispatching = router as Router & { handle(req: Request, res: Response, next: NextFunction): void };
+  const dispatch = dispatching.handle;
+  dispatching.handle = function sessionAuthRouter(this: Router, req: Request, res: Response, next: NextFunction) {
+    if (!mayServe(req.url)) return next();
+    dispatch.call(this, req, res, next);
+  };
 
   const pieces: Omit<SessionAuthRouter, keyof Router> = {
     endpointPath,
@@ -226,4 +237,25 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     }),
   };
   return Object.assign(router, pieces);
+}
+
+const TOKEN_PATH = "/services/session/token";
+
+/**
+ * Whether a request URL (relative to where the router is mounted) may be one the router serves:
+ * the endpoint path or below it, the token call, a `?q=` path, or anything when CORS covers
+ * paths of the app's own. A superset, never a guess: case is ignored as Express's routing
+ * ignores it, and a URL with a percent sign always goes through the router.
+ */
+function servedPaths(endpointPath: string, queryPaths: readonly string[], everything: boolean): (url: string) => boolean {
+  const endpoint = endpointPath.toLowerCase();
+  const honoured = new Set(queryPaths);
+  return (url) => {
+    if (everything || url.includes("%")) return true;
+    const mark = url.indexOf("?");
+    const path = (mark === -1 ? url : url.slice(0, mark)).toLowerCase();
+    if (mark !== -1 && honoured.has(url.slice(0, mark))) return true;
+    if (path.startsWith(TOKEN_PATH)) return true;
+    return path.startsWith(endpoint) && (path.length === endpoint.length || path[endpoint.length] === "/");
+  };
 }

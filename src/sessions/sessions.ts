@@ -150,13 +150,18 @@ export class Sessions {
       this.#emit({ type: "session.ambiguous", reason: "too-many-cookies", cookies: sent, uids: [] }, request.requestId);
       return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
     }
-    const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request.requestId)))).filter((live) => live !== undefined);
-    const uids = [...new Set(found.map((live) => live.user.uid))];
-    if (uids.length > 1) {
-      this.#emit({ type: "session.ambiguous", reason: "accounts", cookies: sent, uids }, request.requestId);
-      return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
+    let live: LiveSession | undefined;
+    // One cookie, as nearly every request carries: looked up alone, with nothing to compare.
+    if (sent === 1) live = await this.#resolve(sessids[0]!, now, request.requestId);
+    else {
+      const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request.requestId)))).filter((one) => one !== undefined);
+      const uids = [...new Set(found.map((one) => one.user.uid))];
+      if (uids.length > 1) {
+        this.#emit({ type: "session.ambiguous", reason: "accounts", cookies: sent, uids }, request.requestId);
+        return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
+      }
+      live = found[0];
     }
-    const live = found[0];
     if (live === undefined)
       return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : [] };
     const { record } = live.session;

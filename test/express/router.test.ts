@@ -5,6 +5,21 @@ import request from "supertest";
 import { rawRequest } from "../endpoint/conformance/raw-http.js";
 
 describe("SessionAuthRouter request handling", () => {
+  it("serves every spelling of its own paths Express routes to it, and leaves every other path to the app", async () => {
+    const { agent } = createTestApp({ queryPaths: ["/", "/index.php"] });
+    const login = { username: "demo", password: "demo-password" };
+    // Express's routing ignores case, and so does the router's quick check in front of it.
+    expect((await agent.post("/SERVICES/JSON/user/login").send(login)).status).toBe(200);
+    expect((await agent.post("/services/json/user/login/").send(login)).status).toBe(200);
+    expect((await agent.post("/index.php?q=services/json/user/login").send(login)).status).toBe(200);
+    expect((await agent.post("/services%2Fjson/user/login").send(login)).status).not.toBe(200);
+    expect((await agent.get("/SERVICES/SESSION/TOKEN")).status).toBe(200);
+    expect((await agent.get("/services/json")).text).toContain("has been setup successfully");
+    // A path that only starts like the endpoint's is the app's (its 404 here).
+    expect((await agent.post("/services/jsonx/user/login").send(login)).status).toBe(404);
+    expect((await agent.get("/services/json/players")).status).toBe(401);
+  });
+
   it("treats a request with no Content-Type as form-urlencoded, empty bodies included", async () => {
     const { app, agent } = createTestApp();
     const raw = await agent.post("/services/json/user/login").unset("Content-Type").send(Buffer.from("username=demo&password=demo-password"));
