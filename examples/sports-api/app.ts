@@ -7,6 +7,7 @@ import {
   memoryUserStore,
   type AuthEvent,
   type GuardedRoute,
+  type OpenApiObject,
   type MemoryUserStore,
   type PasswordHasher,
   type SessionAuthOptions,
@@ -104,6 +105,54 @@ export function sportsAuthOptions(config: SportsApiConfig): SessionAuthOptions {
 /** The resources of the example below the endpoint: a miss below them is `Could not find the controller.` */
 export const SPORTS_RESOURCES = ["players", "events", "courses", "sessions", "admin"];
 
+/** The collections under the endpoint, each with the schema of one row. */
+export const COLLECTIONS = [
+  ["players", players, playerSchema],
+  ["events", events, eventSchema],
+  ["courses", courses, courseSchema],
+] as const;
+
+/** The row an `:id` names (a `.json` suffix allowed), if there is one. */
+export function rowById(rows: readonly { readonly id: number }[], id: string): unknown {
+  return rows.find((item) => String(item.id) === id.replace(/\.json$/, ""));
+}
+
+/** What the administrators' route answers. */
+export function sportsStats(): Record<string, number> {
+  return { players: players.length, events: events.length, courses: courses.length };
+}
+
+/**
+ * Every guarded route of the sports API, on every framework, as the OpenAPI document describes
+ * it (the `.json` aliases left out); test/openapi/openapi.test.ts drives each one.
+ */
+export const SPORTS_ROUTES: readonly GuardedRoute[] = [
+  ...COLLECTIONS.flatMap(([name, , schema]): GuardedRoute[] => [
+    { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
+    {
+      method: "get",
+      path: `/services/json/${name}/{id}`,
+      summary: `One of the ${name}`,
+      response: schema,
+      responses: { 404: `No such id among the ${name}.` },
+    },
+  ]),
+  { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
+  { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
+  {
+    method: "get",
+    path: "/services/json/admin/stats",
+    summary: "Counts (administrators)",
+    roles: ["administrator"],
+    response: z.record(z.string(), z.number().int()),
+  },
+];
+
+/** The sports API's OpenAPI document, under the router's own options. */
+export function sportsApiDocument(options: SessionAuthOptions): OpenApiObject {
+  return openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes: SPORTS_ROUTES });
+}
+
 /** Builds the sports API: the demo page at /, Services auth at /services/json, protected players/events/courses. */
 export function createApp(config: SportsApiConfig): Express {
   const options = sportsAuthOptions(config);
@@ -117,35 +166,18 @@ export function createApp(config: SportsApiConfig): Express {
   app.use(auth);
   app.use(demoPage());
 
-  // Each guarded route is described in `routes` right where it is registered (the `.json`
-  // aliases are left out of the document); test/openapi/openapi.test.ts drives every described one.
-  const routes: GuardedRoute[] = [];
-  const collections = [
-    ["players", players, playerSchema],
-    ["events", events, eventSchema],
-    ["courses", courses, courseSchema],
-  ] as const;
-  for (const [name, rows, schema] of collections) {
+  // Each guarded route below is described in SPORTS_ROUTES, for the OpenAPI document.
+  for (const [name, rows] of COLLECTIONS) {
     app.get([`/services/json/${name}`, `/services/json/${name}.json`], signedIn, (_req, res) => reply(res, 200, rows));
     app.get(`/services/json/${name}/:id`, signedIn, (req, res) => {
       const id = String(req.params.id);
-      const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === id.replace(/\.json$/, ""));
+      const row = rowById(rows, id);
       if (row !== undefined) return reply(res, 200, row);
       // The id is the client's: reasonPhrase keeps CR/LF, controls and length out of the status line.
       const message = `Could not find ${name} ${id}.`;
       res.statusMessage = reasonPhrase(404, message);
       reply(res, 404, [message]);
     });
-    routes.push(
-      { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
-      {
-        method: "get",
-        path: `/services/json/${name}/{id}`,
-        summary: `One of the ${name}`,
-        response: schema,
-        responses: { 404: `No such id among the ${name}.` },
-      },
-    );
   }
 
   // Recipe: a user's own devices, and "log out everywhere".
@@ -161,20 +193,9 @@ export function createApp(config: SportsApiConfig): Express {
     reply(res, 200, { ended: await auth.endUserSessions(req.auth!.user.uid) });
   });
   // Recipe: a role-protected route.
-  app.get("/services/json/admin/stats", admin, (_req, res) => reply(res, 200, { players: players.length, events: events.length, courses: courses.length }));
-  routes.push(
-    { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
-    { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
-    {
-      method: "get",
-      path: "/services/json/admin/stats",
-      summary: "Counts (administrators)",
-      roles: ["administrator"],
-      response: z.record(z.string(), z.number().int()),
-    },
-  );
+  app.get("/services/json/admin/stats", admin, (_req, res) => reply(res, 200, sportsStats()));
 
-  const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });
+  const document = sportsApiDocument(options);
   app.get("/openapi.json", (_req, res) => reply(res, 200, document));
 
   // Last: Services' own 404 below the endpoint, Drupal's 404 status line everywhere else,

@@ -1,9 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { openApiDocument, reasonPhrase, type GuardedRoute } from "services-session-auth";
+import { reasonPhrase } from "services-session-auth";
 import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
-import { z } from "zod";
-import { sessionListItem, sportsAuthOptions, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
-import { courseSchema, courses, eventSchema, events, playerSchema, players } from "./data.js";
+import { COLLECTIONS, rowById, sportsApiDocument, sportsAuthOptions, sportsStats, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
 import { pageFiles } from "./page.js";
 
 function reply(res: FastifyReply, status: number, value: unknown): FastifyReply {
@@ -32,33 +30,17 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
 
   for (const { path, body, headers } of pageFiles()) app.get(path, async (_request, res) => res.headers(headers).send(body));
 
-  const routes: GuardedRoute[] = [];
-  const collections = [
-    ["players", players, playerSchema],
-    ["events", events, eventSchema],
-    ["courses", courses, courseSchema],
-  ] as const;
-  for (const [name, rows, schema] of collections) {
+  for (const [name, rows] of COLLECTIONS) {
     for (const path of [`/services/json/${name}`, `/services/json/${name}.json`])
       app.get(path, { preHandler: signedIn }, async (_request, res) => reply(res, 200, rows));
     app.get<{ Params: { id: string } }>(`/services/json/${name}/:id`, { preHandler: signedIn }, async (request, res) => {
       const id = request.params.id;
-      const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === id.replace(/\.json$/, ""));
+      const row = rowById(rows, id);
       if (row !== undefined) return reply(res, 200, row);
       const message = `Could not find ${name} ${id}.`;
       res.raw.statusMessage = reasonPhrase(404, message);
       return reply(res, 404, [message]);
     });
-    routes.push(
-      { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
-      {
-        method: "get",
-        path: `/services/json/${name}/{id}`,
-        summary: `One of the ${name}`,
-        response: schema,
-        responses: { 404: `No such id among the ${name}.` },
-      },
-    );
   }
 
   app.get("/services/json/sessions", { preHandler: signedIn }, async (request, res) => {
@@ -72,22 +54,9 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
   app.post("/services/json/sessions/revoke-all", { preHandler: signedIn }, async (request, res) =>
     reply(res, 200, { ended: await app.sessionAuth.endUserSessions(request.auth!.user.uid) }),
   );
-  app.get("/services/json/admin/stats", { preHandler: admin }, async (_request, res) =>
-    reply(res, 200, { players: players.length, events: events.length, courses: courses.length }),
-  );
-  routes.push(
-    { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
-    { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
-    {
-      method: "get",
-      path: "/services/json/admin/stats",
-      summary: "Counts (administrators)",
-      roles: ["administrator"],
-      response: z.record(z.string(), z.number().int()),
-    },
-  );
+  app.get("/services/json/admin/stats", { preHandler: admin }, async (_request, res) => reply(res, 200, sportsStats()));
 
-  const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });
+  const document = sportsApiDocument(options);
   app.get("/openapi.json", async (_request, res) => reply(res, 200, document));
 
   app.setNotFoundHandler(app.sessionAuth.notFound({ resources: SPORTS_RESOURCES }));

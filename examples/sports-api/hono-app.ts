@@ -1,9 +1,7 @@
 import { Hono } from "hono";
-import { openApiDocument, reasonPhrase, type GuardedRoute } from "services-session-auth";
-import { z } from "zod";
+import { reasonPhrase } from "services-session-auth";
 import { honoSessionAuth, type SessionAuthEnv } from "../recipes/hono.js";
-import { sessionListItem, sportsAuthOptions, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
-import { courseSchema, courses, eventSchema, events, playerSchema, players } from "./data.js";
+import { COLLECTIONS, rowById, sportsApiDocument, sportsAuthOptions, sportsStats, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
 import { pageFiles } from "./page.js";
 
 function reply(status: number, value: unknown, statusText?: string): Response {
@@ -33,31 +31,15 @@ export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
 
   for (const { path, body, headers } of pageFiles()) app.get(path, () => new Response(body, { headers }));
 
-  const routes: GuardedRoute[] = [];
-  const collections = [
-    ["players", players, playerSchema],
-    ["events", events, eventSchema],
-    ["courses", courses, courseSchema],
-  ] as const;
-  for (const [name, rows, schema] of collections) {
+  for (const [name, rows] of COLLECTIONS) {
     for (const path of [`/services/json/${name}`, `/services/json/${name}.json`]) app.get(path, signedIn, () => reply(200, rows));
     app.get(`/services/json/${name}/:id`, signedIn, (c) => {
       const id = c.req.param("id");
-      const row = (rows as readonly { id: number }[]).find((item) => String(item.id) === id.replace(/\.json$/, ""));
+      const row = rowById(rows, id);
       if (row !== undefined) return reply(200, row);
       const message = `Could not find ${name} ${id}.`;
       return reply(404, [message], reasonPhrase(404, message));
     });
-    routes.push(
-      { method: "get", path: `/services/json/${name}`, summary: `All ${name}`, response: z.array(schema) },
-      {
-        method: "get",
-        path: `/services/json/${name}/{id}`,
-        summary: `One of the ${name}`,
-        response: schema,
-        responses: { 404: `No such id among the ${name}.` },
-      },
-    );
   }
 
   app.get("/services/json/sessions", signedIn, async (c) => {
@@ -69,20 +51,9 @@ export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
     );
   });
   app.post("/services/json/sessions/revoke-all", signedIn, async (c) => reply(200, { ended: await sessionAuth.endUserSessions(c.var.auth!.user.uid) }));
-  app.get("/services/json/admin/stats", admin, () => reply(200, { players: players.length, events: events.length, courses: courses.length }));
-  routes.push(
-    { method: "get", path: "/services/json/sessions", summary: "The signed-in user's sessions", response: z.array(sessionListItem) },
-    { method: "post", path: "/services/json/sessions/revoke-all", summary: "Log out everywhere", response: z.object({ ended: z.number().int() }) },
-    {
-      method: "get",
-      path: "/services/json/admin/stats",
-      summary: "Counts (administrators)",
-      roles: ["administrator"],
-      response: z.record(z.string(), z.number().int()),
-    },
-  );
+  app.get("/services/json/admin/stats", admin, () => reply(200, sportsStats()));
 
-  const document = openApiDocument({ auth: options, info: { title: "Sports API", version: "1.0.0" }, routes });
+  const document = sportsApiDocument(options);
   app.get("/openapi.json", () => reply(200, document));
 
   const notFound = sessionAuth.notFound({ resources: SPORTS_RESOURCES });
