@@ -1,38 +1,20 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drupalSessionName, memorySessionStore } from "services-session-auth";
 import { createApp, demoUserStore } from "../../examples/sports-api/app.js";
 import { fastHasher, SECRET } from "../helpers/app.js";
+import { browserRequired, CHROMIUM, chromiumPresent, launchChromium } from "../helpers/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const OUTPUT = join(process.cwd(), "test-output");
-const present = existsSync(CHROMIUM);
-const required = process.env.REQUIRE_BROWSER === "1";
+const present = chromiumPresent;
+const required = browserRequired;
 
 if (!present && !required) {
   console.warn(`\n  [skip] examples/sports-api in a browser: ${CHROMIUM} not found (apt-get install -y chromium; REQUIRE_BROWSER=1 makes this a failure)\n`);
-}
-
-/** Chromium headless, quiet (no background traffic), with a fresh throw-away profile (launch() makes one per run). */
-function launchChromium(args: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      ...args,
-    ],
-  });
 }
 
 describe.skipIf(!present && !required)("examples/sports-api in a real browser", () => {

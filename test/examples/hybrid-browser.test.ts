@@ -18,11 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, demoUserStore } from "../../examples/sports-api/app.js";
 import { hybridOptionsFromEnv } from "../../examples/sports-api/hybrid.js";
 import { fastHasher, SECRET } from "../helpers/app.js";
+import { browserRequired, CHROMIUM, QUIET_CHROMIUM_FLAGS } from "../helpers/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const JDRUPAL = join(ROOT, "..", "shared", "clients", "jdrupal-7.x-1.x", "jdrupal.js");
-const required = process.env.REQUIRE_BROWSER === "1";
+const required = browserRequired;
 const missing = [
   existsSync(CHROMIUM) ? undefined : `${CHROMIUM} (apt-get install -y chromium)`,
   existsSync(JDRUPAL) ? undefined : `${JDRUPAL} (the jDrupal 7.x-1.x build, in ../shared/clients beside the repository)`,
@@ -86,17 +86,7 @@ window.runFetch = async function (api) {
 };`;
 
 // Every host name is this machine; the test certificate is trusted.
-const ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--host-resolver-rules=MAP * 127.0.0.1",
-  "--ignore-certificate-errors",
-];
+const ARGS = [...QUIET_CHROMIUM_FLAGS, "--host-resolver-rules=MAP * 127.0.0.1", "--ignore-certificate-errors"];
 
 const PASSED = ["connect: uid 0", "login: ok demo", "connect: uid 2 demo", "players: 4 rows", "logout: ok", "connect: uid 0"];
 
