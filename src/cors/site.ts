@@ -13,8 +13,9 @@
  *
  * Without the Public Suffix List, the registrable domain is the last two labels, or three when
  * the last two look like a country's second level (`example.co.uk`, `example.com.au`): an
- * approximation that is right for the host names apps use, and errs towards "cross-site"
- * (a warning too many, never one too few) only for private suffixes (`github.io`).
+ * approximation that is right for the host names apps use. It is wrong for private
+ * suffixes (`github.io`): two apps under one such suffix are taken for one site, so the
+ * start-up warning about a cookie that will not go cross-site can be missing for them.
  *
  * @param origin - An origin normalised with `normalizeOrigin`.
  * @example
