@@ -1,3 +1,4 @@
+import { processLocal } from "./process-local.js";
 import { z } from "zod";
 import { nowSeconds } from "../clock.js";
 import { scryptHasher } from "../login/scrypt-hasher.js";
@@ -163,6 +164,7 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
 
   return {
     ready,
+    processLocal: processLocal(),
     async findByName(name) {
       await ready;
       const uid = byName.get(name.toLowerCase());

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withTimeout } from "../../src/stores/with-timeout.js";
 import type { RaisedEvent } from "../../src/events.js";
+import { SessionAuthError } from "../../src/errors.js";
 
 describe("withTimeout and a store's ready promise", () => {
   afterEach(() => {
@@ -53,5 +54,70 @@ describe("withTimeout and a store's ready promise", () => {
     becomeReady();
     expect(await waiting).toBe("demo");
     expect(events).toEqual([]);
+  });
+});
+
+describe("withTimeout and a store held in this process's memory", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function storeAnswering(answer: () => Promise<string>, local: boolean) {
+    return { ...(local ? { processLocal: { generation: "test" } } : {}), find: answer };
+  }
+
+  it("times out a shared store's hung call, and does not watch a process-local store's calls", async () => {
+    vi.useFakeTimers();
+    const hung = () => new Promise<string>(() => undefined);
+    const shared = withTimeout(storeAnswering(hung, false), "shared", 2000, () => undefined);
+    const local = withTimeout(storeAnswering(hung, true), "local", 2000, () => undefined);
+    const outcome = (call: Promise<string>) =>
+      call.then(
+        () => "answered",
+        (error: { code?: string }) => error.code ?? "other",
+      );
+    const sharedOutcome = outcome(shared.find());
+    let localSettled = false;
+    void local.find().finally(() => (localSettled = true));
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await sharedOutcome).toBe("ERR_STORE_UNAVAILABLE");
+    // Nothing it waits on could be late: the call is its own code's, answered as it answers.
+    expect(localSettled).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("still turns a process-local store's failures into ERR_STORE_UNAVAILABLE, and keeps ERR_STORE_FULL", async () => {
+    const events: RaisedEvent[] = [];
+    const failing = withTimeout(
+      storeAnswering(() => Promise.reject(new Error("broken")), true),
+      "local",
+      2000,
+      (event) => void events.push(event),
+    );
+    await expect(failing.find()).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
+    const throwing = withTimeout(
+      storeAnswering(() => {
+        throw new Error("thrown");
+      }, true),
+      "local",
+      2000,
+      (event) => void events.push(event),
+    );
+    await expect(throwing.find()).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
+    const full = withTimeout(
+      storeAnswering(() => Promise.reject(new SessionAuthError("ERR_STORE_FULL")), true),
+      "local",
+      2000,
+      (event) => void events.push(event),
+    );
+    await expect(full.find()).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
+    expect(events.map((event) => event.type)).toEqual(["store.failure", "store.failure", "store.full"]);
+    const ok = withTimeout(
+      storeAnswering(async () => "found", true),
+      "local",
+      2000,
+      () => undefined,
+    );
+    expect(await ok.find()).toBe("found");
   });
 });
