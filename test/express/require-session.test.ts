@@ -19,6 +19,8 @@ describe("SessionAuthRouter.requireSession", () => {
     expect(auth).toMatchObject({ user: { uid: "14", name: "demo", roles: { "2": "authenticated user" } }, session: { record: { uid: "14" } } });
     expect((auth as { user: object }).user).not.toHaveProperty("passwordHash");
     expect((auth as { session: { handle: string } }).session.handle).not.toBe(session.sessid);
+    // Read-only as its type says: one request cannot change what the next one sees.
+    expect(Object.isFrozen((auth as { user: object }).user)).toBe(true);
   });
 
   it("answers 401 in the wire format without a session, with a junk cookie, or after logout", async () => {
