@@ -235,7 +235,8 @@ function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip
  * so equal values share one copy in the heap. Two generations of at most `limit` each: when
  * the newer one fills it becomes the older and the oldest is dropped, and a value met again in
  * the older one moves to the newer, so values in steady use survive a stream of one-offs
- * instead of being dropped with them and copied afresh.
+ * instead of being dropped with them and copied afresh. A value met for the first time is
+ * kept as a copy of its own, see {@link ownCopy}.
  */
 function internTable(limit: number): (value: string) => string {
   let recent = new Map<string, string>();
@@ -243,7 +244,7 @@ function internTable(limit: number): (value: string) => string {
   return (value) => {
     const held = recent.get(value);
     if (held !== undefined) return held;
-    const kept = older.get(value) ?? value;
+    const kept = older.get(value) ?? ownCopy(value);
     if (recent.size >= limit) {
       older = recent;
       recent = new Map();
@@ -251,4 +252,14 @@ function internTable(limit: number): (value: string) => string {
     recent.set(kept, kept);
     return kept;
   };
+}
+
+/**
+ * An equal string that shares no memory with another. A user agent cut to 256 characters with
+ * `slice` is, in V8, a view into the whole header it was cut from: kept as it is, a session
+ * would hold up to a 16 KB header instead of 256 characters. The JSON round trip is lossless
+ * (a lone surrogate is escaped and read back) and runs only for values not already held.
+ */
+function ownCopy(value: string): string {
+  return JSON.parse(JSON.stringify(value)) as string;
 }

@@ -124,4 +124,30 @@ describe("memorySessionStore", () => {
     const arriving = await perSession((i) => fresh(agents[i % agents.length]!));
     expect(arriving - shared).toBeLessThan(10);
   });
+
+  it("holds no more of a long header than the part a record keeps", async () => {
+    const gc = collector();
+    const count = 500;
+    const now = nowSeconds();
+    const before = heapAfterGc(gc);
+    const store = make();
+    for (let i = 0; i < count; i++) {
+      // As the engine cuts a user agent to 256 characters: each value here is a view into its own 16,000-character header.
+      const header = fresh(`${i} Mozilla/5.0 ${"x".repeat(16_000)}`);
+      const forwarded = fresh(`::ffff:10.0.${i >> 8}.${i & 255}, ${"y".repeat(16_000)}`);
+      await store.create({ ...recordFor(String(i), now), ip: forwarded.slice(0, forwarded.indexOf(",")), userAgent: header.slice(0, 256) });
+    }
+    const perSession = (heapAfterGc(gc) - before) / count;
+    store.close();
+    expect(perSession).toBeLessThan(2_000);
+    const [session] = await store.listByUser("7");
+    expect(session?.record).toMatchObject({ ip: "::ffff:10.0.0.7", userAgent: `7 Mozilla/5.0 ${"x".repeat(242)}` });
+  });
+
+  it("gives back an address and a user agent exactly as stored, lone surrogates and all", async () => {
+    const store = make();
+    const record = { ...recordFor("1", nowSeconds()), ip: "fe80::1%eth0", userAgent: 'Agent \ud800 "quoted" \\ \u0000 ü 😀' };
+    const session = await store.get(await store.create(record));
+    expect(session?.record).toEqual(record);
+  });
 });
