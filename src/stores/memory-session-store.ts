@@ -77,16 +77,10 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
   // Most users hold one session: the index keeps its handle itself, and a small array (far
   // lighter than a Set) only from the second on. Removal scans that user's sessions only.
   const byUser = new Map<string, string | string[]>();
-  // Most sessions share a handful of IPs and user agents; one copy of each saves heap.
-  const interned = new Map<string, string>();
-
-  function intern(value: string): string {
-    const known = interned.get(value);
-    if (known !== undefined) return known;
-    if (interned.size >= INTERN_LIMIT) interned.clear();
-    interned.set(value, value);
-    return value;
-  }
+  // Many sessions share an address or a user agent; one copy of each saves heap. Two
+  // tables, so that addresses, which are often all different, never push the user agents out.
+  const internAddress = internTable(INTERN_LIMIT);
+  const internUserAgent = internTable(INTERN_LIMIT);
 
   function handlesOf(uid: string): readonly string[] {
     const handles = byUser.get(uid);
@@ -177,7 +171,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
   function insert(handle: string, record: SessionRecord): void {
     remove(handle);
     makeRoom();
-    sessions.set(handle, stored(record, record.lastSeenAt, record.expiresAt, intern(record.ip), intern(record.userAgent)));
+    sessions.set(handle, stored(record, record.lastSeenAt, record.expiresAt, internAddress(record.ip), internUserAgent(record.userAgent)));
     index(record.uid, handle);
   }
 
@@ -234,4 +228,38 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
  */
 function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip: string, userAgent: string): SessionRecord {
   return { uid: record.uid, createdAt: record.createdAt, lastSeenAt, expiresAt, ip, userAgent };
+}
+
+/**
+ * A bounded table of strings that hands back the copy it already holds of an equal string,
+ * so equal values share one copy in the heap. Two generations of at most `limit` each: when
+ * the newer one fills it becomes the older and the oldest is dropped, and a value met again in
+ * the older one moves to the newer, so values in steady use survive a stream of one-offs
+ * instead of being dropped with them and copied afresh. A value met for the first time is
+ * kept as a copy of its own, see {@link ownCopy}.
+ */
+function internTable(limit: number): (value: string) => string {
+  let recent = new Map<string, string>();
+  let older = new Map<string, string>();
+  return (value) => {
+    const held = recent.get(value);
+    if (held !== undefined) return held;
+    const kept = older.get(value) ?? ownCopy(value);
+    if (recent.size >= limit) {
+      older = recent;
+      recent = new Map();
+    }
+    recent.set(kept, kept);
+    return kept;
+  };
+}
+
+/**
+ * An equal string that shares no memory with another. A user agent cut to 256 characters with
+ * `slice` is, in V8, a view into the whole header it was cut from: kept as it is, a session
+ * would hold up to a 16 KB header instead of 256 characters. The JSON round trip is lossless
+ * (a lone surrogate is escaped and read back) and runs only for values not already held.
+ */
+function ownCopy(value: string): string {
+  return JSON.parse(JSON.stringify(value)) as string;
 }

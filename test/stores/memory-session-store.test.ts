@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { nowSeconds } from "../../src/clock.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
@@ -12,6 +14,21 @@ describeSessionStore("memorySessionStore", () => memorySessionStore(), {
 function recordFor(uid: string, createdAt: number, expiresAt = createdAt + 3600): SessionRecord {
   return { uid, createdAt, lastSeenAt: createdAt, expiresAt, ip: "203.0.113.7", userAgent: "memory-test" };
 }
+
+/** V8's garbage collector, for a before-and-after look at what the store retains. */
+function collector(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
+/** Heap in use after full collections. */
+function heapAfterGc(gc: () => void): number {
+  for (let i = 0; i < 3; i++) gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** A flat copy of a string, as one read off a socket is (not a slice of another, nor the same copy as the caller's). */
+const fresh = (value: string): string => JSON.parse(JSON.stringify(value)) as string;
 
 describe("memorySessionStore", () => {
   const stores: MemorySessionStore[] = [];
@@ -82,5 +99,55 @@ describe("memorySessionStore", () => {
   it("rejects bad options with a TypeError", () => {
     expect(() => memorySessionStore({ maxSessions: 0 })).toThrow(TypeError);
     expect(() => memorySessionStore({ bogus: 1 } as never)).toThrow(/memorySessionStore/);
+  });
+
+  it("keeps one copy of each user agent however many different addresses arrive between its sessions", async () => {
+    const gc = collector();
+    const count = 20_000;
+    const agents = Array.from({ length: 300 }, (_, k) => `Mozilla/5.0 (Linux; Android 14) Chrome/131.0.${k}.0 Mobile Safari/537.36 ${"x".repeat(60)}`);
+    const now = nowSeconds();
+    // Heap per session for sessions with a distinct address each and the given user agent.
+    const perSession = async (userAgent: (i: number) => string) => {
+      const before = heapAfterGc(gc);
+      const store = make({ maxSessions: count });
+      for (let i = 0; i < count; i++) {
+        const record = { ...recordFor(String(i >> 1), now), ip: fresh(`::ffff:10.0.${i >> 8}.${i & 255}`), userAgent: userAgent(i) };
+        await store.create(record);
+      }
+      const bytes = (heapAfterGc(gc) - before) / count;
+      store.close();
+      return bytes;
+    };
+    const oneAgent = agents[0]!;
+    const shared = await perSession(() => oneAgent);
+    // 300 agents, each arriving as a new string: once each is held, none costs more than one shared agent.
+    const arriving = await perSession((i) => fresh(agents[i % agents.length]!));
+    expect(arriving - shared).toBeLessThan(10);
+  });
+
+  it("holds no more of a long header than the part a record keeps", async () => {
+    const gc = collector();
+    const count = 500;
+    const now = nowSeconds();
+    const before = heapAfterGc(gc);
+    const store = make();
+    for (let i = 0; i < count; i++) {
+      // As the engine cuts a user agent to 256 characters: each value here is a view into its own 16,000-character header.
+      const header = fresh(`${i} Mozilla/5.0 ${"x".repeat(16_000)}`);
+      const forwarded = fresh(`::ffff:10.0.${i >> 8}.${i & 255}, ${"y".repeat(16_000)}`);
+      await store.create({ ...recordFor(String(i), now), ip: forwarded.slice(0, forwarded.indexOf(",")), userAgent: header.slice(0, 256) });
+    }
+    const perSession = (heapAfterGc(gc) - before) / count;
+    store.close();
+    expect(perSession).toBeLessThan(2_000);
+    const [session] = await store.listByUser("7");
+    expect(session?.record).toMatchObject({ ip: "::ffff:10.0.0.7", userAgent: `7 Mozilla/5.0 ${"x".repeat(242)}` });
+  });
+
+  it("gives back an address and a user agent exactly as stored, lone surrogates and all", async () => {
+    const store = make();
+    const record = { ...recordFor("1", nowSeconds()), ip: "fe80::1%eth0", userAgent: 'Agent \ud800 "quoted" \\ \u0000 ü 😀' };
+    const session = await store.get(await store.create(record));
+    expect(session?.record).toEqual(record);
   });
 });
