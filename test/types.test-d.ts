@@ -168,8 +168,12 @@ describe("the fetch handler's types", () => {
     expectTypeOf(handler.handle).returns.resolves.toEqualTypeOf<globalThis.Response | undefined>();
     const guard: FetchGuard = handler.requireSession({ roles: ["administrator"] });
     expectTypeOf(guard).returns.resolves.toEqualTypeOf<GuardResult>();
-    expectTypeOf<Extract<GuardResult, { response: globalThis.Response }>["error"]>().toEqualTypeOf<SessionAuthError>();
+    // A response is a refusal with its reason, or the answer to a CORS preflight, which has none.
+    expectTypeOf<Extract<GuardResult, { response: globalThis.Response }>["error"]>().toEqualTypeOf<SessionAuthError | undefined>();
     expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
+    expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["headers"]>().toEqualTypeOf<Readonly<Record<string, string>>>();
+    // What a guard let through is what withGuard takes.
+    expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>>().toExtend<Parameters<typeof handler.withGuard>[1]>();
     // @ts-expect-error onDenied is Express's and Fastify's: a fetch guard hands back both the response and the error
     handler.requireSession({ onDenied: "next" });
   });

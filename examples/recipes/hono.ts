@@ -30,26 +30,47 @@ function client(c: Context) {
   };
 }
 
-/** A fetch guard as Hono middleware: its refusal is the response; else `c.var.auth`, and any cookie it sets goes on the app's response. */
-function asMiddleware(check: FetchGuard): MiddlewareHandler<SessionAuthEnv> {
+/**
+ * The response the route made, with `finish` applied: changed in place, so `c.res` is set
+ * again only when `finish` had to copy it (an immutable one), which Hono's setter costs.
+ */
+async function after(c: Context, next: () => Promise<void>, finish: (response: Response) => Response): Promise<void> {
+  await next();
+  const finished = finish(c.res);
+  if (finished !== c.res) c.res = finished;
+}
+
+/**
+ * A fetch guard as Hono middleware: its refusal (or the answer to a CORS preflight) is the
+ * response; else `c.var.auth`, and the cookies and CORS headers it leaves go on whatever
+ * response the route makes (`c.json()` or a `Response` of its own).
+ */
+function asMiddleware(sessionAuth: SessionAuthHandler, check: FetchGuard): MiddlewareHandler<SessionAuthEnv> {
   return async (c, next) => {
     const result = await check(c.req.raw, client(c));
     if (result.response !== undefined) return result.response;
     c.set("auth", result.auth);
-    for (const cookie of result.setCookie) c.header("Set-Cookie", cookie, { append: true });
-    await next();
+    await after(c, next, (response) => sessionAuth.withGuard(response, result));
   };
 }
 
-/** The Services calls (and their `?q=` spellings) as the first middleware, and the guards as Hono middleware. */
+/**
+ * The Services calls (and their `?q=` spellings) as the first middleware, with CORS for the
+ * origins of `trustedOrigins` on the paths it covers (the app's replies there too), and the
+ * guards as Hono middleware.
+ */
 export function honoSessionAuth(options: FetchSessionAuthOptions) {
   const sessionAuth: SessionAuthHandler = createSessionAuthHandler(options);
-  const services: MiddlewareHandler<SessionAuthEnv> = async (c, next) => (await sessionAuth.handle(c.req.raw, client(c))) ?? next();
+  const services: MiddlewareHandler<SessionAuthEnv> = async (c, next) => {
+    const answered = await sessionAuth.handle(c.req.raw, client(c));
+    if (answered !== undefined) return answered;
+    await after(c, next, (response) => sessionAuth.withCors(c.req.raw, response));
+  };
   return {
     sessionAuth,
     services,
-    requireSession: (guardOptions?: Omit<RequireSessionOptions, "onDenied">) => asMiddleware(sessionAuth.requireSession(guardOptions)),
-    optionalSession: () => asMiddleware(sessionAuth.optionalSession()),
+    requireSession: (guardOptions?: Omit<RequireSessionOptions, "onDenied">) => asMiddleware(sessionAuth, sessionAuth.requireSession(guardOptions)),
+    optionalSession: () => asMiddleware(sessionAuth, sessionAuth.optionalSession()),
   };
 }
 

@@ -89,6 +89,67 @@ export function isServicesVersionHeader(name: string): boolean {
 }
 
 /**
+ * CORS at a binding's front door, before any route: the decision for a request on a path CORS
+ * covers ({@link corsCovers}), or `undefined` when CORS is off or does not cover the path (a
+ * guard still adds the headers to its route's replies, wherever the route is). What the
+ * bindings without a router of their own in front (Fastify's `onRequest` hook, the fetch
+ * handler) call for every request, so the cheap tests come first.
+ *
+ * @param path - The path as routed (after any `?q=` rewriting), relative to where the binding is mounted.
+ * @param describe - Reads the request: called only for a covered path.
+ * @example
+ * ```ts
+ * const preflight = { method: "OPTIONS", origin: "capacitor://localhost", requestMethod: "POST", requestHeaders: undefined };
+ * const decision = corsAtPath("/services/json/user/login.json", "/services/json", settings, () => preflight);
+ * if (decision !== undefined && "preflight" in decision) console.log(decision.preflight.status); // 204, before any route
+ * ```
+ */
+export function corsAtPath(path: string, endpointPath: string, settings: CorsSettings, describe: () => CorsRequest): CorsDecision | undefined {
+  if (!settings.enabled || !corsCovers(path, endpointPath, settings.paths)) return undefined;
+  return corsDecision(describe(), settings);
+}
+
+/**
+ * A `Vary` value with `added`'s names after `had`'s, each once (compared without regard to
+ * case): CORS's `Origin` and the endpoint's `Accept` both belong on one reply, whichever step
+ * set its header first.
+ *
+ * @example
+ * ```ts
+ * mergeVary("Origin", "Accept, origin"); // "Origin, Accept"
+ * ```
+ */
+export function mergeVary(had: string | undefined, added: string): string {
+  if (had === undefined || had === "") return added;
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const name of `${had},${added}`.split(",")) {
+    const trimmed = name.trim();
+    const key = trimmed.toLowerCase();
+    if (trimmed === "" || seen.has(key)) continue;
+    seen.add(key);
+    names.push(trimmed);
+  }
+  return names.join(", ");
+}
+
+/**
+ * A wire reply with CORS headers added (`Vary` merged with its own, CORS's `Origin` first, as
+ * where the headers are set on the reply before it is made): for a binding that turns
+ * replies into values of its framework's rather than writing them onto a response object.
+ */
+export function withCorsHeaders(wire: WireResponse, headers: Readonly<Record<string, string>> | undefined): WireResponse {
+  if (headers === undefined) return wire;
+  const merged: Record<string, string | readonly string[]> = { ...wire.headers };
+  for (const name in headers) {
+    const value = headers[name]!;
+    const had = merged[name];
+    merged[name] = name === "Vary" && typeof had === "string" ? mergeVary(value, had) : value;
+  }
+  return { ...wire, headers: merged };
+}
+
+/**
  * Whether CORS covers a path: the endpoint path and below it, `/services/session/token`, or
  * one of the {@link CorsSettings.paths} patterns (`*` any characters). Linear in the path.
  *

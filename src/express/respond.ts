@@ -1,4 +1,5 @@
 import type { Response } from "express";
+import { mergeVary } from "../cors/cors.js";
 import type { WireResponse } from "../wire/reply.js";
 import { closeAfterReply } from "../http-input/linger.js";
 
@@ -33,8 +34,7 @@ export function addHeaders(res: Response, headers: Readonly<Record<string, strin
     if (name === "Vary") {
       const had = res.getHeader("Vary");
       if (had !== undefined) {
-        const names = new Set([...String(had).split(","), ...String(value).split(",")].map((item) => item.trim()).filter((item) => item !== ""));
-        res.setHeader("Vary", [...names].join(", "));
+        res.setHeader("Vary", mergeVary(String(had), String(value)));
         continue;
       }
     }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
+import { corsAtPath, corsDecision, type CorsDecision } from "../cors/cors.js";
 import { createEngine, sessionControls, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
@@ -6,8 +7,8 @@ import type { RequireSessionOptions, SessionAuthOptions } from "../options/optio
 import type { GuardOutcome, RequestAuth } from "../sessions/route-guard.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import { errorReply } from "../wire/reply.js";
-import { endpointRequest, guardRequest, notFoundRequest, servicesRequest, sessionRequest } from "./request.js";
-import { appendCookies, send } from "./respond.js";
+import { corsRequest, endpointRequest, guardRequest, notFoundRequest, routedPath, servicesRequest, sessionRequest } from "./request.js";
+import { addHeaders, appendCookies, send } from "./respond.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -32,7 +33,9 @@ export interface FastifySessionAuth {
    * in the query or a form body), and one of `roles`; else a 401, 401 `CSRF validation
    * failed` or 403 in the wire format, and a 503 when a store fails. Sets `request.auth`.
    * With `onDenied: "next"`, a denial is thrown to Fastify's error handler as a
-   * `SessionAuthError` with its `statusCode`, for the app to answer.
+   * `SessionAuthError` with its `statusCode`, for the app to answer. A request from an origin
+   * of `trustedOrigins` gets the CORS headers on whatever reply it gets, a denial included,
+   * and a preflight that reaches the route is answered (see the `cors` option).
    * @throws TypeError at once for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): preHandlerHookHandler;
@@ -88,7 +91,19 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
   const engine = createEngine(options, "fastifySessionAuth");
   const { endpoint } = engine;
   const { endpointPath: ownPath, bodyLimit } = engine.options.endpoint;
-  const endpointPath = `${fastify.prefix}${ownPath}`;
+  const prefix = fastify.prefix;
+  const endpointPath = `${prefix}${ownPath}`;
+  const corsSettings = engine.options.cors;
+
+  /** Applies a CORS decision: answers a preflight (then `false`), or adds the headers to the reply the request will get. */
+  function cors(decision: CorsDecision, reply: FastifyReply): boolean {
+    if ("preflight" in decision) {
+      send(reply, decision.preflight);
+      return false;
+    }
+    addHeaders(reply, decision.headers);
+    return true;
+  }
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): preHandlerHookHandler {
     const { check, settings } = engine.guard(guardOptions, optional);
@@ -96,6 +111,8 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     return function sessionGuard(request, reply, done) {
       let checking: Promise<GuardOutcome>;
       try {
+        // Its reply, and its denials too, readable by the app origins wherever the route is.
+        if (corsSettings.enabled && !cors(corsDecision(corsRequest(request), corsSettings), reply)) return;
         checking = check(guardRequest(request));
       } catch (error) {
         return done(error as Error);
@@ -123,6 +140,18 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
       if (wire.status >= 500 && !isSessionAuthError(error)) request.log.error({ err: error }, "unhandled error");
       return send(reply, wire);
     };
+  }
+
+  // The endpoint, services/session/token and the app's paths of the cors option, relative to
+  // the plugin's prefix: a preflight is answered before routing goes on (no route of the app's
+  // takes an OPTIONS), and every other reply there gets the headers, Fastify's 404s and errors included.
+  if (corsSettings.enabled) {
+    fastify.addHook("onRequest", function servicesCors(request, reply, done) {
+      const path = routedPath(request);
+      const own = path.startsWith(prefix) ? path.slice(prefix.length) : path;
+      const decision = corsAtPath(own, ownPath, corsSettings, () => corsRequest(request));
+      if (decision === undefined || cors(decision, reply)) done();
+    });
   }
 
   fastify.decorateRequest("auth", undefined);
@@ -166,7 +195,8 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
  * `system/connect`, `user/logout`, `user/token` and the endpoint root under the endpoint path
  * (`services/json` by default, below the prefix of the context it is registered in),
  * `services/session/token`, and `fastify.sessionAuth` with the `preHandler` guards (typed
- * `request.auth`), Services' 404s and the wire format's error handler. It is not
+ * `request.auth`), Services' 404s and the wire format's error handler; and CORS for the app
+ * origins of `trustedOrigins` (an `onRequest` hook: docs/hybrid-apps.md). It is not
  * encapsulated (the decorators reach the app); its routes are, with a body parser of their
  * own. The options are checked at registration: an invalid one fails `register` with a
  * `TypeError` naming it. For Drupal's `?q=` paths, give Fastify {@link drupalRewriteUrl}.

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import type { CorsRequest } from "../cors/cors.js";
 import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
 import type { NotFoundRequest } from "../endpoint/not-found.js";
@@ -61,8 +62,18 @@ export function servicesRequest(request: FastifyRequest): ServicesRequest {
   };
 }
 
+/** What CORS reads of a request. */
+export function corsRequest(request: FastifyRequest): CorsRequest {
+  return {
+    method: request.method,
+    origin: header(request, "origin"),
+    requestMethod: header(request, "access-control-request-method"),
+    requestHeaders: header(request, "access-control-request-headers"),
+  };
+}
+
 /** The request's path as routed (after `rewriteUrl`), without the query string. */
-function routedPath(request: FastifyRequest): string {
+export function routedPath(request: FastifyRequest): string {
   const mark = request.url.indexOf("?");
   return mark === -1 ? request.url : request.url.slice(0, mark);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { corsAtPath, corsDecision, withCorsHeaders } from "../cors/cors.js";
 import { createEngine, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import type { SessionAuthError } from "../errors.js";
@@ -10,6 +11,7 @@ import { parseOptions } from "../validate.js";
 import { errorReply } from "../wire/reply.js";
 import {
   belowEndpoint,
+  corsRequest,
   endpointRequest,
   guardRequest,
   notFoundRequest,
@@ -19,7 +21,7 @@ import {
   type FetchRequestInfo,
   type Target,
 } from "./request.js";
-import { toResponse, withCookies } from "./respond.js";
+import { toResponse, withCookies, withHeaders } from "./respond.js";
 
 /**
  * The options of {@link createSessionAuthHandler}: the package's options, and how to read
@@ -48,21 +50,40 @@ function isTokenPath(path: string): boolean {
   return length === TOKEN_PATH.length && path.slice(0, length).toLowerCase() === TOKEN_PATH;
 }
 
-/** What a guard resolves: the request may go on (with the session, if any, and cookies for the app's response), or here is the answer. */
+/** No header to add: what a guard's result carries while CORS is off. */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * What a guard resolves: the request may go on (with the session, if any, and cookies and
+ * headers for the app's response), or here is the answer.
+ */
 export type GuardResult =
   | {
       /** The session; `undefined` only from an optional guard, for a request without a live one. */
       readonly auth: RequestAuth | undefined;
-      /** `Set-Cookie` values for the app's response (see {@link SessionAuthHandler.withCookies}); most often none. */
+      /** `Set-Cookie` values for the app's response (see {@link SessionAuthHandler.withGuard}); most often none. */
       readonly setCookie: readonly string[];
+      /**
+       * Headers for the app's response (see {@link SessionAuthHandler.withGuard}): the CORS
+       * ones for a request from an origin of `trustedOrigins`, `Vary: Origin` for any other;
+       * none while CORS is off (the `cors` option).
+       */
+      readonly headers: Readonly<Record<string, string>>;
       readonly response?: undefined;
       readonly error?: undefined;
     }
   | {
-      /** The refusal, in the wire format (401, 401 `CSRF validation failed`, 403, 503): return it as it is. */
+      /** The refusal, in the wire format (401, 401 `CSRF validation failed`, 403, 503), CORS headers included: return it as it is. */
       readonly response: Response;
       /** The reason, for an app that answers in its own way (a redirect, problem+json). */
       readonly error: SessionAuthError;
+      readonly auth?: undefined;
+    }
+  | {
+      /** The answer to a CORS preflight from an origin of `trustedOrigins` (a `204`): return it as it is. */
+      readonly response: Response;
+      /** No refusal: a preflight carries no session to check. */
+      readonly error?: undefined;
       readonly auth?: undefined;
     };
 
@@ -80,15 +101,19 @@ export interface SessionAuthHandler {
   /**
    * Answers the Services calls: `user/login`, `system/connect`, `user/logout`, `user/token` and
    * the endpoint root under the endpoint path, `services/session/token`, and their `?q=`
-   * spellings. Resolves `undefined` for any other request: the app routes it. Call it before
-   * anything reads the body: it reads bodies as Services does (JSON, form, multipart, none).
+   * spellings, with the CORS headers for the origins of `trustedOrigins`; and a CORS preflight
+   * from one of them on those paths and on `cors.paths` (a `204`). Resolves `undefined` for
+   * any other request: the app routes it. Call it before anything reads the body: it reads
+   * bodies as Services does (JSON, form, multipart, none).
    */
   handle(request: Request, info?: FetchRequestInfo): Promise<Response | undefined>;
   /**
    * A guard for a route: a live session, its `X-CSRF-Token` on unsafe methods (or
    * `services_token` in the query), and one of `roles`; else `{ response }`, the 401, 401
    * `CSRF validation failed` or 403 in the wire format, or a 503 when a store fails.
-   * `onDenied` does not apply: the result carries both the response and the error.
+   * `onDenied` does not apply: the result carries both the response and the error. A request
+   * from an origin of `trustedOrigins` gets the CORS headers on the refusal, and in `headers`
+   * for the app's response; a preflight is answered (`response` without `error`).
    * @throws TypeError at once for an invalid option.
    */
   requireSession(options?: Omit<RequireSessionOptions, "onDenied">): FetchGuard;
@@ -117,8 +142,21 @@ export interface SessionAuthHandler {
    * a router that takes one (Hono's `getPath`) so the app's own routes answer `?q=` too.
    */
   routedPath(request: Request): string;
-  /** Adds a guard's `setCookie` to the app's response (copying an immutable one). */
+  /** Adds `Set-Cookie` values (a guard's, `startSession`'s) to the app's response (copying an immutable one). */
   withCookies(response: Response, setCookie: readonly string[]): Response;
+  /**
+   * Adds what a guard let through leaves for the app's response: its `setCookie` and its CORS
+   * `headers` (`Vary` merged). Changes the response in place, or copies an immutable one;
+   * returns it unchanged when there is nothing to add.
+   */
+  withGuard(response: Response, result: { readonly setCookie: readonly string[]; readonly headers: Readonly<Record<string, string>> }): Response;
+  /**
+   * Adds the CORS headers to the app's own response to a request on a path CORS covers (below
+   * the endpoint path, `cors.paths`): an unguarded route's reply, `notFound`'s 404, an
+   * `errorResponse`. For an origin of `trustedOrigins` as `handle` adds them to the Services
+   * calls; returns the response unchanged when CORS is off or does not cover the path.
+   */
+  withCors(request: Request, response: Response): Response;
   /**
    * Opens a session for a user the app authenticated itself, as `startSession` on Express:
    * resolves the login reply and the `Set-Cookie` values for the app's response (send it with
@@ -154,7 +192,7 @@ export interface SessionAuthHandler {
  *   if (services) return services;
  *   const result = await requireSession(request, client);
  *   if (result.response) return result.response;
- *   return sessionAuth.withCookies(Response.json({ name: result.auth!.user.name }), result.setCookie);
+ *   return sessionAuth.withGuard(Response.json({ name: result.auth!.user.name }), result);
  * });
  * ```
  * @throws TypeError when an option is missing or invalid.
@@ -167,6 +205,9 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
   const { endpointPath, queryPaths, bodyLimit } = engine.options.endpoint;
   const honoured = new Set(queryPaths);
   const translation = { trustProxy, bodyLimit };
+  const corsSettings = engine.options.cors;
+  // Patterns of the app's own paths: any request may then be a preflight to answer.
+  const corsEverywhere = corsSettings.enabled && corsSettings.paths.length > 0;
 
   /** The target routing sees: `?q=`'s path on the honoured paths, the original query string kept for the parameters beside it. */
   function routed(request: Request): { routed: Target; query: string } {
@@ -195,19 +236,31 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
 
   async function services(request: Request, info: FetchRequestInfo | undefined): Promise<Response | undefined> {
     const { routed: target, query } = routed(request);
-    if (isTokenPath(target.path)) return toResponse(await endpoint.sessionToken(sessionRequest(request, trustProxy)));
+    // A preflight never reaches a route of the app's: answered here, before any of them.
+    const cors = corsAtPath(target.path, endpointPath, corsSettings, () => corsRequest(request));
+    if (cors !== undefined && "preflight" in cors) return toResponse(cors.preflight);
+    const headers = cors?.headers;
+    if (isTokenPath(target.path)) return toResponse(withCorsHeaders(await endpoint.sessionToken(sessionRequest(request, trustProxy)), headers));
     const below = belowEndpoint(target.path, endpointPath);
     if (below === undefined) return undefined;
     const reply = await endpoint.handle(endpointRequest(request, info, translation, below, query));
-    return reply === undefined ? undefined : toResponse(reply);
+    return reply === undefined ? undefined : toResponse(withCorsHeaders(reply, headers));
   }
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): FetchGuard {
     const { check } = engine.guard(guardOptions, optional);
     return async (request, info) => {
+      // Its route's reply, and its denials too, readable by the app origins wherever the route is.
+      let headers = NO_HEADERS;
+      if (corsSettings.enabled) {
+        const cors = corsDecision(corsRequest(request), corsSettings);
+        if ("preflight" in cors) return { response: toResponse(cors.preflight) };
+        headers = cors.headers;
+      }
       const outcome = await check(guardRequest(request, info, trustProxy));
-      if (outcome.error === undefined) return { auth: outcome.auth, setCookie: outcome.setCookie };
-      const reply = errorReply(outcome.error, outcome.setCookie.length === 0 ? undefined : { "Set-Cookie": outcome.setCookie });
+      if (outcome.error === undefined) return { auth: outcome.auth, setCookie: outcome.setCookie, headers };
+      const extra = outcome.setCookie.length === 0 ? headers : { ...headers, "Set-Cookie": outcome.setCookie };
+      const reply = errorReply(outcome.error, extra === NO_HEADERS ? undefined : extra);
       return { response: toResponse(reply), error: outcome.error };
     };
   }
@@ -216,7 +269,7 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
     endpointPath,
     handle(request, info) {
       // Most requests are the app's: tell them apart without a copy of the URL or a promise of their own.
-      if (!mayBeServices(request.url)) return NOT_SERVICES;
+      if (!corsEverywhere && !mayBeServices(request.url)) return NOT_SERVICES;
       return services(request, info);
     },
     requireSession: (guardOptions = {}) => guard(guardOptions, false),
@@ -231,6 +284,12 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
     },
     routedPath: (request) => routed(request).routed.path,
     withCookies,
+    withGuard: (response, result) => withHeaders(response, result.setCookie, result.headers),
+    withCors(request, response) {
+      if (!corsSettings.enabled) return response;
+      const cors = corsAtPath(routed(request).routed.path, endpointPath, corsSettings, () => corsRequest(request));
+      return cors === undefined || "preflight" in cors ? response : withHeaders(response, [], cors.headers);
+    },
     async startSession(request, user, info) {
       const { result, setCookie } = await endpoint.start(servicesRequest(request, info, trustProxy, ""), user);
       return { reply: result, setCookie };

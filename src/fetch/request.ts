@@ -1,3 +1,4 @@
+import type { CorsRequest } from "../cors/cors.js";
 import type { EndpointRequest, RequestBody, ServicesRequest } from "../endpoint/endpoint.js";
 import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import type { NotFoundRequest } from "../endpoint/not-found.js";
@@ -115,6 +116,17 @@ export function belowEndpoint(path: string, endpointPath: string): string | unde
   if (path.length < endpointPath.length || path.slice(0, endpointPath.length).toLowerCase() !== endpointPath.toLowerCase()) return undefined;
   if (path.length === endpointPath.length) return "/";
   return path.charCodeAt(endpointPath.length) === 0x2f ? path.slice(endpointPath.length) : undefined;
+}
+
+/** What CORS reads of a request. */
+export function corsRequest(request: Request): CorsRequest {
+  const headers = request.headers;
+  return {
+    method: request.method,
+    origin: headers.get("origin") ?? undefined,
+    requestMethod: headers.get("access-control-request-method") ?? undefined,
+    requestHeaders: headers.get("access-control-request-headers") ?? undefined,
+  };
 }
 
 /** A request no route answered, as far as routing goes: below the endpoint or at the site root. */

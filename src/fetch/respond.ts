@@ -1,3 +1,4 @@
+import { mergeVary } from "../cors/cors.js";
 import type { WireResponse } from "../wire/reply.js";
 
 /**
@@ -18,14 +19,35 @@ export function toResponse(wire: WireResponse): Response {
 
 /** A response the app made, with the cookies a guard set added (the deletion of a stale session cookie, or the live one where it belongs). */
 export function withCookies(response: Response, setCookie: readonly string[]): Response {
-  if (setCookie.length === 0) return response;
+  return withHeaders(response, setCookie, undefined);
+}
+
+/**
+ * A response the app made, with `Set-Cookie` values and CORS headers added (`Vary` merged
+ * with its own). Changed in place; an immutable one (`Response.redirect()`, one from
+ * `fetch()`) is copied. Nothing to add: the response itself.
+ */
+export function withHeaders(response: Response, setCookie: readonly string[], headers: Readonly<Record<string, string>> | undefined): Response {
+  if (setCookie.length === 0 && isEmpty(headers)) return response;
   try {
-    for (const cookie of setCookie) response.headers.append("Set-Cookie", cookie);
+    addTo(response.headers, setCookie, headers);
     return response;
   } catch {
-    // An immutable Response (Response.redirect(), one from fetch()): copy it to add them.
     const copy = new Response(response.body, response);
-    for (const cookie of setCookie) copy.headers.append("Set-Cookie", cookie);
+    addTo(copy.headers, setCookie, headers);
     return copy;
   }
+}
+
+function addTo(target: Headers, setCookie: readonly string[], headers: Readonly<Record<string, string>> | undefined): void {
+  for (const name in headers) {
+    const value = headers[name]!;
+    target.set(name, name === "Vary" ? mergeVary(target.get("Vary") ?? undefined, value) : value);
+  }
+  for (const cookie of setCookie) target.append("Set-Cookie", cookie);
+}
+
+function isEmpty(headers: Readonly<Record<string, string>> | undefined): boolean {
+  for (const _name in headers) return false;
+  return true;
 }

@@ -3,7 +3,7 @@
  * No Express, no HTTP.
  */
 import { describe, expect, it } from "vitest";
-import { corsCovers, corsDecision, isServicesVersionHeader, type CorsRequest } from "../../src/cors/cors.js";
+import { corsAtPath, corsCovers, corsDecision, isServicesVersionHeader, mergeVary, withCorsHeaders, type CorsRequest } from "../../src/cors/cors.js";
 import { crossSiteCookieProblem } from "../../src/cors/cross-site-cookie.js";
 import { corsSettings, type CorsConfig } from "../../src/cors/options.js";
 import { isCrossSite, siteOf } from "../../src/cors/site.js";
@@ -116,6 +116,40 @@ describe("corsCovers", () => {
   it("reads the Services version headers as Services does", () => {
     expect(["services_user_login_version", "services-user-login-version", "services_system_connect_version"].every(isServicesVersionHeader)).toBe(true);
     expect(["services_version", "x-services_user_login_version", "services_user_login_versions"].some(isServicesVersionHeader)).toBe(false);
+  });
+});
+
+describe("corsAtPath", () => {
+  it("decides only where CORS is on and covers the path, reading the request only then", () => {
+    let read = 0;
+    const describe = () => (read++, request({ method: "OPTIONS", requestMethod: "POST" }));
+    expect(corsAtPath("/welcome", "/services/json", settings(), describe)).toBeUndefined();
+    expect(corsAtPath("/services/json/user/login", "/services/json", settings(false), describe)).toBeUndefined();
+    expect(read).toBe(0);
+    expect(corsAtPath("/services/session/token", "/services/json", settings(), describe)).toMatchObject({ preflight: { status: 204 } });
+    expect(corsAtPath("/welcome", "/services/json", settings({ paths: ["/wel*"] }), describe)).toHaveProperty("preflight");
+    expect(read).toBe(2);
+  });
+});
+
+describe("Vary and wire replies", () => {
+  it("merges Vary values, each name once whatever its case, in order", () => {
+    expect(mergeVary(undefined, "Origin")).toBe("Origin");
+    expect(mergeVary("", "Origin")).toBe("Origin");
+    expect(mergeVary("Accept", "Origin")).toBe("Accept, Origin");
+    expect(mergeVary("Origin, Accept", " origin ,Accept-Encoding,")).toBe("Origin, Accept, Accept-Encoding");
+  });
+
+  it("adds CORS headers to a wire reply, CORS's Vary first, the reply itself untouched", () => {
+    const wire = { status: 200, headers: { "Content-Type": "application/json", Vary: "Accept" }, body: "[]" };
+    expect(withCorsHeaders(wire, undefined)).toBe(wire);
+    expect(withCorsHeaders(wire, { "Access-Control-Allow-Origin": APP, Vary: "Origin" })).toEqual({
+      status: 200,
+      headers: { "Content-Type": "application/json", Vary: "Origin, Accept", "Access-Control-Allow-Origin": APP },
+      body: "[]",
+    });
+    expect(wire.headers.Vary).toBe("Accept");
+    expect(withCorsHeaders({ status: 401, headers: {}, body: null }, { Vary: "Origin" }).headers).toEqual({ Vary: "Origin" });
   });
 });
 

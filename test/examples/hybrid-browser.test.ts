@@ -3,7 +3,8 @@
  * build (read at test time from ../shared/clients beside the repository: it is GPL-2.0, and
  * never copied here) with the documented one-line shim, and plain fetch with
  * `credentials: "include"`, against the example app configured only through its environment
- * variables. Each scenario runs connect, login, connect, a protected GET, logout, connect.
+ * variables (on Express; the cross-site scenario on Fastify and Hono too). Each scenario runs
+ * connect, login, connect, a protected GET, logout, connect.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Frame } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, demoUserStore } from "../../examples/sports-api/app.js";
+import { sportsApiServer } from "../../examples/sports-api/frameworks.js";
 import { hybridOptionsFromEnv } from "../../examples/sports-api/hybrid.js";
 import { fastHasher, SECRET } from "../helpers/app.js";
 import { browserRequired, CHROMIUM, QUIET_CHROMIUM_FLAGS } from "../helpers/chromium.js";
@@ -142,13 +144,16 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
   let apiHttps: number;
   let apiLax: number;
   let apiOldCordova: number;
+  const apiOn: Record<"fastify" | "hono", number> = { fastify: 0, hono: 0 };
 
-  /** The example app, configured only through the environment variables of server.ts. */
-  async function exampleApi(env: NodeJS.ProcessEnv, tls?: { cert: Buffer; key: Buffer }): Promise<number> {
+  /** The example app, configured only through the environment variables of server.ts; on Express unless `framework` (EXAMPLE_FRAMEWORK) says otherwise. */
+  async function exampleApi(env: NodeJS.ProcessEnv, tls?: { cert: Buffer; key: Buffer }, framework?: "fastify" | "hono"): Promise<number> {
     const userStore = demoUserStore(fastHasher);
     await userStore.ready;
-    const app = createApp({ secret: SECRET, userStore, hasher: fastHasher, extra: hybridOptionsFromEnv(env), log: (line) => void log.push(JSON.parse(line)) });
-    const server = tls === undefined ? createHttpServer(app) : createHttpsServer(tls, app);
+    const config = { secret: SECRET, userStore, hasher: fastHasher, extra: hybridOptionsFromEnv(env), log: (line: string) => void log.push(JSON.parse(line)) };
+    let server: Server;
+    if (framework !== undefined) server = await sportsApiServer(framework, config, tls);
+    else server = tls === undefined ? createHttpServer(createApp(config)) : createHttpsServer(tls, createApp(config));
     servers.push(server);
     return listen(server);
   }
@@ -189,6 +194,14 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
       { TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}, null, http://localhost:${pageHttp}`, SESSION_SAMESITE: "none", COOKIE_SECURE: "always" },
       tls,
     );
+    // The same on the other frameworks of the example (EXAMPLE_FRAMEWORK).
+    for (const framework of ["fastify", "hono"] as const) {
+      apiOn[framework] = await exampleApi(
+        { TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}`, SESSION_SAMESITE: "none", COOKIE_SECURE: "always" },
+        tls,
+        framework,
+      );
+    }
     // Another site, with the cookie left as Drupal 7 sent it: the documented failure.
     apiLax = await exampleApi({ TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}` }, tls);
     // An old Cordova app: a file: page in a WebView with web security off sends no Origin.
@@ -233,6 +246,12 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
 
   it("another site over HTTPS with SameSite=None: jDrupal (shimmed) and fetch", async () => {
     const api = `https://api.sports.test:${apiHttps}`;
+    expect(await run(`https://app.example.org:${pageHttps}/app.html?shim=1`, "runJdrupal", api)).toEqual(PASSED);
+    expect(await run(`https://app.example.org:${pageHttps}/app.html`, "runFetch", api)).toEqual(PASSED);
+  });
+
+  it.each(["fastify", "hono"] as const)("another site over HTTPS with SameSite=None, on %s: jDrupal (shimmed) and fetch", async (framework) => {
+    const api = `https://api.sports.test:${apiOn[framework]}`;
     expect(await run(`https://app.example.org:${pageHttps}/app.html?shim=1`, "runJdrupal", api)).toEqual(PASSED);
     expect(await run(`https://app.example.org:${pageHttps}/app.html`, "runFetch", api)).toEqual(PASSED);
   });

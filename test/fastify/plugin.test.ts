@@ -133,6 +133,10 @@ describe("fastifySessionAuth", () => {
     expect([denied.statusCode, denied.statusMessage]).toEqual([401, "Unauthorized : Access denied for user anonymous"]);
     const badJson = await app.inject({ method: "POST", url: "/services/json/players", headers: { "content-type": "application/json" }, payload: "{" });
     expect([badJson.statusCode, badJson.statusMessage, badJson.body]).toEqual([400, ": Invalid JSON.", '["Invalid JSON."]']);
+    // The guard's CORS headers stay on the reply Fastify's error handler makes.
+    const { app: cors } = await build({ trustedOrigins: ["capacitor://localhost"] });
+    const fromApp = await cors.inject({ url: "/own-denial", headers: { origin: "capacitor://localhost" } });
+    expect([fromApp.statusCode, fromApp.headers["access-control-allow-origin"], fromApp.headers.vary]).toEqual([401, "capacitor://localhost", "Origin"]);
     const crash = await app.inject({ url: "/crash" });
     expect([crash.statusCode, crash.body]).toEqual([500, ""]);
     expect(events.some((event) => event.type === "internal.error")).toBe(true);
@@ -162,10 +166,14 @@ describe("fastifySessionAuth", () => {
           sessionStore: memorySessionStore(),
           secret: SECRET,
           hasher: fastHasher,
+          trustedOrigins: ["capacitor://localhost"],
+          cors: { paths: ["/sso"] },
         });
         api.post("/sso", async (request, reply) =>
           api.sessionAuth.startSession(request, reply, (await memoryUserStore(USERS, { hasher: fastHasher }).findById("14"))!),
         );
+        // The context's own not-found handler: Fastify runs a context's hooks (CORS's among them) on no other.
+        api.setNotFoundHandler(api.sessionAuth.notFound());
         expect(api.sessionAuth.endpointPath).toBe("/v1/services/json");
       },
       { prefix: "/v1" },
@@ -173,5 +181,10 @@ describe("fastifySessionAuth", () => {
     const sso = await app.inject({ method: "POST", url: "/v1/sso" });
     expect([sso.statusCode, sso.headers["cache-control"], sso.json<{ user: { name: string } }>().user.name]).toEqual([200, "no-store", "demo"]);
     expect((await app.inject({ url: "/v1/services/json/" })).statusCode).toBe(200);
+    // CORS's paths, as the endpoint's, are below the prefix.
+    const preflight = (url: string) =>
+      app.inject({ method: "OPTIONS", url, headers: { origin: "capacitor://localhost", "access-control-request-method": "POST" } });
+    for (const url of ["/v1/services/session/token", "/v1/services/json/user/login", "/v1/sso"]) expect((await preflight(url)).statusCode, url).toBe(204);
+    expect((await preflight("/sso")).statusCode).toBe(404);
   });
 });

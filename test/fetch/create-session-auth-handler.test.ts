@@ -92,7 +92,7 @@ describe("createSessionAuthHandler", () => {
     const stale = await requireSession(new Request(`${SITE}/players`, { headers: { Cookie: `${demo.session_name}=stale` } }));
     expect([stale.response?.status, stale.response?.headers.getSetCookie()[0]]).toEqual([401, expect.stringMatching(/=deleted; /)]);
     const optional = await auth.optionalSession()(new Request(`${SITE}/players`));
-    expect(optional).toEqual({ auth: undefined, setCookie: [] });
+    expect(optional).toEqual({ auth: undefined, setCookie: [], headers: {} });
     expect(
       (await auth.requireSession({ roles: ["administrator"] })(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }))).response?.status,
     ).toBe(403);
@@ -121,5 +121,43 @@ describe("createSessionAuthHandler", () => {
     expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }))).toMatchObject({ ended: false });
     const redirect = auth.withCookies(Response.redirect(`${SITE}/home`, 302), ["a=b"]);
     expect([redirect.status, redirect.headers.get("location"), redirect.headers.getSetCookie()]).toEqual([302, `${SITE}/home`, ["a=b"]]);
+  });
+
+  it("gives the app what CORS adds to its own responses: a guard's headers, and those of the paths CORS covers", async () => {
+    const APP = "capacitor://localhost";
+    const auth = handler({ trustedOrigins: [APP], cors: { paths: ["/api/*"] } });
+    const demo = await logIn(auth, SITE, { Origin: APP });
+    const from = (path: string, headers: Record<string, string> = {}) => new Request(SITE + path, { headers: { Origin: APP, ...headers } });
+    const preflight = await auth.requireSession()(
+      new Request(`${SITE}/elsewhere`, { method: "OPTIONS", headers: { Origin: APP, "Access-Control-Request-Method": "PUT" } }),
+    );
+    expect([preflight.response?.status, preflight.error, preflight.response?.headers.get("access-control-allow-methods")]).toEqual([
+      204,
+      undefined,
+      "GET, HEAD, POST, PUT, PATCH, DELETE",
+    ]);
+    const passed = await auth.requireSession()(from("/elsewhere", { Cookie: demo.cookie }));
+    if (passed.response !== undefined) throw new Error("refused");
+    expect(passed.headers).toEqual({ "Access-Control-Allow-Origin": APP, "Access-Control-Allow-Credentials": "true", Vary: "Origin" });
+    // In place, the app's Vary kept; an immutable response copied.
+    const own = auth.withGuard(Response.json([], { headers: { Vary: "Accept" } }), passed);
+    expect([own.headers.get("access-control-allow-origin"), own.headers.get("vary")]).toEqual([APP, "Accept, Origin"]);
+    const redirect = auth.withGuard(Response.redirect(`${SITE}/home`, 302), { setCookie: ["a=b"], headers: passed.headers });
+    expect([redirect.headers.get("location"), redirect.headers.getSetCookie(), redirect.headers.get("access-control-allow-origin")]).toEqual([
+      `${SITE}/home`,
+      ["a=b"],
+      APP,
+    ]);
+    const untouched = Response.json([]);
+    expect(auth.withGuard(untouched, { setCookie: [], headers: {} })).toBe(untouched);
+    // An unguarded route, a 404 on the paths CORS covers; nothing elsewhere.
+    expect(auth.withCors(from("/api/notes"), Response.json([])).headers.get("access-control-allow-origin")).toBe(APP);
+    const notFound = auth.notFound()(from("/services/json/teams"));
+    expect(auth.withCors(from("/services/json/teams"), notFound).headers.get("access-control-allow-origin")).toBe(APP);
+    expect(auth.withCors(from("/elsewhere"), Response.json([])).headers.has("access-control-allow-origin")).toBe(false);
+    // handle answers the preflights of those paths, and no other request of the app's.
+    const atApi = await auth.handle(new Request(`${SITE}/api/notes`, { method: "OPTIONS", headers: { Origin: APP, "Access-Control-Request-Method": "POST" } }));
+    expect(atApi?.status).toBe(204);
+    expect(await auth.handle(from("/api/notes"))).toBeUndefined();
   });
 });

@@ -23,7 +23,7 @@ export type Binding = (typeof BINDINGS)[number];
  * The app every binding test drives, built on one binding: the Services calls, and the
  * same routes behind the guards (GET and POST /services/json/players, POST
  * /services/json/open without CSRF, GET /services/json/admin for administrators, GET
- * /welcome for everyone), Services' 404s and the wire format's errors. Resolves a Node
+ * /welcome for everyone, any method on /notes outside the endpoint path), Services' 404s and the wire format's errors. Resolves a Node
  * server, not yet listening (supertest listens). Hono is served by a node:http adapter that
  * keeps Services' reason phrases.
  */
@@ -49,6 +49,7 @@ export async function bindingApp(binding: Binding, overrides: Partial<SessionAut
     app.post("/services/json/open", auth.requireSession({ csrf: false }), (_req, res) => void res.json({ open: true }));
     app.get("/services/json/admin", auth.requireSession({ roles: ["administrator"] }), (_req, res) => void res.json({ admin: true }));
     app.get("/welcome", auth.optionalSession(), (req, res) => void res.json({ name: req.auth?.user.name ?? null }));
+    app.all("/notes", auth.requireSession(), (_req, res) => void res.json({ notes: [] }));
     app.use("/services/json", auth.notFound({ resources }));
     app.use(auth.notFound());
     app.use(auth.errorHandler());
@@ -63,6 +64,7 @@ export async function bindingApp(binding: Binding, overrides: Partial<SessionAut
     app.post("/services/json/open", { preHandler: requireSession({ csrf: false }) }, async () => ({ open: true }));
     app.get("/services/json/admin", { preHandler: requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
     app.get("/welcome", { preHandler: optionalSession() }, async (request) => ({ name: request.auth?.user.name ?? null }));
+    app.all("/notes", { preHandler: requireSession() }, async () => ({ notes: [] }));
     app.setNotFoundHandler(app.sessionAuth.notFound({ resources }));
     app.setErrorHandler(app.sessionAuth.errorHandler());
     await app.ready();
@@ -76,6 +78,7 @@ export async function bindingApp(binding: Binding, overrides: Partial<SessionAut
   app.post("/services/json/open", requireSession({ csrf: false }), (c) => c.json({ open: true }));
   app.get("/services/json/admin", requireSession({ roles: ["administrator"] }), (c) => c.json({ admin: true }));
   app.get("/welcome", optionalSession(), (c) => c.json({ name: c.var.auth?.user.name ?? null }));
+  app.all("/notes", requireSession(), (c) => c.json({ notes: [] }));
   const notFound = sessionAuth.notFound({ resources });
   app.notFound((c) => notFound(c.req.raw));
   app.onError((error, c) => sessionAuth.errorResponse(error, c.req.raw));
