@@ -62,6 +62,8 @@ export interface SessionClient {
 const COOKIE_CACHE_LIMIT = 256;
 
 const NO_SESSION: SessionState = { kind: "none" };
+/** No cookie to write, as nearly every request has: one shared, frozen list rather than a new one each time. */
+const NO_COOKIES: readonly string[] = Object.freeze([]);
 
 /**
  * The most distinct session cookies of one name a request may carry and still have a session.
@@ -145,10 +147,10 @@ export class Sessions {
     const cookie = this.placement(request.host, request.secure);
     const sessids = readCookies(request.cookieHeader, cookie.name);
     const sent = sessids.length;
-    if (sent === 0) return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
+    if (sent === 0) return { cookie, sent, state: NO_SESSION, now, setCookie: NO_COOKIES };
     if (sent > MAX_COOKIE_CANDIDATES) {
       this.#emit({ type: "session.ambiguous", reason: "too-many-cookies", cookies: sent, uids: [] }, request.requestId);
-      return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
+      return { cookie, sent, state: NO_SESSION, now, setCookie: NO_COOKIES };
     }
     let live: LiveSession | undefined;
     // One cookie, as nearly every request carries: looked up alone, with nothing to compare.
@@ -158,17 +160,17 @@ export class Sessions {
       const uids = [...new Set(found.map((one) => one.user.uid))];
       if (uids.length > 1) {
         this.#emit({ type: "session.ambiguous", reason: "accounts", cookies: sent, uids }, request.requestId);
-        return { cookie, sent, state: NO_SESSION, now, setCookie: [] };
+        return { cookie, sent, state: NO_SESSION, now, setCookie: NO_COOKIES };
       }
       live = found[0];
     }
     if (live === undefined)
-      return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : [] };
+      return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : NO_COOKIES };
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
       await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
     }
-    return { cookie, sent, state: live, now, setCookie: [] };
+    return { cookie, sent, state: live, now, setCookie: NO_COOKIES };
   }
 
   /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
