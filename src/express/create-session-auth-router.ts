@@ -186,7 +186,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   }
 
   const router = Router();
-  if (queryPaths.length > 0) router.use(queryPathRewriter(queryPaths));
+  const rewriteQueryPath = queryPaths.length > 0 ? queryPathRewriter(queryPaths) : undefined;
   if (corsSettings.enabled) router.use(corsForPaths);
   router.all(TOKEN_PATH, servicesSessionToken);
   router.use(endpointPath, servicesEndpoint);
@@ -199,6 +199,9 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const dispatch = dispatching.handle;
   dispatching.handle = function sessionAuthRouter(this: Router, req: Request, res: Response, next: NextFunction) {
     if (!mayServe(req.url)) return next();
+    // The `?q=` spelling becomes the path before the router's first step, as a first middleware
+    // of its own would make it, without the dispatch through one more layer on every call.
+    rewriteQueryPath?.(req);
     dispatch.call(this, req, res, next);
   };
 

@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from "node:http";
 import type { Response } from "express";
 import type { WireResponse } from "../wire/reply.js";
 import { closeAfterReply } from "../http-input/linger.js";
@@ -10,12 +11,17 @@ import { closeAfterReply } from "../http-input/linger.js";
  */
 export function send(res: Response, wire: WireResponse): void {
   if (res.headersSent) return;
-  res.statusCode = wire.status;
-  if (wire.reason !== undefined) res.statusMessage = wire.reason;
-  addHeaders(res, wire.headers);
   const body = wire.body ?? "";
-  res.setHeader("Content-Length", Buffer.byteLength(body));
+  const headers: Record<string, string | number | readonly string[]> = { ...wire.headers, "Content-Length": Buffer.byteLength(body) };
+  // A Vary an earlier step set (CORS's Origin) is kept beside the reply's own (the endpoint's Accept).
+  const had = res.getHeader("Vary");
+  if (had !== undefined && wire.headers.Vary !== undefined) headers.Vary = mergeVary(had, wire.headers.Vary);
   if (wire.status === 413) closeAfterReply(res.req, res);
+  // Every header in one writeHead: with none set before (an endpoint reply), Node writes them
+  // as given, instead of storing each through setHeader first; any set before are overridden, as setHeader would.
+  const all = headers as OutgoingHttpHeaders;
+  if (wire.reason === undefined) res.writeHead(wire.status, all);
+  else res.writeHead(wire.status, wire.reason, all);
   res.end(body);
 }
 
@@ -33,11 +39,16 @@ export function addHeaders(res: Response, headers: Readonly<Record<string, strin
     if (name === "Vary") {
       const had = res.getHeader("Vary");
       if (had !== undefined) {
-        const names = new Set([...String(had).split(","), ...String(value).split(",")].map((item) => item.trim()).filter((item) => item !== ""));
-        res.setHeader("Vary", [...names].join(", "));
+        res.setHeader("Vary", mergeVary(had, value));
         continue;
       }
     }
     res.setHeader(name, value as string | string[]);
   }
+}
+
+/** Two `Vary` values as one, each name once. */
+function mergeVary(had: string | number | readonly string[], value: string | readonly string[]): string {
+  const names = new Set([...String(had).split(","), ...String(value).split(",")].map((item) => item.trim()).filter((item) => item !== ""));
+  return [...names].join(", ");
 }
