@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { hmacSha256 } from "../keys/hmac-sha256.js";
 
 /**
  * A login name as Drupal's MySQL collation (`utf8_general_ci`) compares it: accents and case
@@ -35,5 +35,6 @@ export function normaliseLoginName(name: string): string {
  * ```
  */
 export function loginNameHasher(key: Buffer): (name: string) => string {
-  return (name) => createHmac("sha256", key).update(normaliseLoginName(name)).digest("base64url").slice(0, 22);
+  const mac = hmacSha256(key);
+  return (name) => mac(normaliseLoginName(name)).toString("base64url").slice(0, 22);
 }
