@@ -11,8 +11,8 @@ const BLOCK = 64;
  *
  * @example
  * ```ts
- * const mac = hmacSha256(deriveKey(secret, "csrf token"));
- * mac(sessid).toString("base64url"); // === createHmac("sha256", key).update(sessid).digest("base64url")
+ * const mac = hmacSha256(key); // a key derived for one purpose, made once
+ * mac(sessid).toString("base64url"); // createHmac("sha256", key).update(sessid).digest("base64url"), without the Hmac
  * ```
  */
 export function hmacSha256(key: Uint8Array): (message: string) => Buffer {
