@@ -155,7 +155,11 @@ export type Emit = (event: RaisedEvent, requestId?: string) => void;
  */
 export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   const deliver = listener ?? logFault;
+  // Without a listener only the faults go anywhere: the others (a success, a revoked session on
+  // every login past the cap) are dropped before a stamped copy is made for nobody.
+  const wanted = listener === undefined ? (event: RaisedEvent) => FAULTS.has(event.type) : () => true;
   return (event, requestId) => {
+    if (!wanted(event)) return;
     try {
       deliver({ ...event, timestamp: Date.now(), ...(requestId === undefined ? {} : { requestId }) } as AuthEvent);
     } catch {

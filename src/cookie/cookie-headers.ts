@@ -62,8 +62,16 @@ export interface CookieAttributes {
  * code written against Drupal (and its tests) sees the same header.
  */
 export function setCookieHeader(name: string, value: string, attributes: CookieAttributes, now: number): string {
-  const expires = new Date((now + attributes.maxAge) * 1000).toUTCString();
-  return `${name}=${value}; expires=${expires}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
+  return `${name}=${value}; expires=${httpDate(now + attributes.maxAge)}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
+}
+
+/** The last date written, and its text: the logins of one second share one `expires`, formatted once. */
+let lastDate = { seconds: Number.NaN, text: "" };
+
+/** A time in Unix seconds as RFC 1123 writes it (`Sat, 19 Dec 2026 01:29:10 GMT`). */
+function httpDate(seconds: number): string {
+  if (seconds !== lastDate.seconds) lastDate = { seconds, text: new Date(seconds * 1000).toUTCString() };
+  return lastDate.text;
 }
 
 /**

@@ -306,6 +306,9 @@ export class ServicesEndpoint {
    * @throws SessionAuthError `ERR_CROSS_SITE_LOGIN`.
    */
   #refuseCrossSite(request: ServicesCall): void {
+    // Neither header: a native client, which is never refused and whose cookie no browser
+    // drops. Nothing to work out, so no URL is parsed on the login of every app that is not a browser.
+    if (request.origin === undefined && request.fetchSite === undefined) return;
     const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
     const scripted = request.csrfHeader !== undefined || requestMime(request.contentType).toLowerCase() === "application/json";
     const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
@@ -364,7 +367,13 @@ export class ServicesEndpoint {
     this.#checkAddress(request.ip, request.requestId);
     try {
       negotiateFormat(request.format, request.accept);
-      const body = "parsed" in request.body ? request.body.parsed : await parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);
+      let body: unknown;
+      if ("parsed" in request.body) body = request.body.parsed;
+      else {
+        const parsed = parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);
+        // Only multipart is parsed later, by a stream: JSON and forms cost no await.
+        body = parsed instanceof Promise ? await parsed : parsed;
+      }
       const args = step.args?.(body) as A;
       // Before the session is read: a refused cross-site login reads and changes nothing.
       if (step.sameSite === true) this.#refuseCrossSite(request);
@@ -379,14 +388,30 @@ export class ServicesEndpoint {
           request.requestId,
         );
       const reply = await callback(args, context);
-      // A call that sets the session cookie itself (login, logout) says all there is to say of it.
-      const { "Set-Cookie": own, ...headers } = reply.headers;
-      return { ...reply, headers: { ...headers, ...vary, ...(own === undefined ? cookieHeader(setCookie) : { "Set-Cookie": own }) } };
+      return { ...reply, headers: withCallHeaders(reply.headers, vary, setCookie) };
     } catch (error) {
       if (!isSessionAuthError(error)) this.#emit({ type: "internal.error", err: error }, request.requestId);
       return errorReply(error, { ...vary, ...cookieHeader(setCookie) });
     }
   }
+}
+
+/**
+ * A call's reply headers, then `Vary`, then the cookies: its own if it set the session cookie
+ * itself (login, logout: they say all there is to say of it), else the request's fix-ups.
+ * Copied name by name: an object rest pattern would take a slow path on every call.
+ */
+function withCallHeaders(
+  own: Readonly<Record<string, string | readonly string[]>>,
+  vary: Readonly<Record<string, string>>,
+  setCookie: readonly string[],
+): Record<string, string | readonly string[]> {
+  const headers: Record<string, string | readonly string[]> = {};
+  for (const name in own) if (name !== "Set-Cookie") headers[name] = own[name]!;
+  if (vary.Vary !== undefined) headers.Vary = vary.Vary;
+  const cookies = own["Set-Cookie"] ?? (setCookie.length === 0 ? undefined : setCookie);
+  if (cookies !== undefined) headers["Set-Cookie"] = cookies;
+  return headers;
 }
 
 function cookieHeader(setCookie: readonly string[]): Record<string, readonly string[]> {

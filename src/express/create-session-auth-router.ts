@@ -2,6 +2,7 @@ import { Router, type ErrorRequestHandler, type NextFunction, type Request, type
 import { corsCovers, corsDecision } from "../cors/cors.js";
 import { createEngine, sessionControls, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
+import { matchAction } from "../endpoint/routing.js";
 import { isSessionAuthError } from "../errors.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import { parseOptions } from "../validate.js";
@@ -170,10 +171,11 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     };
   }
 
-  async function servicesEndpoint(req: Request, res: Response, next: NextFunction) {
+  /** Answers a request below the endpoint; `below` is its path there when the router's dispatch was skipped (see below). */
+  async function answer(req: Request, res: Response, next: NextFunction, below?: string) {
     let reply;
     try {
-      reply = await endpoint.handle(endpointRequest(req, bodyLimit));
+      reply = await endpoint.handle(endpointRequest(req, bodyLimit, below));
     } catch (error) {
       return next(error);
     }
@@ -181,12 +183,16 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     else send(res, reply);
   }
 
+  function servicesEndpoint(req: Request, res: Response, next: NextFunction) {
+    return answer(req, res, next);
+  }
+
   async function servicesSessionToken(req: Request, res: Response) {
     send(res, await endpoint.sessionToken(sessionRequest(req)));
   }
 
   const router = Router();
-  if (queryPaths.length > 0) router.use(queryPathRewriter(queryPaths));
+  const rewriteQueryPath = queryPaths.length > 0 ? queryPathRewriter(queryPaths) : undefined;
   if (corsSettings.enabled) router.use(corsForPaths);
   router.all(TOKEN_PATH, servicesSessionToken);
   router.use(endpointPath, servicesEndpoint);
@@ -197,9 +203,18 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   // Express 4's and 5's routers are functions that call their own `handle`, which their types leave out.
   const dispatching = router as Router & { handle(req: Request, res: Response, next: NextFunction): void };
   const dispatch = dispatching.handle;
+  // A call of one of the endpoint's own actions (user/login…) would only ever reach the
+  // endpoint's layer: with no CORS layer in front of it, it goes there at once, without the
+  // router's dispatch. Anything else below the endpoint (the app's own resources) is dispatched.
+  const actionBelow = corsSettings.enabled ? undefined : endpointAction(endpointPath);
   dispatching.handle = function sessionAuthRouter(this: Router, req: Request, res: Response, next: NextFunction) {
     if (!mayServe(req.url)) return next();
-    dispatch.call(this, req, res, next);
+    // The `?q=` spelling becomes the path before the router's first step, as a first middleware
+    // of its own would make it, without the dispatch through one more layer on every call.
+    rewriteQueryPath?.(req);
+    const below = actionBelow?.(req.url);
+    if (below !== undefined) answer(req, res, next, below).catch(next);
+    else dispatch.call(this, req, res, next);
   };
 
   const pieces: Omit<SessionAuthRouter, keyof Router> = {
@@ -240,6 +255,25 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
 }
 
 const TOKEN_PATH = "/services/session/token";
+
+/**
+ * The path below the endpoint of a URL (relative to where the router is mounted) that calls
+ * one of the endpoint's actions, as `router.use(endpointPath)` would give it to the endpoint:
+ * the prefix matched regardless of case, up to a slash. `undefined` for anything else, and
+ * for a URL with a percent sign, which the router's own matching decides.
+ */
+function endpointAction(endpointPath: string): ((url: string) => string | undefined) | undefined {
+  if (endpointPath === "/") return undefined;
+  const prefix = endpointPath.toLowerCase();
+  return (url) => {
+    if (url.includes("%")) return undefined;
+    const mark = url.indexOf("?");
+    const path = mark === -1 ? url : url.slice(0, mark);
+    if (path[prefix.length] !== "/" || path.slice(0, prefix.length).toLowerCase() !== prefix) return undefined;
+    const below = path.slice(prefix.length);
+    return matchAction(below) === undefined ? undefined : below;
+  };
+}
 
 /**
  * Whether a request URL (relative to where the router is mounted) may be one the router serves:

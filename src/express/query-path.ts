@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request } from "express";
 import { drupalQueryTarget } from "../http-input/query-path.js";
 
 /**
@@ -9,11 +9,10 @@ import { drupalQueryTarget } from "../http-input/query-path.js";
  * Services URL this way. Elsewhere `q` is left to the app (a search box's `?q=` on `/players`
  * must not re-route the request).
  */
-export function queryPathRewriter(paths: readonly string[]): RequestHandler {
+export function queryPathRewriter(paths: readonly string[]): (req: Pick<Request, "url">) => void {
   const honoured = new Set(paths);
-  return function drupalQueryPath(req: Request, _res: Response, next: NextFunction) {
+  return function drupalQueryPath(req) {
     const rewritten = drupalQueryTarget(req.url, honoured);
     if (rewritten !== undefined) req.url = rewritten;
-    next();
   };
 }

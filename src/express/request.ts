@@ -86,22 +86,26 @@ export function corsRequest(req: Request): CorsRequest {
   };
 }
 
-/** A request no route answered, as far as routing goes. */
-export function notFoundRequest(req: Request): NotFoundRequest {
+/** A request no route answered, as far as routing goes; `below`, its path below the endpoint when Express did not mount it there. */
+export function notFoundRequest(req: Request, below?: string): NotFoundRequest {
   return {
-    path: req.path,
+    path: below ?? req.path,
     // Express strips the mount path into baseUrl: none means the site root, outside any endpoint.
-    mounted: req.baseUrl !== "",
+    mounted: below !== undefined || req.baseUrl !== "",
     method: req.method,
     methodOverride: header(req, "x-http-method-override"),
     methodParam: queryParameter(req, "_method"),
   };
 }
 
-/** A request that reached the endpoint's router, with its body read only once routing asks for it. */
-export function endpointRequest(req: Request, bodyLimit: number): EndpointRequest {
+/**
+ * A request that reached the endpoint, with its body read only once routing asks for it.
+ * `below` is its path below the endpoint when the router did not mount it there (see the
+ * router's entry); else Express's mount gives it.
+ */
+export function endpointRequest(req: Request, bodyLimit: number, below?: string): EndpointRequest {
   // One object, filled in place: copying into a third cost a visible share of a login.
-  return Object.assign(servicesRequest(req), notFoundRequest(req), { body: () => readBody(req, bodyLimit) });
+  return Object.assign(servicesRequest(req), notFoundRequest(req, below), { body: () => readBody(req, bodyLimit) });
 }
 
 /** A request to an app's own route behind a guard; the address and the token are read only when used. */

@@ -30,9 +30,12 @@ export function requestMime(contentType: string | undefined): string {
  * Form-urlencoded: PHP `parse_str`, last value wins. Multipart: the form fields (see
  * `parseMultipart`). Any other type, or one not enabled, is `406 Unsupported request content type`.
  *
- * @throws SessionAuthError `ERR_INVALID_JSON` or `ERR_UNSUPPORTED_CONTENT_TYPE`.
+ * JSON and form bodies are parsed at once (a login's body costs no await); a multipart body
+ * is read by a stream parser, so its fields come as a promise.
+ *
+ * @throws SessionAuthError `ERR_INVALID_JSON` or `ERR_UNSUPPORTED_CONTENT_TYPE` (a multipart body's errors reject the promise).
  */
-export async function parseRequestBody(raw: Buffer, contentType: string | undefined, parsers: ReadonlySet<RequestParser>): Promise<unknown> {
+export function parseRequestBody(raw: Buffer, contentType: string | undefined, parsers: ReadonlySet<RequestParser>): unknown {
   const mime = requestMime(contentType);
   const type = mime.toLowerCase();
   if (!parsers.has(type as RequestParser)) throw new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", mime);

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { hmacSha256 } from "./hmac-sha256.js";
 import { deriveKey } from "./derive-key.js";
 
 /**
@@ -16,6 +16,6 @@ import { deriveKey } from "./derive-key.js";
  * ```
  */
 export function hmacCsrfToken(secret: string): (sessid: string) => string {
-  const key = deriveKey(secret, "csrf token");
-  return (sessid) => createHmac("sha256", key).update(sessid).digest("base64url");
+  const mac = hmacSha256(deriveKey(secret, "csrf token"));
+  return (sessid) => mac(sessid).toString("base64url");
 }

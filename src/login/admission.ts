@@ -76,10 +76,11 @@ export class HashAdmission {
     const started = performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const hung = new Promise<never>((_resolve, reject) => {
+      // One promise settled by whichever comes first, the check or its time limit: no race of two.
+      return await new Promise<T>((resolve, reject) => {
         timer = setTimeout(() => reject(this.#busy()), CHECK_TIMEOUT_MS).unref();
+        task().then(resolve, reject);
       });
-      return await Promise.race([task(), hung]);
     } finally {
       clearTimeout(timer);
       this.#observe((performance.now() - started) / 1000);

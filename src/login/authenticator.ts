@@ -271,13 +271,17 @@ export class Authenticator {
    */
   async #check(user: UserRecord | null, password: string, requestId: string | undefined): Promise<Checked> {
     // A hasher that cannot hash a random password still checks the ones it has: without the
-    // sample, failures are equal in cost only among the classes seen.
-    await this.#dummy().catch(() => undefined);
+    // sample, failures are equal in cost only among the classes seen. Once it is made (its
+    // cost measured), there is nothing to wait for.
+    if (this.#currentMs === undefined) await this.#dummy().catch(() => undefined);
     let ownClass: string | undefined;
     if (user !== null) {
       ownClass = this.#costClass(user.passwordHash);
       const verified = await this.#verify(user.passwordHash, ownClass, password);
-      if (verified && user.active) return { verified, upgrade: await this.#upgrade(user, password, requestId) };
+      if (verified && user.active) {
+        const upgrade = this.#upgrade(user, password, requestId);
+        return { verified, upgrade: upgrade === undefined ? undefined : await upgrade };
+      }
       if (verified) {
         await this.#samplesExcept(ownClass, password);
         return { verified };
@@ -300,9 +304,22 @@ export class Authenticator {
    * password the new one refuses) must not turn the login into an error; the next login
    * tries again.
    */
-  async #upgrade(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> {
+  #upgrade(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> | undefined {
+    let stale: boolean;
     try {
-      return this.#hasher.needsRehash(user.passwordHash) ? await this.#hasher.hash(password) : undefined;
+      stale = this.#hasher.needsRehash(user.passwordHash);
+    } catch (error) {
+      this.#emit({ type: "rehash.failed", uid: user.uid, err: error }, requestId);
+      return undefined;
+    }
+    // A current hash, as on nearly every login: nothing to wait for.
+    return stale ? this.#rehash(user, password, requestId) : undefined;
+  }
+
+  /** The new hash of a verified password, or none when the hasher cannot make one (reported, see above). */
+  async #rehash(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> {
+    try {
+      return await this.#hasher.hash(password);
     } catch (error) {
       this.#emit({ type: "rehash.failed", uid: user.uid, err: error }, requestId);
       return undefined;

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { hmacSha256 } from "../keys/hmac-sha256.js";
 
 /**
  * A login name as Drupal's MySQL collation (`utf8_general_ci`) compares it: accents and case
@@ -15,7 +15,10 @@ export function normaliseLoginName(name: string): string {
   let end = name.length;
   // PAD SPACE: only U+0020 is ignored at the end, not other white space.
   while (end > 0 && name.charCodeAt(end - 1) === 0x20) end -= 1;
-  return name.slice(0, end).normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  const kept = name.slice(0, end);
+  // ASCII (one UTF-8 byte a character) has nothing to decompose and no marks: only its case folds.
+  if (Buffer.byteLength(kept) === kept.length) return kept.toLowerCase();
+  return kept.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
 /**
@@ -32,5 +35,6 @@ export function normaliseLoginName(name: string): string {
  * ```
  */
 export function loginNameHasher(key: Buffer): (name: string) => string {
-  return (name) => createHmac("sha256", key).update(normaliseLoginName(name)).digest("base64url").slice(0, 22);
+  const mac = hmacSha256(key);
+  return (name) => mac(normaliseLoginName(name)).toString("base64url").slice(0, 22);
 }

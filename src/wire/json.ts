@@ -5,5 +5,8 @@
  * log bodies see exactly what they saw from Drupal.
  */
 export function encodeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const json = JSON.stringify(value);
+  // As many UTF-8 bytes as characters: all ASCII, nothing to escape, and the pattern need not scan it.
+  if (Buffer.byteLength(json) === json.length) return json;
+  return json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
