@@ -12,6 +12,7 @@ import { guardSettings, optionalSessionSchema, requireSessionSchema, type GuardS
 import { sessionGuard, type GuardOutcome, type GuardRequest } from "./sessions/route-guard.js";
 import { Sessions } from "./sessions/sessions.js";
 import { memoryCounterStore } from "./stores/memory-counter-store.js";
+import { answersInProcess } from "./stores/process-local.js";
 import { withTimeout } from "./stores/with-timeout.js";
 import type { StoredSession, UserRecord } from "./types.js";
 import { parseOptions } from "./validate.js";
@@ -95,6 +96,8 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
   const endpoint = new ServicesEndpoint(endpointDeps, sessions, authenticator, emit);
   warnCrossSiteCookies(options, emit);
 
+  // The memory user store replaces a record rather than change it: the user routes see can be copied once per record.
+  const keepsRecords = answersInProcess(options.userStore);
   return {
     options,
     sessions,
@@ -102,7 +105,7 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
     guard(guardOptions, optional) {
       const parsed = parseOptions(optional ? optionalSessionSchema : requireSessionSchema, guardOptions, optional ? "optionalSession" : "requireSession");
       const settings = guardSettings(parsed);
-      return { settings, check: sessionGuard(sessions, { ...settings, optional }) };
+      return { settings, check: sessionGuard(sessions, { ...settings, optional, keepsRecords }) };
     },
     notFound(notFoundOptions) {
       const resources = new Set(parseOptions(notFoundSchema, notFoundOptions, "notFound").resources);

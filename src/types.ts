@@ -111,10 +111,8 @@ export interface SessionStore {
    * unseen by other instances), with a random `generation` that names this instance of it: a
    * new instance (after a restart, say) has another. The session lifecycle then ends a logout
    * at once (no other instance can still read the session), and the sealed-cookie store voids
-   * seals made under another generation of its revocation store; and its calls, which wait on
-   * no I/O, are not timed against `storeTimeout` (their failures are still a 503). Leave it
-   * out for a store that is shared or durable, or that waits on anything: that is the
-   * assumption when it is absent.
+   * seals made under another generation of its revocation store. Leave it out for a store
+   * that is shared or durable: that is the assumption when it is absent.
    */
   readonly processLocal?: ProcessLocal;
   /**
@@ -211,8 +209,6 @@ export interface UserStore {
    * Resolves whether the write happened.
    */
   updatePasswordHash(uid: string, expected: string, next: string): Promise<boolean>;
-  /** Declared by a store held in this process's memory alone (see {@link SessionStore.processLocal}), as `memoryUserStore` is. */
-  readonly processLocal?: ProcessLocal;
   /**
    * Settles when the store can answer, for a store that prepares itself after it is made
    * (`memoryUserStore` hashes its plain passwords). Calls made before then wait for it, and

@@ -168,8 +168,8 @@ describe("the fetch handler's types", () => {
     expectTypeOf(handler.handle).returns.resolves.toEqualTypeOf<globalThis.Response | undefined>();
     const guard: FetchGuard = handler.requireSession({ roles: ["administrator"] });
     expectTypeOf(guard).returns.resolves.toEqualTypeOf<GuardResult>();
-    // A response is a refusal with its reason, or the answer to a CORS preflight, which has none.
-    expectTypeOf<Extract<GuardResult, { response: globalThis.Response }>["error"]>().toEqualTypeOf<SessionAuthError | undefined>();
+    // A response is always a refusal with its reason: code that reads error alone cannot take one for a pass.
+    expectTypeOf<Extract<GuardResult, { response: globalThis.Response }>["error"]>().toEqualTypeOf<SessionAuthError>();
     expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
     expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["headers"]>().toEqualTypeOf<Readonly<Record<string, string>>>();
     // What a guard let through is what withGuard takes.

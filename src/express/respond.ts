@@ -1,4 +1,3 @@
-import type { OutgoingHttpHeaders } from "node:http";
 import type { Response } from "express";
 import { mergeVary } from "../cors/cors.js";
 import type { WireResponse } from "../wire/reply.js";
@@ -12,17 +11,14 @@ import { closeAfterReply } from "../http-input/linger.js";
  */
 export function send(res: Response, wire: WireResponse): void {
   if (res.headersSent) return;
+  res.statusCode = wire.status;
+  if (wire.reason !== undefined) res.statusMessage = wire.reason;
+  // Header by header rather than all in one writeHead: Node would then write them without
+  // keeping them, and a logger reading res.getHeaders() on finish would see none.
+  addHeaders(res, wire.headers);
   const body = wire.body ?? "";
-  const headers: Record<string, string | number | readonly string[]> = { ...wire.headers, "Content-Length": Buffer.byteLength(body) };
-  // A Vary an earlier step set (CORS's Origin) is kept beside the reply's own (the endpoint's Accept).
-  const had = res.getHeader("Vary");
-  if (had !== undefined && wire.headers.Vary !== undefined) headers.Vary = mergeVary(String(had), String(wire.headers.Vary));
+  res.setHeader("Content-Length", Buffer.byteLength(body));
   if (wire.status === 413) closeAfterReply(res.req, res);
-  // Every header in one writeHead: with none set before (an endpoint reply), Node writes them
-  // as given, instead of storing each through setHeader first; any set before are overridden, as setHeader would.
-  const all = headers as OutgoingHttpHeaders;
-  if (wire.reason === undefined) res.writeHead(wire.status, all);
-  else res.writeHead(wire.status, wire.reason, all);
   res.end(body);
 }
 

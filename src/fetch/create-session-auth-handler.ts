@@ -78,13 +78,6 @@ export type GuardResult =
       /** The reason, for an app that answers in its own way (a redirect, problem+json). */
       readonly error: SessionAuthError;
       readonly auth?: undefined;
-    }
-  | {
-      /** The answer to a CORS preflight from an origin of `trustedOrigins` (a `204`): return it as it is. */
-      readonly response: Response;
-      /** No refusal: a preflight carries no session to check. */
-      readonly error?: undefined;
-      readonly auth?: undefined;
     };
 
 /** A guard for an app's own routes: resolves what to do with one request. */
@@ -113,7 +106,9 @@ export interface SessionAuthHandler {
    * `CSRF validation failed` or 403 in the wire format, or a 503 when a store fails.
    * `onDenied` does not apply: the result carries both the response and the error. A request
    * from an origin of `trustedOrigins` gets the CORS headers on the refusal, and in `headers`
-   * for the app's response; a preflight is answered (`response` without `error`).
+   * for the app's response. A preflight is refused like any request without a session (a
+   * `response` always comes with its `error`): `handle` answers the preflights of the paths
+   * CORS covers, so list the app's own in `cors.paths`.
    * @throws TypeError at once for an invalid option.
    */
   requireSession(options?: Omit<RequireSessionOptions, "onDenied">): FetchGuard;
@@ -251,11 +246,14 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
     const { check } = engine.guard(guardOptions, optional);
     return async (request, info) => {
       // Its route's reply, and its denials too, readable by the app origins wherever the route is.
+      // A preflight is not answered here: the app decides on the result, and one that reads
+      // `error` alone would take a 204 without a session for a pass. It is refused as any
+      // request without a session is, without the CORS headers, so the browser stops (fail
+      // closed); `handle` answers the preflights of the paths CORS covers (`cors.paths`).
       let headers = NO_HEADERS;
       if (corsSettings.enabled) {
         const cors = corsDecision(corsRequest(request), corsSettings);
-        if ("preflight" in cors) return { response: toResponse(cors.preflight) };
-        headers = cors.headers;
+        if (!("preflight" in cors)) headers = cors.headers;
       }
       const outcome = await check(guardRequest(request, info, trustProxy));
       if (outcome.error === undefined) return { auth: outcome.auth, setCookie: outcome.setCookie, headers };

@@ -41,8 +41,8 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
   /**
    * Seconds (fractions allowed, at most 60) any store call may take before the request gets
    * a 503: seconds, as every duration of these options. A hung call is rejected within an
-   * eighth of this after it (one shared watchdog, not a timer per call). The memory stores,
-   * which wait on nothing, are not timed.
+   * eighth of this after it (one shared watchdog, not a timer per call). This package's
+   * memory stores themselves (not a copy or wrapper of one), which wait on nothing, are not timed.
    * @default 2
    */
   storeTimeout?: number;

@@ -34,20 +34,20 @@ export interface RequestAuth {
 }
 
 /**
- * The user routes see for each record a store handed out, made once per record: copying an
- * object without one key is slow in V8 (a tenth of a protected request's session check), and
- * a store that keeps its records (the memory store) hands out the same one on every request.
- * Records are read-only (a store replaces a record rather than change it), so the copy stays
- * true; it is frozen, as one copy is seen by every request of that user.
+ * The user routes see: the record without its password hash, frozen (its type is read-only,
+ * and one copy may serve many requests). For a store that hands out the same record until it
+ * replaces it (`keepsRecords`: the memory user store), the copy is made once per record:
+ * copying an object without one key is slow in V8, a tenth of a protected request's session
+ * check. Any other store may change a record in place, so its records are copied every time.
  */
 const authUsers = new WeakMap<UserRecord, AuthUser>();
 
-function authUserOf(record: UserRecord): AuthUser {
-  let user = authUsers.get(record);
+function authUserOf(record: UserRecord, keepsRecords: boolean): AuthUser {
+  let user = keepsRecords ? authUsers.get(record) : undefined;
   if (user === undefined) {
     const { passwordHash: _hidden, ...rest } = record;
     user = Object.freeze(rest);
-    authUsers.set(record, user);
+    if (keepsRecords) authUsers.set(record, user);
   }
   return user;
 }
@@ -83,8 +83,11 @@ export type GuardOutcome =
  * A protected GET costs one session read and one user read; the last-seen time is written
  * at most once per `touchInterval`.
  */
-export function sessionGuard(sessions: Sessions, options: GuardSettings & { readonly optional: boolean }): (request: GuardRequest) => Promise<GuardOutcome> {
-  const { csrf, roles, optional } = options;
+export function sessionGuard(
+  sessions: Sessions,
+  options: GuardSettings & { readonly optional: boolean; readonly keepsRecords?: boolean },
+): (request: GuardRequest) => Promise<GuardOutcome> {
+  const { csrf, roles, optional, keepsRecords = false } = options;
   return async function guard(request) {
     let setCookie: readonly string[] = [];
     try {
@@ -99,7 +102,7 @@ export function sessionGuard(sessions: Sessions, options: GuardSettings & { read
       if (roles.length > 0 && !Object.values(state.user.roles).some((role) => roles.includes(role))) {
         throw new SessionAuthError("ERR_FORBIDDEN", state.user.name);
       }
-      return { auth: { user: authUserOf(state.user), session: state.session }, setCookie };
+      return { auth: { user: authUserOf(state.user, keepsRecords), session: state.session }, setCookie };
     } catch (error) {
       if (!isSessionAuthError(error)) throw error;
       // An optional guard lets an unproven session through as no session at all.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseOptions } from "../validate.js";
 import type { CounterStore } from "../types.js";
-import { processLocal } from "./process-local.js";
+import { answeredInProcess, processLocal } from "./process-local.js";
 
 const optionsSchema = z.strictObject({
   maxKeys: z.number().int().positive().optional(),
@@ -148,5 +148,5 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       namespaces.get(namespaceOf(key))?.delete(key);
     },
   };
-  return store;
+  return answeredInProcess(store);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nowSeconds } from "../clock.js";
-import { processLocal } from "./process-local.js";
+import { answeredInProcess, processLocal } from "./process-local.js";
 import { createSessionId, hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
 import { parseOptions } from "../validate.js";
 import { SessionAuthError } from "../errors.js";
@@ -219,7 +219,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
-  return store;
+  return answeredInProcess(store);
 }
 
 /**
@@ -229,6 +229,9 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
 function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip: string, userAgent: string): SessionRecord {
   return { uid: record.uid, createdAt: record.createdAt, lastSeenAt, expiresAt, ip, userAgent };
 }
+
+/** The longest value the intern tables hold: a user agent as the lifecycle cuts it. */
+const INTERN_MAX_LENGTH = 256;
 
 /**
  * A bounded table of strings that hands back the copy it already holds of an equal string,
@@ -242,6 +245,9 @@ function internTable(limit: number): (value: string) => string {
   let recent = new Map<string, string>();
   let older = new Map<string, string>();
   return (value) => {
+    // A long value (a forged X-Forwarded-For address behind a trusted proxy) is not shared
+    // and must not stay after its session: kept as the session's own copy only.
+    if (value.length > INTERN_MAX_LENGTH) return ownCopy(value);
     const held = recent.get(value);
     if (held !== undefined) return held;
     const kept = older.get(value) ?? ownCopy(value);

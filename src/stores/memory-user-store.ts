@@ -1,7 +1,7 @@
-import { processLocal } from "./process-local.js";
 import { z } from "zod";
 import { nowSeconds } from "../clock.js";
 import { scryptHasher } from "../login/scrypt-hasher.js";
+import { answeredInProcess } from "./process-local.js";
 import { parseOptions } from "../validate.js";
 import type { PasswordHasher, UserRecord, UserStore } from "../types.js";
 
@@ -162,9 +162,8 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
     hashed = true;
   });
 
-  return {
+  return answeredInProcess({
     ready,
-    processLocal: processLocal(),
     async findByName(name) {
       await ready;
       const uid = byName.get(name.toLowerCase());
@@ -188,5 +187,5 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       byId.set(uid, { ...user, passwordHash: next });
       return true;
     },
-  };
+  });
 }

@@ -1,5 +1,6 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { Emit } from "../events.js";
+import { answersInProcess } from "./process-local.js";
 
 /**
  * Wraps every method of a store so that a call which fails or outlasts `timeoutMs`
@@ -23,10 +24,10 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
   // A store that prepares itself after it is made: calls wait for it, outside the timeout.
   const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
   let preparing = ready !== undefined;
-  // A store held in this process's memory answers without waiting on anything: no call of it
-  // can outlast a timeout, so it is not watched (on a protected request over the memory
-  // stores, the watch was a quarter of the guard's time). Its failures still become 503s.
-  const local = (store as { processLocal?: unknown }).processLocal !== undefined;
+  // This package's memory stores answer without waiting on anything: no call of theirs can
+  // outlast a timeout, so none is watched (on a protected request over the memory stores,
+  // the watch was a quarter of the guard's time). Their failures still become 503s.
+  const local = answersInProcess(store);
   const calls = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   for (const key of methodNames(store)) {
     const method = (store as Record<string, (...args: unknown[]) => Promise<unknown>>)[key]!;

@@ -272,3 +272,20 @@ describe("POST user/login", () => {
     expect(res.text).toContain('"name":"Tom\\u00e1s/\\u00fc"');
   });
 });
+
+describe("the endpoint's replies on Express", () => {
+  it("keeps their headers readable by a logger on finish, even when nothing set one before", async () => {
+    const express = (await import("express")).default;
+    const { createSessionAuthRouter, memorySessionStore, memoryUserStore } = await import("services-session-auth");
+    const request = (await import("supertest")).default;
+    const app = express().disable("x-powered-by");
+    const seen: Record<string, unknown>[] = [];
+    app.use((_req, res, next) => {
+      res.on("finish", () => seen.push(res.getHeaders()));
+      next();
+    });
+    app.use(createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "k3J9xQv2LmP8zR4tW7yB1nC6dF0gH5jK" }));
+    await request(app).post("/services/json/system/connect").send();
+    expect(seen[0]).toMatchObject({ "content-type": "application/json", "content-length": expect.any(Number) as unknown });
+  });
+});

@@ -5,14 +5,10 @@ import { aroundMethods } from "../helpers/doubles.js";
 
 type Mode = "ok" | "error" | "hang";
 
-/**
- * A store double that passes through, throws, or never answers, switchable at run time: a
- * shared store's behaviour, so it does not declare the memory store's `processLocal`.
- */
+/** A store double that passes through, throws, or never answers, switchable at run time. */
 function flaky(store: SessionStore) {
   const state = { mode: "ok" as Mode };
-  const { processLocal: _local, ...shared } = store;
-  const proxy = aroundMethods(Object.assign(Object.create(Object.getPrototypeOf(store) as object) as SessionStore, shared), (_name, call) => {
+  const proxy = aroundMethods(store, (_name, call) => {
     if (state.mode === "error") return Promise.reject(new Error("ECONNREFUSED 10.1.2.3:6379 secret-host"));
     if (state.mode === "hang") return new Promise(() => undefined);
     return call();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withTimeout } from "../../src/stores/with-timeout.js";
 import type { RaisedEvent } from "../../src/events.js";
-import { SessionAuthError } from "../../src/errors.js";
+import { memoryCounterStore, memorySessionStore } from "services-session-auth";
 
 describe("withTimeout and a store's ready promise", () => {
   afterEach(() => {
@@ -57,67 +57,39 @@ describe("withTimeout and a store's ready promise", () => {
   });
 });
 
-describe("withTimeout and a store held in this process's memory", () => {
+describe("withTimeout and this package's memory stores", () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  function storeAnswering(answer: () => Promise<string>, local: boolean) {
-    return { ...(local ? { processLocal: { generation: "test" } } : {}), find: answer };
-  }
-
-  it("times out a shared store's hung call, and does not watch a process-local store's calls", async () => {
+  it("does not watch a memory store's calls, and watches a copy of one like any other store", async () => {
     vi.useFakeTimers();
-    const hung = () => new Promise<string>(() => undefined);
-    const shared = withTimeout(storeAnswering(hung, false), "shared", 2000, () => undefined);
-    const local = withTimeout(storeAnswering(hung, true), "local", 2000, () => undefined);
-    const outcome = (call: Promise<string>) =>
-      call.then(
-        () => "answered",
-        (error: { code?: string }) => error.code ?? "other",
-      );
-    const sharedOutcome = outcome(shared.find());
-    let localSettled = false;
-    void local.find().finally(() => (localSettled = true));
-    await vi.advanceTimersByTimeAsync(3000);
-    expect(await sharedOutcome).toBe("ERR_STORE_UNAVAILABLE");
-    // Nothing it waits on could be late: the call is its own code's, answered as it answers.
-    expect(localSettled).toBe(false);
+    const memory = memoryCounterStore();
+    const watched = withTimeout(memory, "counters", 2000, () => undefined);
+    const pending = watched.increment("key", 60);
+    // No watchdog armed for a call that waits on nothing.
     expect(vi.getTimerCount()).toBe(0);
+    expect(await pending).toBe(1);
+
+    // A copy may wait on anything (here: forever), so it is timed out as a shared store is.
+    const copy = { ...memory, increment: (_key: string, _ttl: number) => new Promise<number>(() => undefined) };
+    const outcome = withTimeout(copy, "copy", 2000, () => undefined)
+      .increment("key", 60)
+      .then(
+        () => "answered",
+        (error: { code?: string }) => error.code,
+      );
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await outcome).toBe("ERR_STORE_UNAVAILABLE");
   });
 
-  it("still turns a process-local store's failures into ERR_STORE_UNAVAILABLE, and keeps ERR_STORE_FULL", async () => {
+  it("still reports a memory store's refusal when it is full, with its own code and event", async () => {
     const events: RaisedEvent[] = [];
-    const failing = withTimeout(
-      storeAnswering(() => Promise.reject(new Error("broken")), true),
-      "local",
-      2000,
-      (event) => void events.push(event),
-    );
-    await expect(failing.find()).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
-    const throwing = withTimeout(
-      storeAnswering(() => {
-        throw new Error("thrown");
-      }, true),
-      "local",
-      2000,
-      (event) => void events.push(event),
-    );
-    await expect(throwing.find()).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
-    const full = withTimeout(
-      storeAnswering(() => Promise.reject(new SessionAuthError("ERR_STORE_FULL")), true),
-      "local",
-      2000,
-      (event) => void events.push(event),
-    );
-    await expect(full.find()).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
-    expect(events.map((event) => event.type)).toEqual(["store.failure", "store.failure", "store.full"]);
-    const ok = withTimeout(
-      storeAnswering(async () => "found", true),
-      "local",
-      2000,
-      () => undefined,
-    );
-    expect(await ok.find()).toBe("found");
+    const sessions = withTimeout(memorySessionStore({ maxSessions: 1 }), "sessionStore", 2000, (event) => void events.push(event));
+    const record = { uid: "1", createdAt: 1, lastSeenAt: 1, expiresAt: 4_000_000_000, ip: "127.0.0.1", userAgent: "test" };
+    await sessions.create(record);
+    await expect(sessions.create({ ...record, uid: "2" })).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
+    expect(events.map((event) => event.type)).toEqual(["store.full"]);
   });
 });
