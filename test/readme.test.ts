@@ -250,3 +250,15 @@ describe("docs/options.md", () => {
     for (const name of rows.keys()) expect(options.has(name), `docs/options.md documents ${name}, which is no option`).toBe(true);
   });
 });
+
+describe("the documentation", () => {
+  it("carries no merge-conflict markers", () => {
+    const files = ["README.md", "CHANGELOG.md", "bench/README.md", ...DOCS];
+    for (const file of files) {
+      const marked = readFileSync(file, "utf8")
+        .split("\n")
+        .findIndex((line) => /^(?:<{7}|={7}|>{7})(?: |$)/.test(line));
+      expect(marked, `${file} has a conflict marker on line ${marked + 1}`).toBe(-1);
+    }
+  });
+});
