@@ -5,7 +5,7 @@
  * refuse it without a session.
  */
 import { timingSafeEqual } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type Express, type RequestHandler } from "express";
 import Fastify from "fastify";
@@ -157,6 +157,10 @@ class HonoClient {
   }
   get clientAddress(): string | undefined {
     return getConnInfo(this.#c).remote.address;
+  }
+  /** The headers @hono/node-server's IncomingMessage already holds, as the recipe passes them. */
+  get headers(): IncomingHttpHeaders | undefined {
+    return (this.#c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.headers;
   }
 }
 

@@ -10,9 +10,9 @@ import type { SessionAuthOptions } from "./options/options.js";
 import { resolveOptions, type ResolvedOptions } from "./options/schema.js";
 import { guardSettings, optionalSessionSchema, requireSessionSchema, type GuardSettings, type RequireSessionOptions } from "./sessions/options.js";
 import { sessionGuard, type GuardOutcome, type GuardRequest } from "./sessions/route-guard.js";
-import { Sessions } from "./sessions/sessions.js";
+import { Sessions, type ImmediateReads } from "./sessions/sessions.js";
 import { memoryCounterStore } from "./stores/memory-counter-store.js";
-import { answersInProcess } from "./stores/process-local.js";
+import { answersInProcess, immediateRead } from "./stores/process-local.js";
 import { withTimeout } from "./stores/with-timeout.js";
 import type { StoredSession, UserRecord } from "./types.js";
 import { parseOptions } from "./validate.js";
@@ -41,8 +41,12 @@ const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).re
 /** A guard and the settings it was made with. */
 export interface Guard {
   readonly settings: GuardSettings;
-  /** Decides one request. */
-  check(request: GuardRequest): Promise<GuardOutcome>;
+  /**
+   * Decides one request: at once when the stores answer at once and nothing needs writing
+   * (see `Sessions.context`), else through a promise. It may throw, or reject, only with
+   * an error that is not the package's (a bug, not a refusal).
+   */
+  check(request: GuardRequest): GuardOutcome | Promise<GuardOutcome>;
 }
 
 /** Everything a framework binding needs, built once over one set of options. */
@@ -79,7 +83,16 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
   const users = withTimeout(options.userStore, "userStore", timeoutMs, emit);
   const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit);
   const local = options.sessionStore.processLocal !== undefined;
-  const sessions = new Sessions(options.sessions, { sessions: withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit), users, local }, emit);
+  const sessions = new Sessions(
+    options.sessions,
+    {
+      sessions: withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit),
+      users,
+      local,
+      immediate: immediateReads(options.sessionStore, options.userStore),
+    },
+    emit,
+  );
   const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
   const endpointDeps: EndpointDeps = {
@@ -118,6 +131,16 @@ export function createEngine(input: SessionAuthOptions, factory: string): Engine
       return errorReply(error);
     },
   };
+}
+
+/**
+ * The reads of a protected request without a promise, when both stores are this package's
+ * memory stores themselves: they answer from this process's memory, with nothing to wait for.
+ */
+function immediateReads(sessionStore: object, userStore: object): ImmediateReads | undefined {
+  const session = immediateRead(sessionStore, "get");
+  const user = immediateRead(userStore, "findById");
+  return session === undefined || user === undefined ? undefined : { session, user };
 }
 
 /**

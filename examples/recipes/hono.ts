@@ -8,9 +8,11 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { RequireSessionOptions } from "services-session-auth";
+import type { IncomingMessage } from "node:http";
 import {
   createSessionAuthHandler,
   type FetchGuard,
+  type FetchRequestInfo,
   type FetchSessionAuthOptions,
   type RequestAuth,
   type SessionAuthHandler,
@@ -21,13 +23,31 @@ export interface SessionAuthEnv {
   Variables: { auth: RequestAuth | undefined };
 }
 
-/** Where the client is: on Node, the socket's address (a runtime of its own says it another way), looked up only if asked. */
-function client(c: Context) {
+/**
+ * What the request does not say, on Node: the socket's address, looked up only if asked, and
+ * the headers @hono/node-server already parsed, which the guards read rather than have a Web
+ * `Headers` built (a runtime of its own says the address another way, and has no `incoming`).
+ */
+function client(c: Context): FetchRequestInfo {
   return {
     get clientAddress() {
       return getConnInfo(c).remote.address;
     },
+    headers: parsedHeaders(c),
   };
+}
+
+/**
+ * The headers Node parsed for this very request: none for a request of the app's own making
+ * (`app.request(path, init, c.env)`, a rewritten `c.req.raw`), which carries the outer
+ * request's `env` but headers of its own.
+ */
+function parsedHeaders(c: Context): IncomingMessage["headers"] | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const { url, method } = c.req.raw;
+  if (incoming?.url === undefined || method !== incoming.method) return undefined;
+  const path = url.indexOf("/", url.indexOf("://") + 3);
+  return path !== -1 && url.slice(path) === incoming.url ? incoming.headers : undefined;
 }
 
 /**

@@ -18,5 +18,5 @@
  */
 export { createSessionAuthHandler } from "../fetch/create-session-auth-handler.js";
 export type { FetchGuard, FetchSessionAuthOptions, GuardResult, SessionAuthHandler } from "../fetch/create-session-auth-handler.js";
-export type { FetchRequestInfo } from "../fetch/request.js";
+export type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
 export type { AuthUser, RequestAuth } from "../sessions/route-guard.js";

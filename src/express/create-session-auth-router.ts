@@ -143,31 +143,34 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): RequestHandler {
     const { check, settings } = engine.guard(guardOptions, optional);
-    // Not an async function: on every protected request, one promise (the check's) instead of two.
-    return function sessionGuard(req: Request, res: Response, next: NextFunction) {
-      let checking: Promise<GuardOutcome>;
+    /** Puts what the guard decided on the request and the reply, and goes on (or refuses). */
+    function conclude(req: Request, res: Response, next: NextFunction, outcome: GuardOutcome): void {
       try {
-        // Its reply, and its denials too, readable by the app origins wherever the route is.
-        if (corsSettings.enabled && !cors(req, res)) return;
-        checking = check(guardRequest(req));
+        appendCookies(res, outcome.setCookie);
+        if (outcome.error !== undefined) {
+          const reply = errorReply(outcome.error);
+          if (settings.onDenied === "reply") return send(res, reply);
+          // For the app's own error handlers: the status the wire format gives it, as Express reads it.
+          return next(Object.assign(outcome.error, { status: reply.status }));
+        }
+        if (outcome.auth !== undefined) req.auth = outcome.auth;
       } catch (error) {
         return next(error);
       }
-      checking.then((outcome) => {
-        try {
-          appendCookies(res, outcome.setCookie);
-          if (outcome.error !== undefined) {
-            const reply = errorReply(outcome.error);
-            if (settings.onDenied === "reply") return send(res, reply);
-            // For the app's own error handlers: the status the wire format gives it, as Express reads it.
-            return next(Object.assign(outcome.error, { status: reply.status }));
-          }
-          if (outcome.auth !== undefined) req.auth = outcome.auth;
-        } catch (error) {
-          return next(error);
-        }
-        next();
-      }, next);
+      next();
+    }
+    // Not an async function: over the memory stores a protected request is decided without a promise.
+    return function sessionGuard(req: Request, res: Response, next: NextFunction) {
+      let outcome: GuardOutcome | Promise<GuardOutcome>;
+      try {
+        // Its reply, and its denials too, readable by the app origins wherever the route is.
+        if (corsSettings.enabled && !cors(req, res)) return;
+        outcome = check(guardRequest(req));
+      } catch (error) {
+        return next(error);
+      }
+      if (outcome instanceof Promise) outcome.then((settled) => conclude(req, res, next, settled), next);
+      else conclude(req, res, next, outcome);
     };
   }
 

@@ -108,24 +108,48 @@ export function endpointRequest(req: Request, bodyLimit: number, below?: string)
   return Object.assign(servicesRequest(req), notFoundRequest(req, below), { body: () => readBody(req, bodyLimit) });
 }
 
-/** A request to an app's own route behind a guard; the address and the token are read only when used. */
+/**
+ * A request to an app's own route behind a guard: what every check reads, at once; its id, its
+ * address and its token only when used (an event, an unsafe method). One object of one class,
+ * with nothing made per request beyond it: this runs on every protected request.
+ */
+class GuardedRequest implements GuardRequest {
+  readonly host: string;
+  readonly secure: boolean;
+  readonly cookieHeader: string | undefined;
+  readonly method: string;
+  readonly #req: Request;
+
+  constructor(req: Request) {
+    this.#req = req;
+    this.host = header(req, "host") ?? "";
+    this.secure = req.secure;
+    this.cookieHeader = header(req, "cookie");
+    this.method = req.method;
+  }
+
+  get requestId(): string | undefined {
+    return requestId(this.#req);
+  }
+
+  ip(): string {
+    return clientIp(this.#req);
+  }
+
+  csrfToken(): string | undefined {
+    const req = this.#req;
+    return csrfTokenOf({
+      csrfHeader: header(req, "x-csrf-token"),
+      queryToken: queryParameter(req, "services_token"),
+      contentType: header(req, "content-type"),
+      body: req.body,
+    });
+  }
+}
+
+/** A request to an app's own route behind a guard; its id, address and token are read only when used. */
 export function guardRequest(req: Request): GuardRequest {
-  // One literal of one shape, not a request filled in afterwards: this runs on every protected request.
-  return {
-    host: header(req, "host") ?? "",
-    secure: req.secure,
-    cookieHeader: header(req, "cookie"),
-    requestId: requestId(req),
-    method: req.method,
-    ip: () => clientIp(req),
-    csrfToken: () =>
-      csrfTokenOf({
-        csrfHeader: header(req, "x-csrf-token"),
-        queryToken: queryParameter(req, "services_token"),
-        contentType: header(req, "content-type"),
-        body: req.body,
-      }),
-  };
+  return new GuardedRequest(req);
 }
 
 /**

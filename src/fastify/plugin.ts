@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, preHandlerHookHandler } from "fastify";
 import { corsAtPath, corsDecision, type CorsDecision } from "../cors/cors.js";
 import { createEngine, sessionControls, type NotFoundOptions } from "../engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
@@ -107,30 +107,35 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): preHandlerHookHandler {
     const { check, settings } = engine.guard(guardOptions, optional);
-    // A callback hook, not an async one: on every protected request, one promise (the check's) instead of two.
-    return function sessionGuard(request, reply, done) {
-      let checking: Promise<GuardOutcome>;
+    /** Puts what the guard decided on the request and the reply, and goes on (or refuses). */
+    function conclude(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, outcome: GuardOutcome): void {
       try {
-        // Its reply, and its denials too, readable by the app origins wherever the route is.
-        if (corsSettings.enabled && !cors(corsDecision(corsRequest(request), corsSettings), reply)) return;
-        checking = check(guardRequest(request));
-      } catch (error) {
-        return done(error as Error);
-      }
-      checking.then((outcome) => {
-        try {
-          appendCookies(reply, outcome.setCookie);
-          if (outcome.error === undefined) {
-            request.auth = outcome.auth;
-            return done();
-          }
+        appendCookies(reply, outcome.setCookie);
+        if (outcome.error !== undefined) {
           const wire = errorReply(outcome.error);
           if (settings.onDenied === "next") return done(Object.assign(outcome.error, { statusCode: wire.status }));
           send(reply, wire);
-        } catch (error) {
-          done(error as Error);
+          return;
         }
-      }, done);
+        request.auth = outcome.auth;
+      } catch (error) {
+        return done(error as Error);
+      }
+      // Outside the try: the route may now run within this call, and its throw is not the guard's.
+      done();
+    }
+    // A callback hook, not an async one: over the memory stores a protected request is decided without a promise.
+    return function sessionGuard(request, reply, done) {
+      let outcome: GuardOutcome | Promise<GuardOutcome>;
+      try {
+        // Its reply, and its denials too, readable by the app origins wherever the route is.
+        if (corsSettings.enabled && !cors(corsDecision(corsRequest(request), corsSettings), reply)) return;
+        outcome = check(guardRequest(request));
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (outcome instanceof Promise) outcome.then((settled) => conclude(request, reply, done, settled), done);
+      else conclude(request, reply, done, outcome);
     };
   }
 

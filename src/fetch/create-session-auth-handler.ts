@@ -252,7 +252,7 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
       // closed); `handle` answers the preflights of the paths CORS covers (`cors.paths`).
       let headers = NO_HEADERS;
       if (corsSettings.enabled) {
-        const cors = corsDecision(corsRequest(request), corsSettings);
+        const cors = corsDecision(corsRequest(request, info), corsSettings);
         if (!("preflight" in cors)) headers = cors.headers;
       }
       const outcome = await check(guardRequest(request, info, trustProxy));

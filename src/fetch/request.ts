@@ -28,7 +28,20 @@ export interface FetchRequestInfo {
    * the first such request raises `address.unknown`.
    */
   readonly clientAddress?: string | undefined;
+  /**
+   * The request's headers as the server already parsed them, lower-case names (Node's
+   * `IncomingMessage.headers`: on @hono/node-server, `c.env.incoming.headers`). The guards read
+   * these instead of `request.headers`, which @hono/node-server builds as a Web `Headers` on first
+   * touch, validating every header: a quarter of a small protected request. They must be the
+   * headers of this same request: not those of an outer request whose `env` a request of the
+   * app's own making reuses (the Hono recipe passes them only when method and URL agree).
+   * Only the guards read them; the Services calls read the `Request`.
+   */
+  readonly headers?: NodeHeaders | undefined;
 }
+
+/** Headers as Node's HTTP server parses them: lower-case names, a repeated one as an array or joined. */
+export type NodeHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** The request target as routing sees it: its path, and its query string without the `?` (`""` for none). */
 export interface Target {
@@ -60,12 +73,14 @@ export interface Translation {
 }
 
 function isSecure(request: Request, trustProxy: boolean): boolean {
-  if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-proto");
-    // The scheme the client used is the first one listed, as Express reads it.
-    if (forwarded !== null) return forwarded.split(",", 1)[0]!.trim().toLowerCase() === "https";
-  }
-  return request.url.startsWith("https:");
+  return secureBy(request.url, trustProxy ? (request.headers.get("x-forwarded-proto") ?? undefined) : undefined);
+}
+
+/** Whether a request to `url` came over HTTPS; `forwarded` is `X-Forwarded-Proto` when the proxy is trusted. */
+function secureBy(url: string, forwarded: string | undefined): boolean {
+  // The scheme the client used is the first one listed, as Express reads it.
+  if (forwarded !== undefined) return forwarded.split(",", 1)[0]!.trim().toLowerCase() === "https";
+  return url.startsWith("https:");
 }
 
 function hostOf(request: Request): string {
@@ -118,15 +133,23 @@ export function belowEndpoint(path: string, endpointPath: string): string | unde
   return path.charCodeAt(endpointPath.length) === 0x2f ? path.slice(endpointPath.length) : undefined;
 }
 
-/** What CORS reads of a request. */
-export function corsRequest(request: Request): CorsRequest {
-  const headers = request.headers;
+/** What CORS reads of a request (from the server's parsed headers when `info` gives them). */
+export function corsRequest(request: Request, info?: FetchRequestInfo): CorsRequest {
   return {
     method: request.method,
-    origin: headers.get("origin") ?? undefined,
-    requestMethod: headers.get("access-control-request-method") ?? undefined,
-    requestHeaders: headers.get("access-control-request-headers") ?? undefined,
+    origin: headerOf(request, info, "origin"),
+    requestMethod: headerOf(request, info, "access-control-request-method"),
+    requestHeaders: headerOf(request, info, "access-control-request-headers"),
   };
+}
+
+/** One header of a request: from the server's parsed headers when `info` gives them, else from the `Request`. */
+function headerOf(request: Request, info: FetchRequestInfo | undefined, name: string): string | undefined {
+  const parsed = info?.headers;
+  if (parsed === undefined) return request.headers.get(name) ?? undefined;
+  const value = parsed[name];
+  // Node joins a repeated Cookie with "; " and keeps an array only for Set-Cookie; a hand-made record may hold one.
+  return typeof value === "string" ? value : value?.join(name === "cookie" ? "; " : ", ");
 }
 
 /** A request no route answered, as far as routing goes: below the endpoint or at the site root. */
@@ -152,26 +175,55 @@ export function endpointRequest(request: Request, info: FetchRequestInfo | undef
   });
 }
 
-/** A request to an app's own route behind a guard; the address and the token are read only when used. */
+/**
+ * A request to an app's own route behind a guard: what every check reads, at once (from the
+ * server's parsed headers when `info` gives them); its id, its address and its token only when
+ * used (an event, an unsafe method). One object of one class: this runs on every protected request.
+ */
+class GuardedRequest implements GuardRequest {
+  readonly host: string;
+  readonly secure: boolean;
+  readonly cookieHeader: string | undefined;
+  readonly method: string;
+  readonly #request: Request;
+  readonly #info: FetchRequestInfo | undefined;
+
+  constructor(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean) {
+    this.#request = request;
+    this.#info = info;
+    // A Request built by a server carries its Host header; one built by hand may not: its URL says.
+    this.host = this.#header("host") ?? new URL(request.url).host;
+    this.secure = secureBy(request.url, trustProxy ? this.#header("x-forwarded-proto") : undefined);
+    this.cookieHeader = this.#header("cookie");
+    this.method = request.method;
+  }
+
+  #header(name: string): string | undefined {
+    return headerOf(this.#request, this.#info, name);
+  }
+
+  get requestId(): string | undefined {
+    return sentRequestId(this.#header("x-request-id") ?? null);
+  }
+
+  ip(): string {
+    return plainAddress(this.#info?.clientAddress ?? "");
+  }
+
+  // A form body is the app's to read: the guard never consumes it, so only the header and the query count.
+  csrfToken(): string | undefined {
+    return csrfTokenOf({
+      csrfHeader: this.#header("x-csrf-token"),
+      queryToken: queryParameter(targetOf(this.#request.url).query, "services_token"),
+      contentType: undefined,
+      body: undefined,
+    });
+  }
+}
+
+/** A request to an app's own route behind a guard; its id, address and token are read only when used. */
 export function guardRequest(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean): GuardRequest {
-  const headers = request.headers;
-  // Written out rather than spread from sessionRequest(): this runs on every protected request.
-  return {
-    host: headers.get("host") ?? new URL(request.url).host,
-    secure: isSecure(request, trustProxy),
-    cookieHeader: headers.get("cookie") ?? undefined,
-    requestId: sentRequestId(headers.get("x-request-id")),
-    method: request.method,
-    ip: () => plainAddress(info?.clientAddress ?? ""),
-    // A form body is the app's to read: the guard never consumes it, so only the header and the query count.
-    csrfToken: () =>
-      csrfTokenOf({
-        csrfHeader: header(request, "x-csrf-token"),
-        queryToken: queryParameter(targetOf(request.url).query, "services_token"),
-        contentType: undefined,
-        body: undefined,
-      }),
-  };
+  return new GuardedRequest(request, info, trustProxy);
 }
 
 /**

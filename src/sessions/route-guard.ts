@@ -1,7 +1,7 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import type { GuardSettings } from "./options.js";
-import type { SessionRequest, Sessions } from "./sessions.js";
+import { NO_COOKIES, SAFE_METHODS, type SessionContext, type SessionRequest, type Sessions } from "./sessions.js";
 
 /**
  * The signed-in user as routes see it: the account without its password hash.
@@ -86,28 +86,54 @@ export type GuardOutcome =
 export function sessionGuard(
   sessions: Sessions,
   options: GuardSettings & { readonly optional: boolean; readonly keepsRecords?: boolean },
-): (request: GuardRequest) => Promise<GuardOutcome> {
+): (request: GuardRequest) => GuardOutcome | Promise<GuardOutcome> {
   const { csrf, roles, optional, keepsRecords = false } = options;
-  return async function guard(request) {
-    let setCookie: readonly string[] = [];
+
+  function refusal(error: unknown, setCookie: readonly string[]): GuardOutcome {
+    if (!isSessionAuthError(error)) throw error;
+    // An optional guard lets an unproven session through as no session at all.
+    if (optional && error.code !== "ERR_STORE_UNAVAILABLE" && error.code !== "ERR_STORE_FULL") return { auth: undefined, setCookie };
+    return { error, setCookie };
+  }
+
+  function decide(request: GuardRequest, { state, setCookie }: SessionContext): GuardOutcome {
     try {
-      const context = await sessions.context(request);
-      setCookie = context.setCookie;
-      const { state } = context;
       if (state.kind !== "live") {
         if (optional) return { auth: undefined, setCookie };
         throw new SessionAuthError("ERR_UNAUTHENTICATED");
       }
-      if (csrf) sessions.checkCsrf(state, request.method, request.csrfToken, request.ip, request.requestId);
+      // A safe method needs no token: the request's id, address and token are then never read.
+      if (csrf && !SAFE_METHODS.has(request.method)) {
+        sessions.checkCsrf(
+          state,
+          request.method,
+          () => request.csrfToken(),
+          () => request.ip(),
+          request.requestId,
+        );
+      }
       if (roles.length > 0 && !Object.values(state.user.roles).some((role) => roles.includes(role))) {
         throw new SessionAuthError("ERR_FORBIDDEN", state.user.name);
       }
       return { auth: { user: authUserOf(state.user, keepsRecords), session: state.session }, setCookie };
     } catch (error) {
-      if (!isSessionAuthError(error)) throw error;
-      // An optional guard lets an unproven session through as no session at all.
-      if (optional && error.code !== "ERR_STORE_UNAVAILABLE" && error.code !== "ERR_STORE_FULL") return { auth: undefined, setCookie };
-      return { error, setCookie };
+      return refusal(error, setCookie);
     }
+  }
+
+  // Decided at once when the session is (see Sessions.context): a protected request over the
+  // memory stores then makes no promise at all.
+  return function guard(request) {
+    let context: SessionContext | Promise<SessionContext>;
+    try {
+      context = sessions.context(request);
+    } catch (error) {
+      return refusal(error, NO_COOKIES);
+    }
+    if (!(context instanceof Promise)) return decide(request, context);
+    return context.then(
+      (settled) => decide(request, settled),
+      (error: unknown) => refusal(error, NO_COOKIES),
+    );
   };
 }

@@ -158,10 +158,10 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
   }, sweepIntervalSeconds * 1000);
   timer.unref();
 
-  function live(handle: string): StoredSession | null {
+  function live(handle: string, now = nowSeconds()): StoredSession | null {
     const record = sessions.get(handle);
     if (record === undefined) return null;
-    if (record.expiresAt <= nowSeconds()) {
+    if (record.expiresAt <= now) {
       remove(handle);
       return null;
     }
@@ -187,8 +187,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       return sessid;
     },
     async get(sessid) {
-      if (!isSessionIdShape(sessid)) return null;
-      return live(hashSessionId(sessid));
+      return isSessionIdShape(sessid) ? live(hashSessionId(sessid)) : null;
     },
     async touch(handle, lastSeenAt, expiresAt) {
       const record = sessions.get(handle);
@@ -219,7 +218,8 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
-  return answeredInProcess(store);
+  // The read of every protected request, without the promise of `get`.
+  return answeredInProcess(store, { method: "get", read: (sessid, now) => (isSessionIdShape(sessid) ? live(hashSessionId(sessid), now) : null) });
 }
 
 /**

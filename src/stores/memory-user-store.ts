@@ -162,7 +162,7 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
     hashed = true;
   });
 
-  return answeredInProcess({
+  const store: MemoryUserStore = {
     ready,
     async findByName(name) {
       await ready;
@@ -187,5 +187,7 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       byId.set(uid, { ...user, passwordHash: next });
       return true;
     },
-  });
+  };
+  // The read of every protected request, without the promise of `findById`; none until the start-up hashes are in.
+  return answeredInProcess(store, { method: "findById", read: (uid) => (hashed ? (byId.get(uid) ?? null) : undefined) });
 }

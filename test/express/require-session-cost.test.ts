@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { memoryCounterStore, type CounterStore, type PasswordHasher } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, type CounterStore, type PasswordHasher } from "services-session-auth";
 import { redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { createTestApp, fastHasher, login } from "../helpers/app.js";
@@ -23,6 +23,44 @@ describe("requireSession's cost per request", () => {
     for (let i = 0; i < 4; i += 1) expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
     expect(sessions.calls).toEqual({ get: 4 });
     expect(users.calls).toEqual({ findById: 4 });
+  });
+
+  it("decides a protected GET over the package's memory stores at once, without a promise, and waits only when it must", async () => {
+    const { app, agent, userStore } = createTestApp({ touchInterval: 60 }, undefined, (routes, auth) => {
+      const guard = auth.requireSession();
+      // The guard inside a handler: whether it called next before it returned.
+      routes.get("/probe", (req, res) => {
+        let atOnce = false;
+        let returned = false;
+        guard(req, res, (error?: unknown) => {
+          atOnce = !returned;
+          if (error === undefined && !res.headersSent) res.json({ uid: req.auth?.user.uid, atOnce });
+        });
+        returned = true;
+      });
+    });
+    await userStore.ready;
+    const session = await login(app);
+    const uid = session.user.uid;
+    expect((await agent.get("/probe").set("Cookie", session.cookie)).body).toEqual({ uid, atOnce: true });
+    // No cookie: decided at once too (a refusal, sent by the guard itself).
+    expect((await agent.get("/probe")).status).toBe(401);
+    // A touch is due: the write is awaited, and the session still passes.
+    vi.useFakeTimers({ now: Date.now() + 61_000, toFake: ["Date"] });
+    expect((await agent.get("/probe").set("Cookie", session.cookie)).body).toEqual({ uid, atOnce: false });
+    // Touched: at once again.
+    expect((await agent.get("/probe").set("Cookie", session.cookie)).body).toEqual({ uid, atOnce: true });
+  });
+
+  it("reads through a method replaced on a memory store after it was made, never around it", async () => {
+    const sessionStore = memorySessionStore();
+    const { app, agent } = createTestApp({ sessionStore });
+    const session = await login(app);
+    expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    // A store patched before the router is made (here: one that knows no session) is the one that answers.
+    sessionStore.get = async () => null;
+    const patched = createTestApp({ sessionStore });
+    expect((await patched.agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
   });
 
   it("checks a sealed session's revocations on every GET, and a cached seal still needs the exact string", async () => {

@@ -98,6 +98,35 @@ describe("createSessionAuthHandler", () => {
     ).toBe(403);
   });
 
+  it("guards from the server's parsed headers when the request info gives them, and never reads the Request's then", async () => {
+    const auth = handler();
+    const demo = await logIn(auth);
+    const requireSession = auth.requireSession();
+    // A Request whose headers may not be touched: as @hono/node-server's, built only on first touch.
+    const untouched = (url: string, init: RequestInit = {}) =>
+      Object.defineProperty(new Request(url, init), "headers", {
+        get() {
+          throw new Error("the Request's headers were read");
+        },
+      });
+    const host = new URL(SITE).host;
+    const passed = await requireSession(untouched(`${SITE}/players`), { headers: { host, cookie: demo.cookie } });
+    expect(passed.auth?.user.name).toBe("demo");
+    // Repeated Cookie headers in a hand-made record are joined as Node joins them.
+    const joined = await requireSession(untouched(`${SITE}/players`), { headers: { host, cookie: ["other=1", demo.cookie] } });
+    expect(joined.auth?.user.name).toBe("demo");
+    // An unsafe method's token, and the request id of its refusal's event, come from there too.
+    const withToken = await requireSession(untouched(`${SITE}/players`, { method: "POST" }), {
+      headers: { host, cookie: demo.cookie, "x-csrf-token": demo.token },
+    });
+    expect(withToken.auth?.user.name).toBe("demo");
+    const refused = await requireSession(untouched(`${SITE}/players`, { method: "POST" }), { headers: { host, cookie: demo.cookie, "x-csrf-token": "wrong" } });
+    expect(refused.error?.code).toBe("ERR_CSRF");
+    // Without a cookie there: no session, whatever the Request itself carries.
+    const elsewhere = await requireSession(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }), { headers: { host } });
+    expect(elsewhere.error?.code).toBe("ERR_UNAUTHENTICATED");
+  });
+
   it("answers what no route answered, and errors, in the wire format", async () => {
     const auth = handler();
     const notFound = auth.notFound({ resources: ["players"] });
