@@ -18,6 +18,8 @@ beforeAll(async () => {
     hasher: fastHasher,
     onEvent: (event) => events.push(event),
   });
+  // A request of the app's own making, with the outer request's env (and so its IncomingMessage).
+  app.get("/relay", (c) => app.request("/services/json/me", {}, c.env));
   server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -46,6 +48,13 @@ describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () =>
     expect([anonymous.status, await anonymous.json()]).toEqual([401, ["Access denied for user anonymous"]]);
     const connect = await fetch(`${base}/services/json/system/connect.json`, { method: "POST", headers: { Cookie: demo.cookie, "X-CSRF-Token": demo.token } });
     expect(((await connect.json()) as { user: { name: string } }).user.name).toBe("demo");
+  });
+
+  it("guards a request of the app's own making by its own headers, not by the outer request's", async () => {
+    const demo = await login();
+    // The outer request carries the session; the one the route makes carries no cookie.
+    const relayed = await fetch(`${base}/relay`, { headers: { Cookie: demo.cookie } });
+    expect([relayed.status, await relayed.json()]).toEqual([401, ["Access denied for user anonymous"]]);
   });
 
   it("asks for the CSRF token on an unsafe method, and checks roles", async () => {
