@@ -13,6 +13,7 @@ import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./
 import { queryPathRewriter } from "./query-path.js";
 import { corsRequest, endpointRequest, guardRequest, notFoundRequest, requestId, servicesRequest, sessionRequest } from "./request.js";
 import { addHeaders, appendCookies, send } from "./respond.js";
+import { setAuth } from "./auth-slot.js";
 
 /**
  * The Express router {@link createSessionAuthRouter} returns: mounted with `app.use()`, it
@@ -153,7 +154,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
           // For the app's own error handlers: the status the wire format gives it, as Express reads it.
           return next(Object.assign(outcome.error, { status: reply.status }));
         }
-        if (outcome.auth !== undefined) req.auth = outcome.auth;
+        if (outcome.auth !== undefined) setAuth(req, outcome.auth);
       } catch (error) {
         return next(error);
       }

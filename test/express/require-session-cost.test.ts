@@ -1,3 +1,4 @@
+import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { memoryCounterStore, memorySessionStore, type CounterStore, type PasswordHasher } from "services-session-auth";
 import { redisSessionStore } from "services-session-auth/redis";
@@ -50,6 +51,41 @@ describe("requireSession's cost per request", () => {
     expect((await agent.get("/probe").set("Cookie", session.cookie)).body).toEqual({ uid, atOnce: false });
     // Touched: at once again.
     expect((await agent.get("/probe").set("Cookie", session.cookie)).body).toEqual({ uid, atOnce: true });
+  });
+
+  it("sets req.auth without an own property on Express's requests, readable and assignable as before", async () => {
+    const seen: Array<{ own: boolean; name: string | undefined }> = [];
+    const { app, agent } = createTestApp({}, undefined, (routes, auth) => {
+      // A sub-app: Express swaps the request's prototype while in it, and back after.
+      const inner = express();
+      inner.get("/sub", auth.requireSession(), (req, _res, next) => {
+        seen.push({ own: Object.hasOwn(req, "auth"), name: req.auth?.user.name });
+        next();
+      });
+      routes.use(inner);
+      routes.get("/sub", (req, res) => {
+        const name = req.auth?.user.name;
+        // The app's own code may still replace or clear it.
+        req.auth = undefined;
+        res.json({ own: Object.hasOwn(req, "auth"), name, cleared: req.auth === undefined });
+      });
+    });
+    const session = await login(app);
+    expect((await agent.get("/sub").set("Cookie", session.cookie)).body).toEqual({ own: false, name: "demo", cleared: true });
+    expect(seen).toEqual([{ own: false, name: "demo" }]);
+    // The next request starts without one.
+    expect((await agent.get("/sub")).status).toBe(401);
+  });
+
+  it("gives a request that is not Express's an own req.auth", async () => {
+    const { app, auth } = createTestApp();
+    const session = await login(app);
+    const req = { method: "GET", url: "/x", headers: { host: "sports.test", cookie: session.cookie }, secure: false, ip: "127.0.0.1", socket: {} };
+    const next = vi.fn();
+    auth.requireSession()(req as never, { append: vi.fn(), setHeader: vi.fn() } as never, next);
+    await vi.waitFor(() => expect(next).toHaveBeenCalledWith());
+    expect(Object.hasOwn(req, "auth")).toBe(true);
+    expect((req as { auth?: { user: { name: string } } }).auth?.user.name).toBe("demo");
   });
 
   it("reads through a method replaced on a memory store after it was made, never around it", async () => {
