@@ -45,7 +45,12 @@ interface Config {
   readonly connections?: number;
   /** What its ratio is to, when not its kind's baseline: each binding against its own bare framework. */
   readonly baseline?: string;
+  /** A bare server sent the same request as a protected one: with a session cookie (of our shape), which it ignores. */
+  readonly sendsCookie?: boolean;
 }
+
+/** A cookie of the shape ours sets (`SESS` + 32 hex digits, a 43-character id), for a bare server that ignores it. */
+const IGNORED_COOKIE = `SESS${"0123456789abcdef".repeat(2)}=${"A".repeat(43)}`;
 
 const peerLogin = { path: "/login", body: JSON.stringify({ username: BENCH_NAME, password: BENCH_PASSWORD }) };
 const ourLogin = { path: "/services/json/user/login", body: peerLogin.body };
@@ -58,9 +63,12 @@ const ALL: readonly Config[] = [
   { name: "ours-memory", label: "requireSession, memory store", kind: "get", login: ourLogin },
   { name: "ours-redis", label: "requireSession, Redis store", kind: "get", login: ourLogin, redis: true },
   { name: "ours-sealed", label: "requireSession, sealed-cookie store", kind: "get", login: ourLogin },
+  { name: "express-cookie", label: "bare Express 5, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "express" },
   { name: "fastify", label: "bare Fastify 5, no auth", kind: "get" },
+  { name: "fastify-cookie", label: "bare Fastify 5, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "fastify" },
   { name: "ours-fastify", label: "Fastify plugin's requireSession, memory store", kind: "get", login: ourLogin, baseline: "fastify" },
   { name: "hono", label: "bare Hono on @hono/node-server, no auth", kind: "get" },
+  { name: "hono-cookie", label: "bare Hono, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "hono" },
   { name: "hono-headers", label: "bare Hono reading Host, Cookie, X-Request-Id", kind: "get", baseline: "hono" },
   { name: "hono-middleware", label: "bare Hono with two pass-through middlewares", kind: "get", baseline: "hono" },
   { name: "ours-hono", label: "fetch handler's requireSession in Hono, memory store", kind: "get", login: ourLogin, baseline: "hono" },
@@ -126,7 +134,8 @@ async function measure(config: Config): Promise<LoadResult> {
     if (config.kind === "get") {
       const cookie = config.login === undefined ? undefined : await logIn(server.url, config.login);
       await checkProtected(server.url, cookie);
-      spec = { url: `${server.url}/data`, connections, headers: cookie === undefined ? {} : { cookie } };
+      const sent = config.sendsCookie === true ? IGNORED_COOKIE : cookie;
+      spec = { url: `${server.url}/data`, connections, headers: sent === undefined ? {} : { cookie: sent } };
     } else {
       const login = config.login!;
       await logIn(server.url, login);
@@ -262,6 +271,17 @@ console.log("\nTargets");
 for (const [target, value, goal] of targets) {
   if (value === undefined) continue;
   console.log(`  ${value >= goal ? "MET   " : "MISSED"} ${target}: ${value.toFixed(2)}`);
+}
+// The targets compare with a bare server that gets no cookie; these say what the session check
+// itself costs, against the same framework sent the same request (its cookie ignored).
+const sameRequest: [string, string, string][] = [
+  ["requireSession, memory store", "ours-memory", "express-cookie"],
+  ["Fastify plugin's requireSession", "ours-fastify", "fastify-cookie"],
+  ["fetch handler's requireSession in Hono", "ours-hono", "hono-cookie"],
+];
+for (const [label, ours, bare] of sameRequest) {
+  const value = ratio(ours, bare);
+  if (value !== undefined) console.log(`  (info) ${label} against the same request to the bare framework (${bare}): ${value.toFixed(2)}`);
 }
 if (timing !== undefined) {
   const r = timing.unknown / timing.wrong;

@@ -214,8 +214,10 @@ async function migratingApp(): Promise<Express> {
 async function build(config: string): Promise<Express | Server> {
   switch (config) {
     case "express":
+    case "express-cookie":
       return express().get("/data", sendData);
-    case "fastify": {
+    case "fastify":
+    case "fastify-cookie": {
       const app = Fastify();
       app.get("/data", async () => payload);
       await app.ready();
@@ -224,6 +226,7 @@ async function build(config: string): Promise<Express | Server> {
     case "ours-fastify":
       return ourFastifyApp();
     case "hono":
+    case "hono-cookie":
       // @hono/node-server's server is an http.Server unless told to make an HTTP/2 one.
       return createAdaptorServer({ fetch: new Hono().get("/data", (c) => c.json(payload)).fetch }) as Server;
     case "hono-headers":
