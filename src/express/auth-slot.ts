@@ -8,9 +8,13 @@ import type { RequestAuth } from "../sessions/route-guard.js";
  * all (a request goes through many shapes) get slower: about 2 µs of a 46 µs Express request
  * in process, most of what the guard cost. So Express's request prototype (the one its apps'
  * requests inherit from) gets an accessor over a weak map, defined when a guard first lets a
- * request through: `req.auth` reads and assigns as before, for the app's own code too, and
- * a request keeps its shape. A request that does not inherit from it (not Express's, or a
- * prototype that already has an `auth` of its own) gets an own property, as before.
+ * request through: `req.auth` reads and assigns as before, for the app's own code and other
+ * middleware too, and a request keeps its shape. What changes for app code: the prototype is
+ * shared by every app of that Express in the process, so `"auth" in req` is true on all their
+ * requests (test `req.auth !== undefined`); `auth` is not among the request's own keys (spread,
+ * `Object.keys`, `util.inspect`); `delete req.auth` does nothing (assign `undefined`). A request
+ * whose chain has no such prototype (not Express's), or one that already has an `auth` of its
+ * own or cannot take one (frozen), gets an own property, as before.
  *
  * @module
  */
@@ -33,7 +37,8 @@ export function setAuth(req: Request, auth: RequestAuth): void {
 function defineSlot(prototype: object): void {
   let express: object | null = prototype;
   while (express !== null && Object.getPrototypeOf(express) !== IncomingMessage.prototype) express = Object.getPrototypeOf(express) as object | null;
-  if (express === null || Object.hasOwn(express, "auth")) return;
+  // Someone else's `auth` there, or a prototype frozen by hardening code: an own property, as before.
+  if (express === null || Object.hasOwn(express, "auth") || !Object.isExtensible(express)) return;
   Object.defineProperty(express, "auth", {
     configurable: true,
     enumerable: false,

@@ -1,3 +1,4 @@
+import { IncomingMessage } from "node:http";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { memoryCounterStore, memorySessionStore, type CounterStore, type PasswordHasher } from "services-session-auth";
@@ -75,6 +76,23 @@ describe("requireSession's cost per request", () => {
     expect(seen).toEqual([{ own: false, name: "demo" }]);
     // The next request starts without one.
     expect((await agent.get("/sub")).status).toBe(401);
+  });
+
+  it("gives a request whose Express prototype is frozen an own req.auth, and still lets it through", async () => {
+    const { app, auth } = createTestApp();
+    const session = await login(app);
+    const frozenExpress = Object.freeze(Object.create(IncomingMessage.prototype) as object);
+    const req = Object.assign(Object.create(Object.create(frozenExpress) as object) as object, {
+      method: "GET",
+      url: "/x",
+      headers: { host: "sports.test", cookie: session.cookie },
+      secure: false,
+      ip: "127.0.0.1",
+    });
+    const next = vi.fn();
+    auth.requireSession()(req as never, { append: vi.fn(), setHeader: vi.fn() } as never, next);
+    await vi.waitFor(() => expect(next).toHaveBeenCalledWith());
+    expect(Object.hasOwn(req, "auth")).toBe(true);
   });
 
   it("gives a request that is not Express's an own req.auth", async () => {
