@@ -72,24 +72,20 @@ export interface Translation {
   readonly bodyLimit: number;
 }
 
-function isSecure(request: Request, trustProxy: boolean): boolean {
-  return secureBy(request.url, trustProxy ? (request.headers.get("x-forwarded-proto") ?? undefined) : undefined);
-}
-
-/** Whether a request to `url` came over HTTPS; `forwarded` is `X-Forwarded-Proto` when the proxy is trusted. */
-function secureBy(url: string, forwarded: string | undefined): boolean {
+function isSecure(request: Request, trustProxy: boolean, info?: FetchRequestInfo): boolean {
+  const forwarded = trustProxy ? headerOf(request, info, "x-forwarded-proto") : undefined;
   // The scheme the client used is the first one listed, as Express reads it.
   if (forwarded !== undefined) return forwarded.split(",", 1)[0]!.trim().toLowerCase() === "https";
-  return url.startsWith("https:");
+  return request.url.startsWith("https:");
 }
 
-function hostOf(request: Request): string {
+function hostOf(request: Request, info?: FetchRequestInfo): string {
   // A Request built by a server carries its Host header; one built by hand may not: its URL says.
-  return request.headers.get("host") ?? new URL(request.url).host;
+  return headerOf(request, info, "host") ?? new URL(request.url).host;
 }
 
 function header(request: Request, name: string): string | undefined {
-  return request.headers.get(name) ?? undefined;
+  return headerOf(request, undefined, name);
 }
 
 /** What finding a request's session needs. */
@@ -191,9 +187,8 @@ class GuardedRequest implements GuardRequest {
   constructor(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean) {
     this.#request = request;
     this.#info = info;
-    // A Request built by a server carries its Host header; one built by hand may not: its URL says.
-    this.host = this.#header("host") ?? new URL(request.url).host;
-    this.secure = secureBy(request.url, trustProxy ? this.#header("x-forwarded-proto") : undefined);
+    this.host = hostOf(request, info);
+    this.secure = isSecure(request, trustProxy, info);
     this.cookieHeader = this.#header("cookie");
     this.method = request.method;
   }

@@ -168,6 +168,11 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     return { handle, record };
   }
 
+  /** `get` itself: the live session a cookie value names; junk is refused before any hashing. */
+  function read(sessid: string, now = nowSeconds()): StoredSession | null {
+    return isSessionIdShape(sessid) ? live(hashSessionId(sessid), now) : null;
+  }
+
   function insert(handle: string, record: SessionRecord): void {
     remove(handle);
     makeRoom();
@@ -187,7 +192,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       return sessid;
     },
     async get(sessid) {
-      return isSessionIdShape(sessid) ? live(hashSessionId(sessid)) : null;
+      return read(sessid);
     },
     async touch(handle, lastSeenAt, expiresAt) {
       const record = sessions.get(handle);
@@ -219,7 +224,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     },
   };
   // The read of every protected request, without the promise of `get`.
-  return answeredInProcess(store, { method: "get", read: (sessid, now) => (isSessionIdShape(sessid) ? live(hashSessionId(sessid), now) : null) });
+  return answeredInProcess(store, { method: "get", read });
 }
 
 /**
