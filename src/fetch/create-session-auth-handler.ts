@@ -5,7 +5,7 @@ import type { LoginReply } from "../endpoint/endpoint.js";
 import type { SessionAuthError } from "../errors.js";
 import { drupalQueryTarget } from "../http-input/query-path.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
-import type { RequestAuth } from "../sessions/route-guard.js";
+import type { GuardOutcome, RequestAuth } from "../sessions/route-guard.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
 import { errorReply } from "../wire/reply.js";
@@ -244,22 +244,31 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
 
   function guard(guardOptions: RequireSessionOptions, optional: boolean): FetchGuard {
     const { check } = engine.guard(guardOptions, optional);
-    return async (request, info) => {
-      // Its route's reply, and its denials too, readable by the app origins wherever the route is.
-      // A preflight is not answered here: the app decides on the result, and one that reads
-      // `error` alone would take a 204 without a session for a pass. It is refused as any
-      // request without a session is, without the CORS headers, so the browser stops (fail
-      // closed); `handle` answers the preflights of the paths CORS covers (`cors.paths`).
-      let headers = NO_HEADERS;
-      if (corsSettings.enabled) {
-        const cors = corsDecision(corsRequest(request, info), corsSettings);
-        if (!("preflight" in cors)) headers = cors.headers;
-      }
-      const outcome = await check(guardRequest(request, info, trustProxy));
+    function result(outcome: GuardOutcome, headers: Readonly<Record<string, string>>): GuardResult {
       if (outcome.error === undefined) return { auth: outcome.auth, setCookie: outcome.setCookie, headers };
       const extra = outcome.setCookie.length === 0 ? headers : { ...headers, "Set-Cookie": outcome.setCookie };
       const reply = errorReply(outcome.error, extra === NO_HEADERS ? undefined : extra);
       return { response: toResponse(reply), error: outcome.error };
+    }
+    // Not an async function: over the memory stores a request is decided at once, and its
+    // result is then settled without waiting on a promise of the check's own.
+    return (request, info) => {
+      try {
+        // Its route's reply, and its denials too, readable by the app origins wherever the route is.
+        // A preflight is not answered here: the app decides on the result, and one that reads
+        // `error` alone would take a 204 without a session for a pass. It is refused as any
+        // request without a session is, without the CORS headers, so the browser stops (fail
+        // closed); `handle` answers the preflights of the paths CORS covers (`cors.paths`).
+        let headers = NO_HEADERS;
+        if (corsSettings.enabled) {
+          const cors = corsDecision(corsRequest(request, info), corsSettings);
+          if (!("preflight" in cors)) headers = cors.headers;
+        }
+        const outcome = check(guardRequest(request, info, trustProxy));
+        return outcome instanceof Promise ? outcome.then((settled) => result(settled, headers)) : Promise.resolve(result(outcome, headers));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     };
   }
 

@@ -127,6 +127,23 @@ describe("createSessionAuthHandler", () => {
     expect(elsewhere.error?.code).toBe("ERR_UNAUTHENTICATED");
   });
 
+  it("keeps a guard's promise: a request that cannot be read rejects it, never throws where the guard is called", async () => {
+    const auth = handler({ trustedOrigins: ["capacitor://localhost"] });
+    const demo = await logIn(auth);
+    const unreadable = Object.defineProperty(new Request(`${SITE}/players`), "headers", {
+      get() {
+        throw new Error("unreadable headers");
+      },
+    });
+    let called: Promise<unknown> | undefined;
+    expect(() => (called = auth.requireSession()(unreadable))).not.toThrow();
+    await expect(called).rejects.toThrow("unreadable headers");
+    // Decided at once over the memory stores, and still a promise.
+    const passed = auth.requireSession()(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }));
+    expect(passed).toBeInstanceOf(Promise);
+    expect((await passed).auth?.user.name).toBe("demo");
+  });
+
   it("answers what no route answered, and errors, in the wire format", async () => {
     const auth = handler();
     const notFound = auth.notFound({ resources: ["players"] });
