@@ -71,6 +71,7 @@ const ALL: readonly Config[] = [
   { name: "hono-cookie", label: "bare Hono, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "hono" },
   { name: "hono-headers", label: "bare Hono reading Host, Cookie, X-Request-Id", kind: "get", baseline: "hono" },
   { name: "hono-middleware", label: "bare Hono with two pass-through middlewares", kind: "get", baseline: "hono" },
+  { name: "hono-async", label: "bare Hono, its handler declared async", kind: "get", baseline: "hono" },
   { name: "ours-hono", label: "fetch handler's requireSession in Hono, memory store", kind: "get", login: ourLogin, baseline: "hono" },
   { name: "express-session-login", label: "login: express-session, trivial check", kind: "login", login: peerLogin },
   { name: "ours-login-trivial", label: "login: ours, trivial hasher", kind: "login", login: ourLogin },
@@ -283,6 +284,9 @@ for (const [label, ours, bare] of sameRequest) {
   const value = ratio(ours, bare);
   if (value !== undefined) console.log(`  (info) ${label} against the same request to the bare framework (${bare}): ${value.toFixed(2)}`);
 }
+// A guard answers through a promise; in Hono that alone leaves the synchronous response path.
+const asyncFloor = ratio("hono-async", "hono");
+if (asyncFloor !== undefined) console.log(`  (info) bare Hono with its handler declared async, the floor for any guard that awaits: ${asyncFloor.toFixed(2)}`);
 if (timing !== undefined) {
   const r = timing.unknown / timing.wrong;
   console.log(`  ${Math.abs(1 - r) <= 0.1 ? "MET   " : "MISSED"} unknown name vs wrong password login latency within ±10%: ${r.toFixed(3)}`);

@@ -246,6 +246,10 @@ async function build(config: string): Promise<Express | Server> {
       };
       return createAdaptorServer({ fetch: new Hono().use(pass).get("/data", pass, (c) => c.json(payload)).fetch }) as Server;
     }
+    case "hono-async":
+      // Bare Hono with its handler declared async: what one awaited step costs there, the floor
+      // for any guard whose answer is a promise (Hono then leaves its synchronous response path).
+      return createAdaptorServer({ fetch: new Hono().get("/data", async (c) => c.json(payload)).fetch }) as Server;
     case "ours-hono":
       return ourHonoApp();
     case "express-session-memory":
