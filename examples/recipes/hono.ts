@@ -54,8 +54,7 @@ function parsedHeaders(c: Context): IncomingMessage["headers"] | undefined {
  * The response the route made, with `finish` applied: changed in place, so `c.res` is set
  * again only when `finish` had to copy it (an immutable one), which Hono's setter costs.
  */
-async function after(c: Context, next: () => Promise<void>, finish: (response: Response) => Response): Promise<void> {
-  await next();
+function finishResponse(c: Context, finish: (response: Response) => Response): void {
   const finished = finish(c.res);
   if (finished !== c.res) c.res = finished;
 }
@@ -70,7 +69,8 @@ function asMiddleware(sessionAuth: SessionAuthHandler, check: FetchGuard): Middl
     const result = await check(c.req.raw, client(c));
     if (result.response !== undefined) return result.response;
     c.set("auth", result.auth);
-    await after(c, next, (response) => sessionAuth.withGuard(response, result));
+    await next();
+    finishResponse(c, (response) => sessionAuth.withGuard(response, result));
   };
 }
 
@@ -84,7 +84,8 @@ export function honoSessionAuth(options: FetchSessionAuthOptions) {
   const services: MiddlewareHandler<SessionAuthEnv> = async (c, next) => {
     const answered = await sessionAuth.handle(c.req.raw, client(c));
     if (answered !== undefined) return answered;
-    await after(c, next, (response) => sessionAuth.withCors(c.req.raw, response));
+    await next();
+    finishResponse(c, (response) => sessionAuth.withCors(c.req.raw, response));
   };
   return {
     sessionAuth,
