@@ -12,6 +12,11 @@ function reply(res: FastifyReply, status: number, value: unknown): FastifyReply 
     .send(Buffer.from(JSON.stringify(value)));
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count as a function of the hop, as Express reads the number. */
+function fastifyTrust(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === "number" ? (_address, hop) => hop < setting : setting;
+}
+
 /** The sports API of app.ts on Fastify: the same page, routes, OpenAPI document and replies. */
 export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly cert: Buffer; readonly key: Buffer }): Promise<FastifyInstance> {
   const options = sportsAuthOptions(config);
@@ -21,8 +26,8 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
     // Drupal's ?q= paths, and Fastify's own errors (an undecodable path) in the wire format.
     rewriteUrl: drupalRewriteUrl(),
     frameworkErrors: (error, request, res) => app.sessionAuth.errorHandler()(error, request, res),
-    // Fastify takes a hop count too, as Express does; its types leave the number out.
-    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy as boolean | string }),
+    // Fastify 5 refuses a bare hop count (it trusts nothing then): the same count as a function of the hop.
+    ...(config.trustProxy === undefined ? {} : { trustProxy: fastifyTrust(config.trustProxy) }),
   }) as unknown as FastifyInstance;
   await app.register(fastifySessionAuth, options);
   const signedIn = app.sessionAuth.requireSession();

@@ -15,9 +15,12 @@ function reply(status: number, value: unknown, statusText?: string): Response {
  * reason phrases on the status line (@hono/node-server writes Node's own).
  */
 export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
-  // Behind a TLS-terminating proxy, the scheme comes from X-Forwarded-Proto.
+  // Behind the proxies TRUST_PROXY names, the scheme comes from X-Forwarded-Proto and the client from X-Forwarded-For, as on Express.
   const options = sportsAuthOptions(config);
-  const { sessionAuth, services, requireSession } = honoSessionAuth({ ...options, trustProxy: config.trustProxy !== undefined && config.trustProxy !== false });
+  const { sessionAuth, services, requireSession } = honoSessionAuth({
+    ...options,
+    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
+  });
   const signedIn = requireSession();
   const admin = requireSession({ roles: ["administrator"] });
   const app = new Hono<SessionAuthEnv>({ getPath: (request) => sessionAuth.routedPath(request) });

@@ -19,4 +19,5 @@
 export { createSessionAuthHandler } from "../fetch/create-session-auth-handler.js";
 export type { FetchGuard, FetchSessionAuthOptions, GuardResult, SessionAuthHandler } from "../fetch/create-session-auth-handler.js";
 export type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
+export type { TrustProxy } from "../fetch/trust-proxy.js";
 export type { AuthUser, RequestAuth } from "../sessions/route-guard.js";

@@ -7,7 +7,7 @@ import { drupalQueryTarget } from "../http-input/query-path.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { GuardOutcome, RequestAuth } from "../sessions/route-guard.js";
 import type { StoredSession, UserRecord } from "../types.js";
-import { parseOptions } from "../validate.js";
+import { fn, parseOptions } from "../validate.js";
 import { errorReply } from "../wire/reply.js";
 import {
   belowEndpoint,
@@ -22,6 +22,7 @@ import {
   type Target,
 } from "./request.js";
 import { toResponse, withCookies, withHeaders } from "./respond.js";
+import { compileTrust, type TrustFunction, type TrustProxy } from "./trust-proxy.js";
 
 /**
  * The options of {@link createSessionAuthHandler}: the package's options, and how to read
@@ -29,15 +30,24 @@ import { toResponse, withCookies, withHeaders } from "./respond.js";
  */
 export interface FetchSessionAuthOptions extends SessionAuthOptions {
   /**
-   * Take the scheme from `X-Forwarded-Proto` (its first value) rather than from the request's
-   * URL: only when a proxy that sets it stands in front of every request, as Express's
-   * `trust proxy`. It decides whether the session cookie is `SSESS…` and `Secure`.
+   * The proxies in front, as Express's `trust proxy` takes them (see {@link TrustProxy}): a
+   * hop count (`1`, also for a proxy on a Unix socket), addresses and subnets
+   * (`"loopback"`, `["10.0.0.0/8"]`), a function, or `true` for every hop. When the peer
+   * (`FetchRequestInfo.clientAddress`) is one of them, the scheme is `X-Forwarded-Proto`'s
+   * first value (whether the session cookie is `SSESS…` and `Secure`), and the client is the
+   * last address of `X-Forwarded-For` that is not one of them: the address the login throttle
+   * and the hashing queue count, and the events show. Without it every client behind a proxy
+   * is the proxy, and one client's failed logins would lock the others out.
    * @default false
    */
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
 }
 
-const bindingSchema = z.strictObject({ trustProxy: z.boolean().optional() });
+const bindingSchema = z.strictObject({
+  trustProxy: z
+    .union([z.boolean(), z.number().int().nonnegative(), z.string(), z.array(z.string()).readonly(), fn<TrustFunction>("(address, hop) => boolean")])
+    .optional(),
+});
 
 const TOKEN_PATH = "/services/session/token";
 
@@ -193,13 +203,19 @@ export interface SessionAuthHandler {
  * @throws TypeError when an option is missing or invalid.
  */
 export function createSessionAuthHandler(options: FetchSessionAuthOptions): SessionAuthHandler {
-  const { trustProxy: trust, ...engineOptions } = options ?? ({} as FetchSessionAuthOptions);
-  const trustProxy = parseOptions(bindingSchema, { trustProxy: trust }, "createSessionAuthHandler").trustProxy ?? false;
+  const { trustProxy: setting, ...engineOptions } = options ?? ({} as FetchSessionAuthOptions);
+  const trustProxy = parseOptions(bindingSchema, { trustProxy: setting }, "createSessionAuthHandler").trustProxy ?? false;
+  let trust: TrustFunction | undefined;
+  try {
+    trust = compileTrust(trustProxy);
+  } catch (error) {
+    throw new TypeError(`createSessionAuthHandler: invalid options: trustProxy: ${(error as Error).message}`);
+  }
   const engine = createEngine(engineOptions, "createSessionAuthHandler");
   const { endpoint, sessions } = engine;
   const { endpointPath, queryPaths, bodyLimit } = engine.options.endpoint;
   const honoured = new Set(queryPaths);
-  const translation = { trustProxy, bodyLimit };
+  const translation = { trust, bodyLimit };
   const corsSettings = engine.options.cors;
   // Patterns of the app's own paths: any request may then be a preflight to answer.
   const corsEverywhere = corsSettings.enabled && corsSettings.paths.length > 0;
@@ -235,7 +251,7 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
     const cors = corsAtPath(target.path, endpointPath, corsSettings, () => corsRequest(request));
     if (cors !== undefined && "preflight" in cors) return toResponse(cors.preflight);
     const headers = cors?.headers;
-    if (isTokenPath(target.path)) return toResponse(withCorsHeaders(await endpoint.sessionToken(sessionRequest(request, trustProxy)), headers));
+    if (isTokenPath(target.path)) return toResponse(withCorsHeaders(await endpoint.sessionToken(sessionRequest(request, trust, info)), headers));
     const below = belowEndpoint(target.path, endpointPath);
     if (below === undefined) return undefined;
     const reply = await endpoint.handle(endpointRequest(request, info, translation, below, query));
@@ -264,7 +280,7 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
           const cors = corsDecision(corsRequest(request, info), corsSettings);
           if (!("preflight" in cors)) headers = cors.headers;
         }
-        const outcome = check(guardRequest(request, info, trustProxy));
+        const outcome = check(guardRequest(request, info, trust));
         return outcome instanceof Promise ? outcome.then((settled) => result(settled, headers)) : Promise.resolve(result(outcome, headers));
       } catch (error) {
         return Promise.reject(error);
@@ -286,7 +302,7 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
       return (request) => toResponse(reply(notFoundRequest(request, routed(request).routed, endpointPath)));
     },
     errorResponse(error, request) {
-      const id = request === undefined ? undefined : sessionRequest(request, trustProxy).requestId;
+      const id = request === undefined ? undefined : sessionRequest(request, trust).requestId;
       return toResponse(engine.replyToError(error, id));
     },
     routedPath: (request) => routed(request).routed.path,
@@ -298,11 +314,11 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
       return cors === undefined || "preflight" in cors ? response : withHeaders(response, [], cors.headers);
     },
     async startSession(request, user, info) {
-      const { result, setCookie } = await endpoint.start(servicesRequest(request, info, trustProxy, ""), user);
+      const { result, setCookie } = await endpoint.start(servicesRequest(request, info, trust, ""), user);
       return { reply: result, setCookie };
     },
     async endSession(request, info) {
-      const { result, setCookie, error } = await endpoint.end(servicesRequest(request, info, trustProxy, ""));
+      const { result, setCookie, error } = await endpoint.end(servicesRequest(request, info, trust, ""));
       if (error !== undefined) throw Object.assign(error, { setCookie });
       return { ended: result, setCookie };
     },

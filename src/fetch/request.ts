@@ -9,6 +9,7 @@ import { sentRequestId } from "../http-input/request-id.js";
 import { plainAddress } from "../login/client-address.js";
 import type { GuardRequest } from "../sessions/route-guard.js";
 import type { SessionRequest } from "../sessions/sessions.js";
+import { clientAddressOf, type TrustFunction } from "./trust-proxy.js";
 
 /**
  * How a Web-standard `Request` is described to the engine: the translation, and nothing else.
@@ -22,10 +23,12 @@ import type { SessionRequest } from "../sessions/sessions.js";
  */
 export interface FetchRequestInfo {
   /**
-   * The client's IP address. It keys the login throttle and the hashing queue by address and
-   * goes into the events. Without it a request has no address: it gets no per-address login
-   * limit (the per-account one still holds), is a client of its own in the hashing queue, and
-   * the first such request raises `address.unknown`.
+   * The peer's IP address, as the runtime reports it: the client's, unless the handler's
+   * `trustProxy` names it as a proxy (then the client is read from `X-Forwarded-For`). The
+   * client's address keys the login throttle and the hashing queue and goes into the events.
+   * Without one a request has no address: it gets no per-address login limit (the
+   * per-account one still holds), is a client of its own in the hashing queue, and the first
+   * such request raises `address.unknown`.
    */
   readonly clientAddress?: string | undefined;
   /**
@@ -65,15 +68,16 @@ export function queryParameter(query: string, name: string): string | undefined 
   return query === "" ? undefined : parseForm(Buffer.from(query))[name];
 }
 
-/** How a binding reads what the URL does not say: whether the request came over HTTPS. */
+/** How a binding reads what the URL does not say: whether the request came over HTTPS, and from where. */
 export interface Translation {
-  /** Take `X-Forwarded-Proto` as the scheme: only behind a proxy that sets it. */
-  readonly trustProxy: boolean;
+  /** The proxies to believe about the scheme and the client (`undefined`: none). */
+  readonly trust: TrustFunction | undefined;
   readonly bodyLimit: number;
 }
 
-function isSecure(request: Request, trustProxy: boolean, info?: FetchRequestInfo): boolean {
-  const forwarded = trustProxy ? headerOf(request, info, "x-forwarded-proto") : undefined;
+function isSecure(request: Request, trust: TrustFunction | undefined, info?: FetchRequestInfo): boolean {
+  // X-Forwarded-Proto counts only when the peer itself is a proxy to believe, as Express reads it.
+  const forwarded = trust?.(info?.clientAddress, 0) === true ? headerOf(request, info, "x-forwarded-proto") : undefined;
   // The scheme the client used is the first one listed, as Express reads it.
   if (forwarded !== undefined) return forwarded.split(",", 1)[0]!.trim().toLowerCase() === "https";
   return request.url.startsWith("https:");
@@ -88,22 +92,29 @@ function header(request: Request, name: string): string | undefined {
   return headerOf(request, undefined, name);
 }
 
+/** The client's address as the package shows and counts it: the peer's, or the one the proxies believed name. */
+function clientIp(request: Request, info: FetchRequestInfo | undefined, trust: TrustFunction | undefined): string {
+  const peer = info?.clientAddress;
+  const forwardedFor = trust === undefined ? undefined : headerOf(request, info, "x-forwarded-for");
+  return plainAddress(clientAddressOf(peer, forwardedFor, trust) ?? "");
+}
+
 /** What finding a request's session needs. */
-export function sessionRequest(request: Request, trustProxy: boolean): SessionRequest {
+export function sessionRequest(request: Request, trust: TrustFunction | undefined, info?: FetchRequestInfo): SessionRequest {
   return {
     host: hostOf(request),
-    secure: isSecure(request, trustProxy),
+    secure: isSecure(request, trust, info),
     cookieHeader: header(request, "cookie"),
     requestId: sentRequestId(request.headers.get("x-request-id")),
   };
 }
 
 /** A request to one of the Services calls. `query` is the original one: `services_token` may sit beside a `?q=`. */
-export function servicesRequest(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean, query: string): ServicesRequest {
+export function servicesRequest(request: Request, info: FetchRequestInfo | undefined, trust: TrustFunction | undefined, query: string): ServicesRequest {
   return {
-    ...sessionRequest(request, trustProxy),
+    ...sessionRequest(request, trust, info),
     method: request.method,
-    ip: plainAddress(info?.clientAddress ?? ""),
+    ip: clientIp(request, info, trust),
     userAgent: header(request, "user-agent") ?? "",
     contentType: header(request, "content-type"),
     csrfHeader: header(request, "x-csrf-token"),
@@ -162,7 +173,7 @@ export function notFoundRequest(request: Request, target: Target, endpointPath: 
 
 /** A request below the endpoint's path (`path` is the rest of it), its body read only once routing asks for it. */
 export function endpointRequest(request: Request, info: FetchRequestInfo | undefined, translation: Translation, path: string, query: string): EndpointRequest {
-  return Object.assign(servicesRequest(request, info, translation.trustProxy, query), {
+  return Object.assign(servicesRequest(request, info, translation.trust, query), {
     path,
     mounted: true,
     methodOverride: header(request, "x-http-method-override"),
@@ -183,12 +194,14 @@ class GuardedRequest implements GuardRequest {
   readonly method: string;
   readonly #request: Request;
   readonly #info: FetchRequestInfo | undefined;
+  readonly #trust: TrustFunction | undefined;
 
-  constructor(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean) {
+  constructor(request: Request, info: FetchRequestInfo | undefined, trust: TrustFunction | undefined) {
     this.#request = request;
     this.#info = info;
+    this.#trust = trust;
     this.host = hostOf(request, info);
-    this.secure = isSecure(request, trustProxy, info);
+    this.secure = isSecure(request, trust, info);
     this.cookieHeader = this.#header("cookie");
     this.method = request.method;
   }
@@ -202,7 +215,7 @@ class GuardedRequest implements GuardRequest {
   }
 
   ip(): string {
-    return plainAddress(this.#info?.clientAddress ?? "");
+    return clientIp(this.#request, this.#info, this.#trust);
   }
 
   // A form body is the app's to read: the guard never consumes it, so only the header and the query count.
@@ -217,8 +230,8 @@ class GuardedRequest implements GuardRequest {
 }
 
 /** A request to an app's own route behind a guard; its id, address and token are read only when used. */
-export function guardRequest(request: Request, info: FetchRequestInfo | undefined, trustProxy: boolean): GuardRequest {
-  return new GuardedRequest(request, info, trustProxy);
+export function guardRequest(request: Request, info: FetchRequestInfo | undefined, trust: TrustFunction | undefined): GuardRequest {
+  return new GuardedRequest(request, info, trust);
 }
 
 /**

@@ -76,8 +76,9 @@ function unaddressedMessage(address: string): string {
   return (
     `client address ${JSON.stringify(address.slice(0, 64))} is not an IP address: logins from such requests have no per-address limit ` +
     "(each account's own limit still holds) and wait for a password check first come, first served. " +
-    'Behind a proxy, give Express\'s trust proxy as a hop count, app.set("trust proxy", 1): on a Unix socket there is no proxy address ' +
-    'to trust, so "loopback" or an address list leaves req.ip (and req.secure, hence the Secure cookie) as if no proxy were there. ' +
+    'Behind a proxy, trust it by hop count: Express app.set("trust proxy", 1), Fastify trustProxy: (address, hop) => hop < 1 ' +
+    "(Fastify 5 refuses a bare number), the fetch handler trustProxy: 1. On a Unix socket there is no proxy address to trust, so " +
+    '"loopback" or an address list leaves the client address (and the scheme, hence the Secure cookie) as if no proxy were there. ' +
     "Without a proxy, listen on a TCP port."
   );
 }

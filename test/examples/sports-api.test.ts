@@ -151,6 +151,27 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
     expect((plain.headers["set-cookie"] as unknown as string[])[0]).toMatch(/^SESS[0-9a-f]{32}=.*; domain=\.sports\.example\.com; HttpOnly$/);
   });
 
+  it.each([["loopback"], ["1"]])("behind a proxy (TRUST_PROXY=%s), counts each client by the address the proxy names", async (setting) => {
+    const proxied = await sportsApiServer(framework, {
+      secret: SECRET,
+      hasher: fastHasher,
+      trustProxy: trustProxySetting(setting),
+      extra: { throttle: { ipLimit: 2 } },
+      log: () => undefined,
+    });
+    const agent = request(proxied);
+    const attempt = (client: string, password: string) =>
+      agent.post("/services/json/user/login").set("X-Forwarded-For", client).set("X-Forwarded-Proto", "https").send({ username: "demo", password });
+    expect([
+      (await attempt("203.0.113.66", "wrong")).status,
+      (await attempt("203.0.113.66", "wrong")).status,
+      (await attempt("203.0.113.66", "wrong")).status,
+    ]).toEqual([401, 401, 406]);
+    const other = await attempt("198.51.100.7", "demo-password");
+    expect(other.status).toBe(200);
+    expect((other.headers["set-cookie"] as unknown as string[])[0]).toMatch(/^SSESS/);
+  });
+
   it("reads TRUST_PROXY as Express's trust proxy takes it, and EXAMPLE_FRAMEWORK", () => {
     expect([undefined, "", "fastify", " hono "].map(exampleFramework)).toEqual(["express", "express", "fastify", "hono"]);
     expect(() => exampleFramework("koa")).toThrow(/EXAMPLE_FRAMEWORK must be one of express, fastify, hono, not "koa"/);

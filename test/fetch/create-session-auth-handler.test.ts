@@ -127,6 +127,37 @@ describe("createSessionAuthHandler", () => {
     expect(elsewhere.error?.code).toBe("ERR_UNAUTHENTICATED");
   });
 
+  it("believes X-Forwarded-For and X-Forwarded-Proto only from the proxies trustProxy names, as Express's trust proxy", async () => {
+    expect(() => handler({ trustProxy: "10.0.0.300" })).toThrow(/^createSessionAuthHandler: invalid options: trustProxy: .*10\.0\.0\.300/);
+    expect(() => handler({ trustProxy: -1 })).toThrow(/createSessionAuthHandler: invalid options: trustProxy/);
+    /** Logs in through a peer, with forwarded headers; resolves the address the session records and whether its cookie is the HTTPS one. */
+    async function seen(trustProxy: FetchSessionAuthOptions["trustProxy"], clientAddress: string | undefined) {
+      const auth = handler(trustProxy === undefined ? {} : { trustProxy });
+      const reply = await auth.handle(
+        post("/services/json/user/login.json", JSON.stringify({ username: "demo", password: "demo-password" }), {
+          "X-Forwarded-For": "203.0.113.9, 198.51.100.7",
+          "X-Forwarded-Proto": "https",
+        }),
+        { clientAddress },
+      );
+      expect(reply?.status).toBe(200);
+      const [session] = await auth.listSessions("14");
+      return [session?.record.ip, reply!.headers.getSetCookie()[0]!.startsWith("SSESS")];
+    }
+    // No proxy believed: the peer is the client, whatever the headers say.
+    expect(await seen(undefined, "127.0.0.1")).toEqual(["127.0.0.1", false]);
+    // The loopback proxy is believed; the address it appended is the client's (the one before it, the client's own claim).
+    expect(await seen("loopback", "::ffff:127.0.0.1")).toEqual(["198.51.100.7", true]);
+    expect(await seen(["127.0.0.1", "198.51.100.7"], "127.0.0.1")).toEqual(["203.0.113.9", true]);
+    // A peer that is not a listed proxy sends what it likes, and none of it counts.
+    expect(await seen("loopback", "192.0.2.50")).toEqual(["192.0.2.50", false]);
+    // A hop count: a proxy on a Unix socket, where the peer has no address.
+    expect(await seen(1, undefined)).toEqual(["198.51.100.7", true]);
+    expect(await seen((address: string | undefined, hop: number) => hop === 0 && address === undefined, undefined)).toEqual(["198.51.100.7", true]);
+    // Every hop: the first address listed, which a client can set itself.
+    expect(await seen(true, "127.0.0.1")).toEqual(["203.0.113.9", true]);
+  });
+
   it("keeps a guard's promise: a request that cannot be read rejects it, never throws where the guard is called", async () => {
     const auth = handler({ trustedOrigins: ["capacitor://localhost"] });
     const demo = await logIn(auth);

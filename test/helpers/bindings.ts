@@ -25,9 +25,14 @@ export type Binding = (typeof BINDINGS)[number];
  * /services/json/open without CSRF, GET /services/json/admin for administrators, GET
  * /welcome for everyone, any method on /notes outside the endpoint path), Services' 404s and the wire format's errors. Resolves a Node
  * server, not yet listening (supertest listens). Hono is served by a node:http adapter that
- * keeps Services' reason phrases.
+ * keeps Services' reason phrases. `trustProxy` is each framework's own setting, as an app
+ * gives it (a hop count to Fastify as a function: Fastify 5 refuses a bare number).
  */
-export async function bindingApp(binding: Binding, overrides: Partial<SessionAuthOptions> = {}): Promise<{ server: Server; events: AuthEvent[] }> {
+export async function bindingApp(
+  binding: Binding,
+  overrides: Partial<SessionAuthOptions> = {},
+  trustProxy?: number | string,
+): Promise<{ server: Server; events: AuthEvent[] }> {
   const events: AuthEvent[] = [];
   const options: SessionAuthOptions = {
     userStore: memoryUserStore(USERS, { hasher: fastHasher }),
@@ -43,6 +48,7 @@ export async function bindingApp(binding: Binding, overrides: Partial<SessionAut
   if (binding === "express") {
     const auth = createSessionAuthRouter(options);
     const app = express();
+    if (trustProxy !== undefined) app.set("trust proxy", trustProxy);
     app.use(auth);
     app.get("/services/json/players", auth.requireSession(), (req, res) => void res.json({ players: ["Ana"], uid: req.auth?.user.uid }));
     app.post("/services/json/players", auth.requireSession(), (_req, res) => void res.json({ added: true }));
@@ -56,7 +62,9 @@ export async function bindingApp(binding: Binding, overrides: Partial<SessionAut
     return { server: createServer(app), events };
   }
   if (binding === "fastify") {
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+    const hops = trustProxy;
+    const trust = typeof hops === "number" ? (_address: string, hop: number) => hop < hops : hops;
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl(), ...(trust === undefined ? {} : { trustProxy: trust }) });
     await app.register(fastifySessionAuth, options);
     const { requireSession, optionalSession } = app.sessionAuth;
     app.get("/services/json/players", { preHandler: requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
@@ -70,7 +78,7 @@ export async function bindingApp(binding: Binding, overrides: Partial<SessionAut
     await app.ready();
     return { server: app.server, events };
   }
-  const { sessionAuth, services, requireSession, optionalSession } = honoSessionAuth(options);
+  const { sessionAuth, services, requireSession, optionalSession } = honoSessionAuth({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
   const app = new Hono<SessionAuthEnv>({ getPath: (request) => sessionAuth.routedPath(request) });
   app.use(services);
   app.get("/services/json/players", requireSession(), (c) => c.json({ players: ["Ana"], uid: c.var.auth?.user.uid }));

@@ -1,0 +1,57 @@
+import proxyAddr from "proxy-addr";
+
+/**
+ * Which proxies in front of a fetch handler are believed, read as Express's `trust proxy`
+ * setting is read, with the same library (proxy-addr).
+ *
+ * @module
+ */
+
+/**
+ * The proxies to believe, as Express's `trust proxy` takes them:
+ * - `false`: none. The client is the peer the runtime reports (`FetchRequestInfo.clientAddress`), the scheme the URL's.
+ * - a hop count (`1`): that many proxies in front, whatever their addresses (the one for a
+ *   proxy on a Unix socket, where the peer has no address).
+ * - addresses and subnets, or the names `loopback`, `linklocal`, `uniquelocal`, as an array
+ *   or one comma-separated string (`"loopback, 10.0.0.0/8"`).
+ * - a function of an address (`undefined` for a peer without one) and its hop, the peer being hop 0.
+ * - `true`: every hop. The client is then the first address of `X-Forwarded-For`, which a
+ *   client sets itself unless the proxy replaces the header.
+ */
+export type TrustProxy = boolean | number | string | readonly string[] | ((address: string | undefined, hop: number) => boolean);
+
+/** A compiled {@link TrustProxy}: whether the address at a hop (the peer at 0) is a proxy to believe. */
+export type TrustFunction = (address: string | undefined, hop: number) => boolean;
+
+/**
+ * The setting as a function; `undefined` for `false`, so a handler without a proxy reads no
+ * forwarded header at all.
+ * @throws TypeError for an address or subnet that is none (`"10.0.0.300"`, `"localhost"`).
+ */
+export function compileTrust(setting: TrustProxy): TrustFunction | undefined {
+  if (setting === false) return undefined;
+  if (setting === true) return () => true;
+  if (typeof setting === "number") return (_address, hop) => hop < setting;
+  if (typeof setting === "function") return setting;
+  const listed = typeof setting === "string" ? setting.split(",").map((one) => one.trim()) : [...setting];
+  try {
+    const trusted = proxyAddr.compile(listed);
+    return (address, hop) => address !== undefined && trusted(address, hop);
+  } catch (error) {
+    throw new TypeError((error as Error).message);
+  }
+}
+
+/**
+ * The client's address: the peer's, or, behind proxies the setting believes, the last address
+ * in `X-Forwarded-For` that is not one of them (as Express's `req.ip`). `undefined` when the
+ * peer has no address and no proxy in front is believed.
+ */
+export function clientAddressOf(peer: string | undefined, forwardedFor: string | undefined, trust: TrustFunction | undefined): string | undefined {
+  if (trust === undefined || forwardedFor === undefined) return peer;
+  // proxy-addr reads the peer from the socket and the header from the headers: a request of that shape, and nothing more.
+  return proxyAddr(
+    { socket: { remoteAddress: peer }, headers: { "x-forwarded-for": forwardedFor } } as unknown as Parameters<typeof proxyAddr>[0],
+    (address, hop) => trust(address, hop),
+  );
+}
