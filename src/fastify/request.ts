@@ -40,9 +40,14 @@ function requestId(request: FastifyRequest): string | undefined {
   return String(request.id).slice(0, 128) || undefined;
 }
 
+/** The host the client asked for: `Host`, or over HTTP/2 (where there is none) `:authority`. */
+function hostOf(request: FastifyRequest): string {
+  return header(request, "host") ?? header(request, ":authority") ?? "";
+}
+
 /** What finding a request's session needs. */
 export function sessionRequest(request: FastifyRequest): SessionRequest {
-  return { host: header(request, "host") ?? "", secure: request.protocol === "https", cookieHeader: header(request, "cookie"), requestId: requestId(request) };
+  return { host: hostOf(request), secure: request.protocol === "https", cookieHeader: header(request, "cookie"), requestId: requestId(request) };
 }
 
 /** A request to one of the Services calls. */
@@ -124,7 +129,7 @@ class GuardedRequest implements GuardRequest {
 
   constructor(request: FastifyRequest) {
     this.#request = request;
-    this.host = header(request, "host") ?? "";
+    this.host = hostOf(request);
     this.secure = request.protocol === "https";
     this.cookieHeader = header(request, "cookie");
     this.method = request.method;
