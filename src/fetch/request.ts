@@ -5,6 +5,7 @@ import type { NotFoundRequest } from "../endpoint/not-found.js";
 import { servicesVersionHeader } from "../endpoint/routing.js";
 import { SessionAuthError } from "../errors.js";
 import { parseForm } from "../http-input/form.js";
+import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "../http-input/linger-limits.js";
 import { sentRequestId } from "../http-input/request-id.js";
 import { plainAddress } from "../login/client-address.js";
 import type { GuardRequest } from "../sessions/route-guard.js";
@@ -236,13 +237,16 @@ export function guardRequest(request: Request, info: FetchRequestInfo | undefine
 
 /**
  * Reads a request body up to `limit` bytes: over it (declared, or counted as the stream
- * arrives), `ERR_BODY_TOO_LARGE` at once, nothing more read. A body something else
+ * arrives), `ERR_BODY_TOO_LARGE` at once, nothing of it kept. A body something else
  * already read cannot be read again: that is a mistake in the app's order of handlers.
  */
 async function readBody(request: Request, limit: number): Promise<RequestBody> {
   if (request.bodyUsed) throw new TypeError("services-session-auth/fetch: the request body was already read; let the session handler see the request first");
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new SessionAuthError("ERR_BODY_TOO_LARGE");
+  if (Number.isFinite(declared) && declared > limit) {
+    if (request.body !== null) discardRest(request.body.getReader());
+    throw new SessionAuthError("ERR_BODY_TOO_LARGE");
+  }
   if (request.body === null) return { raw: Buffer.alloc(0) };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -252,11 +256,40 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
     if (done) return { raw: Buffer.concat(chunks, size) };
     size += value.byteLength;
     if (size > limit) {
-      // Stop reading, but leave the stream to the server: cancelling it can tear down the
-      // connection (on Node it destroys the socket) before the 413 is written.
-      reader.releaseLock();
+      discardRest(reader);
       throw new SessionAuthError("ERR_BODY_TOO_LARGE");
     }
     chunks.push(value);
   }
+}
+
+/**
+ * Reads and throws away the rest of a refused upload while the 413 goes out, as the Express
+ * router lingers: a client that writes its whole body before it reads (a raw socket, a
+ * hybrid app's XHR) must get the reply, not a reset. A stream left unread stalls on Node
+ * (@hono/node-server's adapter stops the socket when the stream's queue is full, then closes
+ * the connection under the client), and cancelling it at once tears the connection down
+ * before the reply is written. Bounded as the Express router's lingering is (bytes, time,
+ * silence); past those, or when the connection fails, it stops.
+ */
+function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  let discarded = 0;
+  const stop = () => void reader.cancel().catch(() => undefined);
+  const timers = [setTimeout(stop, LINGER_MS), setTimeout(stop, LINGER_IDLE_MS)];
+  for (const timer of timers) timer.unref?.();
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        discarded += value.byteLength;
+        if (discarded > LINGER_BYTES) return stop();
+        timers[1]!.refresh();
+      }
+    } catch {
+      // The connection went away, or a timer cancelled the stream: nothing is left to read.
+    } finally {
+      for (const timer of timers) clearTimeout(timer);
+    }
+  })();
 }

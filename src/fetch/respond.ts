@@ -4,8 +4,10 @@ import type { WireResponse } from "../wire/reply.js";
 /**
  * A {@link WireResponse} as a Web-standard `Response`: its status, reason phrase
  * (`statusText`; a runtime that writes its own reason phrases drops it), headers, one
- * `Set-Cookie` each, and the body's bytes exactly. The connection is the server's: after a
- * 413 it reads and drops the rest of the upload, or closes, as it does for any unread body.
+ * `Set-Cookie` each, and the body's bytes exactly. The connection is the server's; after a
+ * 413 the handler itself reads and drops the rest of the upload from the request's stream
+ * (bounded as the Express router's lingering), so that a server that would stall on an
+ * unread body (@hono/node-server) delivers the reply rather than a reset.
  */
 export function toResponse(wire: WireResponse): Response {
   const headers = new Headers();

@@ -1,12 +1,6 @@
 import { Socket } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
-
-/** The longest the rest of a refused upload is read after the reply, as nginx's `lingering_time` (there 30 s). */
-const LINGER_MS = 10_000;
-/** With nothing arriving for this long, the client has stopped sending: close (nginx's `lingering_timeout`, 5 s). */
-const LINGER_IDLE_MS = 2_000;
-/** The most bytes of a refused upload read and thrown away after the reply. */
-const LINGER_BYTES = 64 * 1024 * 1024;
+import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "./linger-limits.js";
 
 /**
  * Closes the connection after a reply sent before the request's body was read (a 413),

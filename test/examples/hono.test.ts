@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent } from "services-session-auth";
 import { honoApp } from "../../examples/recipes/hono.js";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
+import { statusLine, upload } from "../helpers/raw-upload.js";
 
 let server: ServerType;
 let base: string;
@@ -102,4 +103,18 @@ describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () =>
     });
     expect(events.slice(before).find((event) => event.type === "login.failure")).toMatchObject({ ip: "127.0.0.1" });
   });
+
+  it("gives a client that writes its whole oversized upload before reading the 413, not a reset", async () => {
+    const { port } = server.address() as AddressInfo;
+    const MB = 1024 * 1024;
+    for (const [size, chunked] of [
+      [10 * MB, false],
+      [3 * MB, true],
+    ] as const) {
+      const outcome = await upload(port, { path: "/services/json/user/login", size, chunked, contentType: "application/json" });
+      expect(statusLine(outcome.reply), `${size} chunked=${chunked}`).toMatch(/^HTTP\/1\.1 413 /);
+      expect(outcome).toMatchObject({ written: size, writeError: undefined, readError: undefined });
+    }
+    expect((await fetch(`${base}/services/session/token`)).status).toBe(200);
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
  */
 import { connect } from "node:http2";
 import { createHash } from "node:crypto";
-import Fastify from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore } from "services-session-auth";
 import { fastifySessionAuth } from "services-session-auth/fastify";
@@ -37,7 +37,8 @@ function h2(origin: string, path: string, headers: Record<string, string>, body?
 }
 
 it("names the cookie after :authority and admits a same-origin browser login over HTTP/2", async () => {
-  const app = Fastify({ http2: true });
+  // The plugin's hooks are typed for Fastify's default server, as the example app does with HTTPS.
+  const app = Fastify({ http2: true }) as unknown as FastifyInstance;
   await app.register(fastifySessionAuth, {
     userStore: memoryUserStore(USERS, { hasher: fastHasher }),
     sessionStore: memorySessionStore(),
