@@ -183,7 +183,15 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
     routes.setErrorHandler(errorHandler());
 
-    routes.all("/services/session/token", async (request, reply) => send(reply, await endpoint.sessionToken(sessionRequest(request))));
+    const sessionToken = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await endpoint.sessionToken(sessionRequest(request)));
+    routes.all("/services/session/token", sessionToken);
+    // With a trailing slash too, as Drupal and the Express router answer it; an app with
+    // Fastify's ignoreTrailingSlash already routes it there, and refuses it as a duplicate.
+    try {
+      routes.all("/services/session/token/", sessionToken);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "FST_ERR_DUPLICATED_ROUTE") throw error;
+    }
     const services = async (request: FastifyRequest, reply: FastifyReply) => {
       const wire = await endpoint.handle(endpointRequest(request, endpointPath, bodyLimit));
       // Not a call of the endpoint, and no route of the app's took it: Fastify's not-found handler answers.

@@ -146,6 +146,12 @@ describe("fastifySessionAuth", () => {
     const { app } = await build();
     const demo = await login(app, "/?q=services/json/user/login.json");
     expect((await app.inject({ url: "/index.php?q=services/session/token", headers: { cookie: demo.cookie } })).body).toBe(demo.token);
+    // With a trailing slash as well, as Drupal and Express answer it, whether Fastify ignores trailing slashes or not.
+    expect((await app.inject({ url: "/services/session/token/", headers: { cookie: demo.cookie } })).body).toBe(demo.token);
+    const lenient = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
+    apps.push(lenient);
+    await lenient.register(fastifySessionAuth, { userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET });
+    expect((await lenient.inject({ url: "/services/session/token/" })).statusCode).toBe(200);
     expect((await app.inject({ url: "/?q=services/json/players", headers: { cookie: demo.cookie } })).json()).toMatchObject({ uid: "14" });
     const resource = await app.inject({ url: "/services/json/teams" });
     expect([resource.statusCode, resource.statusMessage, resource.body]).toEqual([404, "Not found : Could not find resource teams.", ""]);
