@@ -150,7 +150,11 @@ describe("fastifySessionAuth", () => {
     expect((await app.inject({ url: "/services/session/token/", headers: { cookie: demo.cookie } })).body).toBe(demo.token);
     const lenient = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
     apps.push(lenient);
-    await lenient.register(fastifySessionAuth, { userStore: memoryUserStore(USERS, { hasher: fastHasher }), sessionStore: memorySessionStore(), secret: SECRET });
+    await lenient.register(fastifySessionAuth, {
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+    });
     expect((await lenient.inject({ url: "/services/session/token/" })).statusCode).toBe(200);
     expect((await app.inject({ url: "/?q=services/json/players", headers: { cookie: demo.cookie } })).json()).toMatchObject({ uid: "14" });
     const resource = await app.inject({ url: "/services/json/teams" });
