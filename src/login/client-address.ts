@@ -9,27 +9,18 @@ import type { Emit } from "../events.js";
  */
 
 const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
-/** An address with the client's port, as some load balancers write `X-Forwarded-For` (Azure Application Gateway): `203.0.113.7:51234`, `[2001:db8::1]:51234`. */
-const WITH_PORT = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9a-f:.]+)\]):\d{1,5}$/i;
 
 /**
  * An address as a person (and Drupal) reads it: an IPv4-mapped IPv6 address becomes the
- * plain IPv4 address, and an address a proxy wrote with the client's port loses the port;
- * anything else is returned as it is.
+ * plain IPv4 address; anything else is returned as it is.
  *
  * @example
  * ```ts
  * plainAddress("::ffff:203.0.113.7"); // "203.0.113.7"
- * plainAddress("203.0.113.7:51234");  // "203.0.113.7"
  * plainAddress("2001:db8::1");        // "2001:db8::1"
  * ```
  */
 export function plainAddress(address: string): string {
-  const ported = WITH_PORT.exec(address);
-  if (ported !== null) {
-    const host = ported[1] ?? ported[2]!;
-    if (isIP(host) !== 0) return plainAddress(host);
-  }
   const mapped = MAPPED_V4.exec(address);
   return mapped !== null && isIPv4(mapped[1]!) ? mapped[1]! : address;
 }

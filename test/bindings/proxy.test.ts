@@ -22,8 +22,6 @@ describe.each(BINDINGS)("client addresses behind a proxy on %s", (binding) => {
     expect(attacker).toEqual([401, 401, 401, 406]);
     expect((await login(agent, "198.51.100.7", "demo", "demo-password")).status).toBe(200);
     expect(events.find((event) => event.type === "login.success")).toMatchObject({ ip: "198.51.100.7" });
-    // A load balancer that writes the client's port after its address (Azure Application Gateway): the same client.
-    expect((await login(agent, "203.0.113.66:51234", "nobody", "wrong")).status).toBe(406);
   });
 
   it("lets no client choose its address when no proxy is trusted", async () => {
