@@ -150,13 +150,14 @@ export function withCorsHeaders(wire: WireResponse, headers: Readonly<Record<str
 }
 
 /**
- * Whether CORS covers a path: the endpoint path and below it, `/services/session/token`, or
- * one of the {@link CorsSettings.paths} patterns (`*` any characters). Linear in the path.
+ * Whether CORS covers a path: the endpoint path and below it, `/services/session/token`
+ * (with a trailing slash too, as it is answered), or one of the {@link CorsSettings.paths}
+ * patterns (`*` any characters). Linear in the path.
  *
  * @param endpointPath - With a leading slash and none at the end (`/services/json`).
  */
 export function corsCovers(path: string, endpointPath: string, patterns: readonly string[]): boolean {
-  if (path === endpointPath || path.startsWith(`${endpointPath}/`) || path === "/services/session/token") return true;
+  if (path === endpointPath || path.startsWith(`${endpointPath}/`) || path === "/services/session/token" || path === "/services/session/token/") return true;
   return patterns.some((pattern) => matchesPattern(path, pattern));
 }
 

@@ -77,10 +77,10 @@ export interface Translation {
 }
 
 function isSecure(request: Request, trust: TrustFunction | undefined, info?: FetchRequestInfo): boolean {
-  // X-Forwarded-Proto counts only when the peer itself is a proxy to believe, as Express reads it.
-  const forwarded = trust?.(info?.clientAddress, 0) === true ? headerOf(request, info, "x-forwarded-proto") : undefined;
-  // The scheme the client used is the first one listed, as Express reads it.
-  if (forwarded !== undefined) return forwarded.split(",", 1)[0]!.trim().toLowerCase() === "https";
+  // X-Forwarded-Proto counts only when the peer itself is a proxy to believe, and then its
+  // first value, exactly (an empty one: the URL's scheme), as Express's req.protocol reads it.
+  const forwarded = trust !== undefined && trust(info?.clientAddress, 0) ? headerOf(request, info, "x-forwarded-proto") : undefined;
+  if (forwarded !== undefined && forwarded !== "") return forwarded.split(",", 1)[0]!.trim() === "https";
   return request.url.startsWith("https:");
 }
 
@@ -244,7 +244,8 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
   if (request.bodyUsed) throw new TypeError("services-session-auth/fetch: the request body was already read; let the session handler see the request first");
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    if (request.body !== null) discardRest(request.body.getReader());
+    // A stream something else holds (and has not read) is left to it.
+    if (request.body !== null && !request.body.locked) discardRest(request.body.getReader());
     throw new SessionAuthError("ERR_BODY_TOO_LARGE");
   }
   if (request.body === null) return { raw: Buffer.alloc(0) };
@@ -275,21 +276,30 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
 function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   let discarded = 0;
   const stop = () => void reader.cancel().catch(() => undefined);
-  const timers = [setTimeout(stop, LINGER_MS), setTimeout(stop, LINGER_IDLE_MS)];
-  for (const timer of timers) timer.unref?.();
+  // Plain timers, armed anew: Deno's and Workers' setTimeout return a number, with no refresh() or unref().
+  const timer = (ms: number) => {
+    const made = setTimeout(stop, ms);
+    (made as { unref?: () => void }).unref?.();
+    return made;
+  };
+  const overall = timer(LINGER_MS);
+  let idle = timer(LINGER_IDLE_MS);
   void (async () => {
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        discarded += value.byteLength;
+        // A stream of the app's own making may carry chunks other than bytes: counted as one byte each at least.
+        discarded += Math.max(1, Number(value?.byteLength) || 0);
         if (discarded > LINGER_BYTES) return stop();
-        timers[1]!.refresh();
+        clearTimeout(idle);
+        idle = timer(LINGER_IDLE_MS);
       }
     } catch {
       // The connection went away, or a timer cancelled the stream: nothing is left to read.
     } finally {
-      for (const timer of timers) clearTimeout(timer);
+      clearTimeout(overall);
+      clearTimeout(idle);
     }
   })();
 }

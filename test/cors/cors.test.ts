@@ -102,13 +102,23 @@ describe("corsCovers", () => {
       "/services/json/user/login.json",
       "/services/json/players/3",
       "/services/session/token",
+      "/services/session/token/",
       "/api/x/y",
       "/me",
       "/files/a/b/meta",
     ]) {
       expect(corsCovers(path, "/services/json", patterns), path).toBe(true);
     }
-    for (const path of ["/", "/services/jsonx", "/services/session/token2", "/apix", "/me/too", "/files/meta", "/files/a/metadata"]) {
+    for (const path of [
+      "/",
+      "/services/jsonx",
+      "/services/session/token2",
+      "/services/session/token//",
+      "/apix",
+      "/me/too",
+      "/files/meta",
+      "/files/a/metadata",
+    ]) {
       expect(corsCovers(path, "/services/json", patterns), path).toBe(false);
     }
   });

@@ -1,5 +1,5 @@
 /** The fetch binding on its own: Web-standard Requests in, Responses out, no server. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { memorySessionStore, memoryUserStore, SessionAuthError } from "services-session-auth";
 import { createSessionAuthHandler, type FetchSessionAuthOptions } from "services-session-auth/fetch";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
@@ -63,6 +63,11 @@ describe("createSessionAuthHandler", () => {
     const proxied = await logIn(handler({ trustProxy: true }), SITE, { "X-Forwarded-Proto": "https, http" });
     expect(proxied.session_name).toMatch(/^SSESS/);
     expect(proxied.reply!.headers.getSetCookie()[0]).toMatch(/; secure; HttpOnly$/);
+    // As Express's req.protocol: an empty value is no value (the URL's scheme), the comparison is exact, a truthy trust counts.
+    expect((await logIn(handler({ trustProxy: true }), "https://api.example.com", { "X-Forwarded-Proto": "" })).session_name).toMatch(/^SSESS/);
+    expect((await logIn(handler({ trustProxy: true }), SITE, { "X-Forwarded-Proto": "HTTPS" })).session_name).toMatch(/^SESS/);
+    const truthy = (() => 1) as unknown as () => boolean;
+    expect((await logIn(handler({ trustProxy: truthy }), SITE, { "X-Forwarded-Proto": "https" })).session_name).toMatch(/^SSESS/);
   });
 
   it("refuses a body over the limit, declared or streamed, before reading it all", async () => {
@@ -76,6 +81,38 @@ describe("createSessionAuthHandler", () => {
     });
     const streamed = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: stream, duplex: "half" } as RequestInit));
     expect(streamed?.status).toBe(413);
+    // A declared body something else holds, unread: still the 413, and the stream is left to its holder.
+    const held = post("/services/json/user/login", "x".repeat(17), { "Content-Length": "17" });
+    const holder = held.body!.getReader();
+    expect((await auth.handle(held))?.status).toBe(413);
+    holder.releaseLock();
+  });
+
+  it("reads and drops the rest of a refused upload after the 413, with the timers of any runtime", async () => {
+    const auth = handler({ bodyLimit: 16 });
+    // Timers as Deno and Workers give them: numbers, with no refresh() or unref().
+    const nodeSetTimeout = globalThis.setTimeout;
+    vi.stubGlobal("setTimeout", (callback: () => void, ms: number) => Number(nodeSetTimeout(callback, ms)));
+    try {
+      let pulled = 0;
+      let cancelled = false;
+      const upload = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 1;
+          if (pulled > 50) controller.close();
+          else controller.enqueue(new Uint8Array(10));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const refused = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: upload, duplex: "half" } as RequestInit));
+      expect(refused?.status).toBe(413);
+      await vi.waitFor(() => expect(pulled).toBe(51));
+      expect(cancelled).toBe(false);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("guards a route: the session, or a ready response with the reason", async () => {
