@@ -87,6 +87,16 @@ function fastifyError(error: unknown): unknown {
   return error;
 }
 
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+/** Whether Fastify reads a Content-Type as a media type (`type/subtype`, parameters aside), as its own check does. */
+function isMediaType(value: string): boolean {
+  const end = value.indexOf(";");
+  const mediaType = end === -1 ? value : value.slice(0, end);
+  const slash = mediaType.indexOf("/");
+  return slash !== -1 && TOKEN.test(mediaType.slice(0, slash).trimStart()) && TOKEN.test(mediaType.slice(slash + 1).trimEnd());
+}
+
 async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessionAuthOptions): Promise<void> {
   const engine = createEngine(options, "fastifySessionAuth");
   const { endpoint } = engine;
@@ -182,6 +192,16 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     routes.removeAllContentTypeParsers();
     routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
     routes.setErrorHandler(errorHandler());
+    // Fastify answers a Content-Type it cannot read as a media type (`json`, a list) with a
+    // 415 of its own before any hook after this one: Services reads it as an unsupported type
+    // (406 in the wire format), and services/session/token never reads a body. Such a request
+    // is answered here, by its route's own handler.
+    routes.addHook("onRequest", async function unreadableContentType(request, reply) {
+      const type = request.headers["content-type"];
+      if (type === undefined || type === "" || isMediaType(type)) return;
+      await request.routeOptions.handler.call(routes, request, reply);
+      return reply;
+    });
 
     const sessionToken = async (request: FastifyRequest, reply: FastifyReply) => send(reply, await endpoint.sessionToken(sessionRequest(request)));
     routes.all("/services/session/token", sessionToken);
