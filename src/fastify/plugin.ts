@@ -192,13 +192,13 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     routes.removeAllContentTypeParsers();
     routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
     routes.setErrorHandler(errorHandler());
-    // Fastify answers a Content-Type it cannot read as a media type (`json`, a list) with a
+    // Fastify answers a Content-Type it cannot read as a media type (`json`, a list, an empty one) with a
     // 415 of its own before any hook after this one: Services reads it as an unsupported type
     // (406 in the wire format), and services/session/token never reads a body. Such a request
     // is answered here, by its route's own handler.
     routes.addHook("onRequest", async function unreadableContentType(request, reply) {
       const type = request.headers["content-type"];
-      if (type === undefined || type === "" || isMediaType(type)) return;
+      if (type === undefined || isMediaType(type)) return;
       await request.routeOptions.handler.call(routes, request, reply);
       return reply;
     });

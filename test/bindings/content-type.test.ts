@@ -4,11 +4,29 @@
  * whatever the framework would make of it (Fastify answers such a header with a 415 of its
  * own before any handler).
  */
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { BINDINGS, bindingApp } from "../helpers/bindings.js";
 
 const CREDENTIALS = JSON.stringify({ username: "demo", password: "demo-password" });
+
+/** A POST with an empty Content-Type header, which supertest would leave out. */
+function post(port: number, path: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      { host: "127.0.0.1", port, path, method: "POST", headers: { "Content-Type": "", "Content-Length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    sent.on("error", reject);
+    sent.end(body);
+  });
+}
 
 describe.each(BINDINGS)("an unreadable Content-Type on %s", (binding) => {
   it("is Services' 406 on the endpoint, and no obstacle to the token call", async () => {
@@ -23,5 +41,21 @@ describe.each(BINDINGS)("an unreadable Content-Type on %s", (binding) => {
     // Below the endpoint but none of its calls: Services' 404, as for any other Content-Type.
     const unknown = await agent.post("/services/json/nowhere").set("Content-Type", "json").send("x");
     expect(unknown.status).toBe(404);
+  });
+
+  it("reads an empty Content-Type as none, as Node's other frameworks do", async () => {
+    const { server } = await bindingApp(binding);
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const form = "username=demo&password=demo-password";
+      const login = await post(port, "/services/json/user/login", form);
+      expect([login.status, login.body]).toEqual([200, expect.stringContaining('"sessid":')]);
+      const token = await post(port, "/services/session/token", "x");
+      expect([token.status, token.body]).toEqual([200, expect.stringMatching(/^[\w-]{43}$/)]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((closed) => server.close(closed));
+    }
   });
 });
