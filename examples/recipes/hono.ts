@@ -51,11 +51,10 @@ function parsedHeaders(c: Context): IncomingMessage["headers"] | undefined {
 }
 
 /**
- * The response the route made, with `finish` applied: changed in place, so `c.res` is set
- * again only when `finish` had to copy it (an immutable one), which Hono's setter costs.
+ * The route's response with the headers added: changed in place, so `c.res` is set again only
+ * when adding them had to copy it (an immutable one), which Hono's setter costs.
  */
-function finishResponse(c: Context, finish: (response: Response) => Response): void {
-  const finished = finish(c.res);
+function replaceResponse(c: Context, finished: Response): void {
   if (finished !== c.res) c.res = finished;
 }
 
@@ -70,7 +69,7 @@ function asMiddleware(sessionAuth: SessionAuthHandler, check: FetchGuard): Middl
     if (result.response !== undefined) return result.response;
     c.set("auth", result.auth);
     await next();
-    finishResponse(c, (response) => sessionAuth.withGuard(response, result));
+    replaceResponse(c, sessionAuth.withGuard(c.res, result));
   };
 }
 
@@ -85,7 +84,7 @@ export function honoSessionAuth(options: FetchSessionAuthOptions) {
     const answered = await sessionAuth.handle(c.req.raw, client(c));
     if (answered !== undefined) return answered;
     await next();
-    finishResponse(c, (response) => sessionAuth.withCors(c.req.raw, response));
+    replaceResponse(c, sessionAuth.withCors(c.req.raw, c.res));
   };
   return {
     sessionAuth,

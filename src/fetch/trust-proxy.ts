@@ -50,8 +50,5 @@ export function compileTrust(setting: TrustProxy): TrustFunction | undefined {
 export function clientAddressOf(peer: string | undefined, forwardedFor: string | undefined, trust: TrustFunction | undefined): string | undefined {
   if (trust === undefined || forwardedFor === undefined) return peer;
   // proxy-addr reads the peer from the socket and the header from the headers: a request of that shape, and nothing more.
-  return proxyAddr(
-    { socket: { remoteAddress: peer }, headers: { "x-forwarded-for": forwardedFor } } as unknown as Parameters<typeof proxyAddr>[0],
-    (address, hop) => trust(address, hop),
-  );
+  return proxyAddr({ socket: { remoteAddress: peer }, headers: { "x-forwarded-for": forwardedFor } } as unknown as Parameters<typeof proxyAddr>[0], trust);
 }
