@@ -2,7 +2,11 @@
  * Recipe: the Services session layer in a Hono app, through `services-session-auth/fetch`.
  * One middleware answers the Services calls; `requireSession` and `optionalSession` set
  * `c.var.auth`; Services' 404s and the wire format's errors end the app. Run on Node with
- * @hono/node-server by test/examples/hono.test.ts.
+ * @hono/node-server by test/examples/hono.test.ts, served as
+ * `serve({ fetch: app.fetch, autoCleanupIncoming: false })`: by default that server closes the
+ * connection half a second after a reply that left the upload unread (a 413, a guard's 401),
+ * and a client still writing then gets a reset instead of the reply. Without it, Node reads
+ * and drops the rest as it does for Express, and the handler's own 413 drops it within bounds.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
@@ -29,11 +33,14 @@ export interface SessionAuthEnv {
  * `Headers` built (a runtime of its own says the address another way, and has no `incoming`).
  */
 function client(c: Context): FetchRequestInfo {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   return {
     get clientAddress() {
       return getConnInfo(c).remote.address;
     },
-    headers: parsedHeaders(c),
+    headers: parsedHeaders(c, incoming),
+    // The socket's word, not the URL's: @hono/node-server takes an absolute-form request line's scheme as the URL's.
+    secure: incoming === undefined ? undefined : (incoming.socket as { encrypted?: boolean } | null)?.encrypted === true,
   };
 }
 
@@ -42,8 +49,7 @@ function client(c: Context): FetchRequestInfo {
  * (`app.request(path, init, c.env)`, a rewritten `c.req.raw`), which carries the outer
  * request's `env` but headers of its own.
  */
-function parsedHeaders(c: Context): IncomingMessage["headers"] | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+function parsedHeaders(c: Context, incoming: IncomingMessage | undefined): IncomingMessage["headers"] | undefined {
   const { url, method } = c.req.raw;
   if (incoming?.url === undefined || method !== incoming.method) return undefined;
   const path = url.indexOf("/", url.indexOf("://") + 3);

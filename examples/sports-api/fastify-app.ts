@@ -26,6 +26,8 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
     // Drupal's ?q= paths, and Fastify's own errors (an undecodable path) in the wire format.
     rewriteUrl: drupalRewriteUrl(),
     frameworkErrors: (error, request, res) => app.sessionAuth.errorHandler()(error, request, res),
+    // Node's default, which Fastify sets to 0: a body that never finishes gets a 408, as on Express.
+    requestTimeout: 300_000,
     // Fastify 5 refuses a bare hop count (it trusts nothing then): the same count as a function of the hop.
     ...(config.trustProxy === undefined ? {} : { trustProxy: fastifyTrust(config.trustProxy) }),
   }) as unknown as FastifyInstance;

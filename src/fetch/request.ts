@@ -42,6 +42,15 @@ export interface FetchRequestInfo {
    * Only the guards read them; the Services calls read the `Request`.
    */
   readonly headers?: NodeHeaders | undefined;
+  /**
+   * Whether the connection itself is TLS, as the server knows it (Node: `incoming.socket.encrypted`).
+   * When given, it is the scheme (unless a trusted proxy's `X-Forwarded-Proto` says otherwise)
+   * rather than the URL's, which a server may build from what the client wrote: @hono/node-server
+   * takes an absolute-form request line (`POST https://host/… HTTP/1.1`) as the URL, so a
+   * plain-HTTP request could claim HTTPS.
+   * @default the URL's scheme
+   */
+  readonly secure?: boolean | undefined;
 }
 
 /** Headers as Node's HTTP server parses them: lower-case names, a repeated one as an array or joined. */
@@ -81,7 +90,7 @@ function isSecure(request: Request, trust: TrustFunction | undefined, info?: Fet
   // first value, exactly (an empty one: the URL's scheme), as Express's req.protocol reads it.
   const forwarded = trust !== undefined && trust(info?.clientAddress, 0) ? headerOf(request, info, "x-forwarded-proto") : undefined;
   if (forwarded !== undefined && forwarded !== "") return forwarded.split(",", 1)[0]!.trim() === "https";
-  return request.url.startsWith("https:");
+  return info?.secure ?? request.url.startsWith("https:");
 }
 
 function hostOf(request: Request, info?: FetchRequestInfo): string {

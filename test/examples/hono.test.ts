@@ -1,5 +1,5 @@
 /** The Hono recipe, served on Node by @hono/node-server and driven over real HTTP. */
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent } from "services-session-auth";
@@ -21,7 +21,8 @@ beforeAll(async () => {
   });
   // A request of the app's own making, with the outer request's env (and so its IncomingMessage).
   app.get("/relay", (c) => app.request("/services/json/me", {}, c.env));
-  server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  // As the recipe says to serve it: @hono/node-server's own clean-up cuts off a slow upload's reply.
+  server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -116,5 +117,34 @@ describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () =>
       expect(outcome).toMatchObject({ written: size, writeError: undefined, readError: undefined });
     }
     expect((await fetch(`${base}/services/session/token`)).status).toBe(200);
+  }, 60_000);
+
+  it("takes the scheme from the socket, not from a request line that claims https", async () => {
+    const { port } = server.address() as AddressInfo;
+    const body = JSON.stringify({ username: "demo", password: "demo-password" });
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.write(
+      `POST https://sports.test/services/json/user/login.json HTTP/1.1\r\nHost: sports.test\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    let reply = "";
+    for await (const chunk of socket) reply += (chunk as Buffer).toString("latin1");
+    expect(statusLine(reply)).toMatch(/^HTTP\/1\.1 200 /);
+    const cookie = /^set-cookie: (.*)$/im.exec(reply)?.[1];
+    expect(cookie).toMatch(/^SESS[0-9a-f]{32}=/);
+    expect(cookie).not.toMatch(/secure/i);
+  });
+
+  it("gives a client on a slow uplink the 413, and a guard's 401, not a reset", async () => {
+    const { port } = server.address() as AddressInfo;
+    // 1 MB in 64 KiB pieces 100 ms apart: still uploading well after the reply went out.
+    const slow = { size: 1_000_000, chunked: false, contentType: "application/json", pace: 100 } as const;
+    const [login, guarded] = await Promise.all([
+      upload(port, { ...slow, path: "/services/json/user/login" }),
+      upload(port, { ...slow, path: "/services/json/players" }),
+    ]);
+    expect(statusLine(login.reply)).toMatch(/^HTTP\/1\.1 413 /);
+    expect(statusLine(guarded.reply)).toMatch(/^HTTP\/1\.1 401 /);
+    for (const outcome of [login, guarded]) expect(outcome).toMatchObject({ written: slow.size, writeError: undefined, readError: undefined });
   }, 60_000);
 });

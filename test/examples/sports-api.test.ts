@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { trustProxySetting } from "../../examples/sports-api/app.js";
@@ -125,6 +125,12 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
       ];
       expect(described(ours), path).toEqual(described(reference));
     }
+  });
+
+  it("ends a request that never finishes sending as Node does by default (Fastify turns that off)", () => {
+    const node = createServer();
+    expect([app.requestTimeout, app.headersTimeout]).toEqual([node.requestTimeout, node.headersTimeout]);
+    expect(app.requestTimeout).toBeGreaterThan(0);
   });
 
   it("logs audit events as JSON lines without secrets", () => {

@@ -70,6 +70,32 @@ describe("createSessionAuthHandler", () => {
     expect((await logIn(handler({ trustProxy: truthy }), SITE, { "X-Forwarded-Proto": "https" })).session_name).toMatch(/^SSESS/);
   });
 
+  it("takes the scheme from info.secure over the URL's (a request line the client wrote), a trusted proxy's over both", async () => {
+    const login = (auth: ReturnType<typeof handler>, url: string, secure: boolean, headers: Record<string, string> = {}) =>
+      auth.handle(
+        new Request(`${url}/services/json/user/login.json`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body: JSON.stringify({ username: "demo", password: "demo-password" }),
+        }),
+        { clientAddress: "127.0.0.1", secure },
+      );
+    const claimed = await login(handler(), "https://api.example.com", false);
+    expect(claimed?.headers.getSetCookie()[0]).toMatch(/^SESS[0-9a-f]{32}=[\w-]{43}; .*; HttpOnly$/);
+    expect(claimed?.headers.getSetCookie()[0]).not.toContain("secure");
+    const auth = handler();
+    const tls = await login(auth, SITE, true);
+    const cookie = tls!.headers.getSetCookie()[0]!;
+    expect(cookie).toMatch(/^SSESS.*; secure; HttpOnly$/);
+    // The guard reads the same scheme: the SSESS cookie is the session over TLS, not over plain HTTP.
+    const guard = auth.requireSession();
+    const me = new Request(`${SITE}/services/json/me`, { headers: { Cookie: cookie.split(";")[0]! } });
+    expect((await guard(me, { clientAddress: "127.0.0.1", secure: true })).auth?.user.name).toBe("demo");
+    expect((await guard(me, { clientAddress: "127.0.0.1", secure: false })).response?.status).toBe(401);
+    const proxied = await login(handler({ trustProxy: "loopback" }), SITE, false, { "X-Forwarded-Proto": "https" });
+    expect(proxied?.headers.getSetCookie()[0]).toMatch(/^SSESS/);
+  });
+
   it("refuses a body over the limit, declared or streamed, before reading it all", async () => {
     const auth = handler({ bodyLimit: 16 });
     const declared = await auth.handle(post("/services/json/user/login", "x".repeat(17)));

@@ -8,6 +8,8 @@ export interface Upload {
   readonly chunked: boolean;
   readonly contentType: string | undefined;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Milliseconds to wait after each 64 KiB piece: a client on a slow uplink. @default 0 */
+  readonly pace?: number;
 }
 
 export interface Outcome {
@@ -50,6 +52,7 @@ export async function upload(port: number, request: Upload): Promise<Outcome> {
       const part = piece.subarray(0, Math.min(PIECE, request.size - written));
       await write(socket, request.chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from("\r\n")]) : part);
       written += part.length;
+      if (request.pace !== undefined) await new Promise((resolve) => setTimeout(resolve, request.pace));
     }
     if (request.chunked) await write(socket, "0\r\n\r\n");
   } catch (error) {
