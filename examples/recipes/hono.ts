@@ -57,11 +57,14 @@ function parsedHeaders(c: Context, incoming: IncomingMessage | undefined): Incom
 }
 
 /**
- * The route's response with the headers added: changed in place, so `c.res` is set again only
- * when adding them had to copy it (an immutable one), which Hono's setter costs.
+ * The route's response replaced by its copy with the session's headers. Hono's `c.res` setter
+ * would write the old response's headers back over the copy's (its `Vary` over the merged
+ * one, its cookies over the guard's): cleared first, the copy is taken as it is.
  */
 function replaceResponse(c: Context, finished: Response): void {
-  if (finished !== c.res) c.res = finished;
+  if (finished === c.res) return;
+  c.res = undefined;
+  c.res = finished;
 }
 
 /**

@@ -147,19 +147,23 @@ export interface SessionAuthHandler {
    * a router that takes one (Hono's `getPath`) so the app's own routes answer `?q=` too.
    */
   routedPath(request: Request): string;
-  /** Adds `Set-Cookie` values (a guard's, `startSession`'s) to the app's response (copying an immutable one). */
+  /** The app's response with `Set-Cookie` values (a guard's, `startSession`'s) added: a copy, as {@link SessionAuthHandler.withGuard} makes. */
   withCookies(response: Response, setCookie: readonly string[]): Response;
   /**
    * Adds what a guard let through leaves for the app's response: its `setCookie` and its CORS
-   * `headers` (`Vary` merged). Changes the response in place, or copies an immutable one;
-   * returns it unchanged when there is nothing to add.
+   * `headers` (`Vary` merged), on a copy of it (`new Response(response.body, response)`, as
+   * Hono's `c.header()` copies a finished response): a change made in place can be lost where
+   * a server's `Response` is rebuilt from how it was made (@hono/node-server's, under `etag()`,
+   * `compress()` or a HEAD). Put the copy in the response's place; the response itself is
+   * returned when there is nothing to add.
    */
   withGuard(response: Response, result: { readonly setCookie: readonly string[]; readonly headers: Readonly<Record<string, string>> }): Response;
   /**
    * Adds the CORS headers to the app's own response to a request on a path CORS covers (below
    * the endpoint path, `cors.paths`): an unguarded route's reply, `notFound`'s 404, an
    * `errorResponse`. For an origin of `trustedOrigins` as `handle` adds them to the Services
-   * calls; returns the response unchanged when CORS is off or does not cover the path.
+   * calls, on a copy as {@link SessionAuthHandler.withGuard} makes; returns the response
+   * unchanged when CORS is off or does not cover the path.
    */
   withCors(request: Request, response: Response): Response;
   /**

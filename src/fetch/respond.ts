@@ -26,19 +26,22 @@ export function withCookies(response: Response, setCookie: readonly string[]): R
 
 /**
  * A response the app made, with `Set-Cookie` values and CORS headers added (`Vary` merged
- * with its own). Changed in place; an immutable one (`Response.redirect()`, one from
- * `fetch()`) is copied. Nothing to add: the response itself.
+ * with its own), as a copy (`new Response(body, response)`, as Hono's own `c.header()` does
+ * once a response is made): a response changed in place can lose the change when something
+ * later rebuilds it from how it was made (@hono/node-server's `Response` does on a clone, a
+ * read of its body, or Hono's answer to a HEAD: `etag()`, `compress()`). A response whose
+ * body was already read is changed in place. Nothing to add: the response itself.
  */
 export function withHeaders(response: Response, setCookie: readonly string[], headers: Readonly<Record<string, string>> | undefined): Response {
   if (setCookie.length === 0 && isEmpty(headers)) return response;
+  let target = response;
   try {
-    addTo(response.headers, setCookie, headers);
-    return response;
+    target = new Response(response.body, response);
   } catch {
-    const copy = new Response(response.body, response);
-    addTo(copy.headers, setCookie, headers);
-    return copy;
+    // A disturbed body cannot be carried over; its headers may still be changed.
   }
+  addTo(target.headers, setCookie, headers);
+  return target;
 }
 
 function addTo(target: Headers, setCookie: readonly string[], headers: Readonly<Record<string, string>> | undefined): void {

@@ -1,9 +1,11 @@
 /** The Hono recipe, served on Node by @hono/node-server and driven over real HTTP. */
 import { connect, type AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
+import { Hono } from "hono";
+import { etag } from "hono/etag";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent } from "services-session-auth";
-import { honoApp } from "../../examples/recipes/hono.js";
+import { honoApp, honoSessionAuth, type SessionAuthEnv } from "../../examples/recipes/hono.js";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 import { statusLine, upload } from "../helpers/raw-upload.js";
 
@@ -147,4 +149,59 @@ describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () =>
     expect(statusLine(guarded.reply)).toMatch(/^HTTP\/1\.1 401 /);
     for (const outcome of [login, guarded]) expect(outcome).toMatchObject({ written: slow.size, writeError: undefined, readError: undefined });
   }, 60_000);
+});
+
+describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)", () => {
+  let outer: ServerType;
+  let site: string;
+  const ORIGIN = "capacitor://localhost";
+
+  beforeAll(async () => {
+    const { services, requireSession, optionalSession } = honoSessionAuth({
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      trustedOrigins: [ORIGIN],
+      cors: { paths: ["/welcome"] },
+    });
+    const app = new Hono<SessionAuthEnv>();
+    // etag() reads the finished response's body, which rebuilds @hono/node-server's Response from how it was made.
+    app.use(etag());
+    app.use(services);
+    app.get("/services/json/me", requireSession(), (c) => {
+      c.header("Vary", "Accept-Encoding");
+      c.header("Set-Cookie", "theme=dark; path=/");
+      return c.json({ name: c.var.auth!.user.name });
+    });
+    app.get("/welcome", optionalSession(), (c) => c.text(c.var.auth === undefined ? "Hello, visitor" : "Hello"));
+    outer = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
+    await new Promise((resolve) => outer.once("listening", resolve));
+    site = `http://127.0.0.1:${(outer.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => outer.close(resolve)));
+
+  it("keeps the guard's CORS headers and cookies on the route's own response, GET and HEAD", async () => {
+    const login = await fetch(`${site}/services/json/user/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: ORIGIN },
+      body: JSON.stringify({ username: "demo", password: "demo-password" }),
+    });
+    const { session_name, sessid } = (await login.json()) as { session_name: string; sessid: string };
+    for (const method of ["GET", "HEAD"]) {
+      const me = await fetch(`${site}/services/json/me`, { method, headers: { Origin: ORIGIN, Cookie: `${session_name}=${sessid}` } });
+      expect(me.status, method).toBe(200);
+      expect(me.headers.get("access-control-allow-origin"), method).toBe(ORIGIN);
+      expect(me.headers.get("access-control-allow-credentials"), method).toBe("true");
+      expect(me.headers.get("vary"), method).toBe("Accept-Encoding, Origin");
+      expect(me.headers.getSetCookie(), method).toEqual(["theme=dark; path=/"]);
+      expect(me.headers.get("etag"), method).not.toBeNull();
+    }
+    // A stale cookie's deletion, which the guard adds to the route's reply, survives too.
+    for (const method of ["GET", "HEAD"]) {
+      const welcome = await fetch(`${site}/welcome`, { method, headers: { Origin: ORIGIN, Cookie: `${session_name}=${"x".repeat(43)}` } });
+      expect(welcome.headers.getSetCookie()[0], method).toMatch(new RegExp(`^${session_name}=deleted; `));
+      expect(welcome.headers.get("access-control-allow-origin"), method).toBe(ORIGIN);
+    }
+  });
 });
