@@ -13,8 +13,9 @@ export function drupalQueryTarget(target: string, honoured: ReadonlySet<string>)
   const mark = target.indexOf("?");
   if (mark === -1 || !honoured.has(target.slice(0, mark))) return undefined;
   const query = new URLSearchParams(target.slice(mark + 1));
-  const q = query.get("q");
-  if (q === null) return undefined;
+  // The last q, as PHP's $_GET (and so Drupal's request_path()) reads a repeated one.
+  const q = query.getAll("q").at(-1);
+  if (q === undefined) return undefined;
   query.delete("q");
   // Re-encode each segment: q arrives decoded, and a raw "?" or "#" must not start a new URL part.
   const path = trimSlashes(q).split("/").map(encodeURIComponent).join("/");
