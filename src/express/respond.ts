@@ -17,7 +17,8 @@ export function send(res: Response, wire: WireResponse): void {
   // keeping them, and a logger reading res.getHeaders() on finish would see none.
   addHeaders(res, wire.headers);
   const body = wire.body ?? "";
-  res.setHeader("Content-Length", Buffer.byteLength(body));
+  // A 204 (a preflight's answer) carries no Content-Length (RFC 9110 §8.6), as Node, Fastify and fetch servers send it.
+  if (wire.status !== 204) res.setHeader("Content-Length", Buffer.byteLength(body));
   if (wire.status === 413) closeAfterReply(res.req, res);
   res.end(body);
 }

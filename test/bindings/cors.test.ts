@@ -57,6 +57,8 @@ describe.each(BINDINGS)("CORS for the app origins on %s", (binding) => {
       const res = await preflight(agent, path);
       expect([res.status, res.text], path).toEqual([204, ""]);
       expect(res.headers, path).toMatchObject(PREFLIGHT);
+      // RFC 9110 §8.6: no Content-Length on a 204.
+      expect(res.headers, path).not.toHaveProperty("content-length");
     }
     // null (a file: page, a sandboxed frame) only when listed.
     expect((await preflight(agent, "/services/session/token", "null")).headers["access-control-allow-origin"]).toBe("null");
