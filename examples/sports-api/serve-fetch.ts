@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from "node:https";
 import { Readable } from "node:stream";
 
+/** Methods the fetch standard forbids in a `Request`. */
+const UNCARRIED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /**
  * A fetch handler (a Hono app's `fetch`) served by node:http: the Request as the socket brought it
  * (every header, the Host among them; the body streamed), and the Response written back with
@@ -16,7 +19,12 @@ export function serveFetch(
   const scheme = tls === undefined ? "http" : "https";
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     void respond(req, res, handler, scheme).catch((error: unknown) => {
-      res.destroy(error as Error);
+      // Before any reply, an answer rather than a reset: a method a Request cannot carry
+      // (TRACE, TRACK, CONNECT) is not allowed here; anything else is the server's fault.
+      if (res.headersSent) return void res.destroy(error as Error);
+      res.statusCode = UNCARRIED_METHODS.has(req.method ?? "") ? 405 : 500;
+      res.setHeader("Content-Length", 0);
+      res.end();
     });
   };
   return tls === undefined ? createServer(listener) : createHttpsServer(tls, listener);

@@ -133,6 +133,12 @@ describe.each(EXAMPLE_FRAMEWORKS)("examples/sports-api on %s", (framework) => {
     expect(app.requestTimeout).toBeGreaterThan(0);
   });
 
+  it("answers a TRACE rather than resetting the connection", async () => {
+    const res = await request(app).trace("/services/session/token");
+    // Express and Fastify route it as any method; a fetch Request cannot carry it.
+    expect(res.status).toBe(framework === "hono" ? 405 : 200);
+  });
+
   it("logs audit events as JSON lines without secrets", () => {
     expect(lines.some((line) => line.includes('"event":"login.success"'))).toBe(true);
     expect(lines.join("\n")).not.toContain("demo-password");
