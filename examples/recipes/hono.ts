@@ -77,6 +77,10 @@ function asMiddleware(sessionAuth: SessionAuthHandler, check: FetchGuard): Middl
     const result = await check(c.req.raw, client(c));
     if (result.response !== undefined) return result.response;
     c.set("auth", result.auth);
+    // Given to Hono before the route answers, so c.json(), c.text()… build the response with
+    // them; withGuard then copies only a response made without them (a Response of the route's own).
+    for (const name in result.headers) c.header(name, result.headers[name]);
+    for (const cookie of result.setCookie) c.header("Set-Cookie", cookie, { append: true });
     await next();
     replaceResponse(c, sessionAuth.withGuard(c.res, result));
   };

@@ -154,8 +154,9 @@ export interface SessionAuthHandler {
    * `headers` (`Vary` merged), on a copy of it (`new Response(response.body, response)`, as
    * Hono's `c.header()` copies a finished response): a change made in place can be lost where
    * a server's `Response` is rebuilt from how it was made (@hono/node-server's, under `etag()`,
-   * `compress()` or a HEAD). Put the copy in the response's place; the response itself is
-   * returned when there is nothing to add.
+   * `compress()` or a HEAD). Put the copy in the response's place. The response itself is
+   * returned when it already carries them all (a framework built it with them: the Hono recipe
+   * hands them to `c.header()` before the route answers) or there is nothing to add.
    */
   withGuard(response: Response, result: { readonly setCookie: readonly string[]; readonly headers: Readonly<Record<string, string>> }): Response;
   /**

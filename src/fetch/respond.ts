@@ -25,31 +25,47 @@ export function withCookies(response: Response, setCookie: readonly string[]): R
 }
 
 /**
- * A response the app made, with `Set-Cookie` values and CORS headers added (`Vary` merged
- * with its own), as a copy (`new Response(body, response)`, as Hono's own `c.header()` does
- * once a response is made): a response changed in place can lose the change when something
- * later rebuilds it from how it was made (@hono/node-server's `Response` does on a clone, a
- * read of its body, or Hono's answer to a HEAD: `etag()`, `compress()`). A response whose
- * body was already read is changed in place. Nothing to add: the response itself.
+ * A response the app made, with the `Set-Cookie` values and headers it lacks added (`Vary`
+ * merged with its own), as a copy (`new Response(body, response)`, as Hono's own `c.header()`
+ * does once a response is made): a response changed in place can lose the change when
+ * something later rebuilds it from how it was made (@hono/node-server's `Response` does on a
+ * clone, a read of its body, or Hono's answer to a HEAD: `etag()`, `compress()`). One that
+ * already carries them all (a framework made it with them) is returned as it is, uncopied; one
+ * whose body was already read is changed in place.
  */
 export function withHeaders(response: Response, setCookie: readonly string[], headers: Readonly<Record<string, string>> | undefined): Response {
   if (setCookie.length === 0 && isEmpty(headers)) return response;
+  const missing = lacking(response.headers, setCookie, headers);
+  if (missing === undefined) return response;
   let target = response;
   try {
     target = new Response(response.body, response);
   } catch {
     // A disturbed body cannot be carried over; its headers may still be changed.
   }
-  addTo(target.headers, setCookie, headers);
+  for (const name in missing.headers) target.headers.set(name, missing.headers[name]!);
+  for (const cookie of missing.setCookie) target.headers.append("Set-Cookie", cookie);
   return target;
 }
 
-function addTo(target: Headers, setCookie: readonly string[], headers: Readonly<Record<string, string>> | undefined): void {
+/** What `have` lacks of the headers and cookies (`Vary` as the merged value); `undefined` for nothing. */
+function lacking(
+  have: Headers,
+  setCookie: readonly string[],
+  headers: Readonly<Record<string, string>> | undefined,
+): { headers: Record<string, string>; setCookie: readonly string[] } | undefined {
+  let missingHeaders: Record<string, string> | undefined;
   for (const name in headers) {
-    const value = headers[name]!;
-    target.set(name, name === "Vary" ? mergeVary(target.get("Vary") ?? undefined, value) : value);
+    const current = have.get(name) ?? undefined;
+    const wanted = name === "Vary" ? mergeVary(current, headers[name]!) : headers[name]!;
+    if (current !== wanted) (missingHeaders ??= {})[name] = wanted;
   }
-  for (const cookie of setCookie) target.append("Set-Cookie", cookie);
+  let missingCookies: readonly string[] = [];
+  if (setCookie.length > 0) {
+    const present = have.getSetCookie();
+    missingCookies = setCookie.filter((cookie) => !present.includes(cookie));
+  }
+  return missingHeaders === undefined && missingCookies.length === 0 ? undefined : { headers: missingHeaders ?? {}, setCookie: missingCookies };
 }
 
 function isEmpty(headers: Readonly<Record<string, string>> | undefined): boolean {

@@ -281,7 +281,7 @@ describe("createSessionAuthHandler", () => {
     const passed = await auth.requireSession()(from("/elsewhere", { Cookie: demo.cookie }));
     if (passed.response !== undefined) throw new Error("refused");
     expect(passed.headers).toEqual({ "Access-Control-Allow-Origin": APP, "Access-Control-Allow-Credentials": "true", Vary: "Origin" });
-    // In place, the app's Vary kept; an immutable response copied.
+    // The app's Vary kept; an immutable response too.
     const own = auth.withGuard(Response.json([], { headers: { Vary: "Accept" } }), passed);
     expect([own.headers.get("access-control-allow-origin"), own.headers.get("vary")]).toEqual([APP, "Accept, Origin"]);
     const redirect = auth.withGuard(Response.redirect(`${SITE}/home`, 302), { setCookie: ["a=b"], headers: passed.headers });
@@ -292,6 +292,14 @@ describe("createSessionAuthHandler", () => {
     ]);
     const untouched = Response.json([]);
     expect(auth.withGuard(untouched, { setCookie: [], headers: {} })).toBe(untouched);
+    // A copy (the original left as it was), and none for a response made with them all already.
+    const made = Response.json([], { headers: { Vary: "Accept" } });
+    expect(auth.withGuard(made, passed)).not.toBe(made);
+    expect(made.headers.has("access-control-allow-origin")).toBe(false);
+    const carrying = new Response("[]", { headers: { ...passed.headers, Vary: "Accept, Origin", "Set-Cookie": "a=b" } });
+    expect(auth.withGuard(carrying, { ...passed, setCookie: ["a=b"] })).toBe(carrying);
+    const lacksCookie = auth.withGuard(carrying, { ...passed, setCookie: ["a=b", "c=d"] });
+    expect(lacksCookie.headers.getSetCookie()).toEqual(["a=b", "c=d"]);
     // An unguarded route, a 404 on the paths CORS covers; nothing elsewhere.
     expect(auth.withCors(from("/api/notes"), Response.json([])).headers.get("access-control-allow-origin")).toBe(APP);
     const notFound = auth.notFound()(from("/services/json/teams"));
