@@ -151,7 +151,7 @@ export interface SessionAuthHandler {
   withCookies(response: Response, setCookie: readonly string[]): Response;
   /**
    * Adds what a guard let through leaves for the app's response: its `setCookie` and its CORS
-   * `headers` (`Vary` merged), on a copy of it (`new Response(response.body, response)`, as
+   * `headers` (`Vary` merged), on a copy of it (its body, status and a copy of its headers, as
    * Hono's `c.header()` copies a finished response): a change made in place can be lost where
    * a server's `Response` is rebuilt from how it was made (@hono/node-server's, under `etag()`,
    * `compress()` or a HEAD). Put the copy in the response's place. The response itself is

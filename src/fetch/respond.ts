@@ -26,7 +26,7 @@ export function withCookies(response: Response, setCookie: readonly string[]): R
 
 /**
  * A response the app made, with the `Set-Cookie` values and headers it lacks added (`Vary`
- * merged with its own), as a copy (`new Response(body, response)`, as Hono's own `c.header()`
+ * merged with its own), as a copy (its body, status and a copy of its headers, as Hono's own `c.header()`
  * does once a response is made): a response changed in place can lose the change when
  * something later rebuilds it from how it was made (@hono/node-server's `Response` does on a
  * clone, a read of its body, or Hono's answer to a HEAD: `etag()`, `compress()`). One that
@@ -39,7 +39,9 @@ export function withHeaders(response: Response, setCookie: readonly string[], he
   if (missing === undefined) return response;
   let target = response;
   try {
-    target = new Response(response.body, response);
+    // Headers of its own: a server's Response class may keep the init's Headers object when
+    // given a Response (@hono/node-server's does), and a fetch() response's are immutable.
+    target = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
   } catch {
     // A disturbed body cannot be carried over; its headers may still be changed.
   }

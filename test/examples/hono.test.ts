@@ -157,7 +157,7 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
   const ORIGIN = "capacitor://localhost";
 
   beforeAll(async () => {
-    const { services, requireSession, optionalSession } = honoSessionAuth({
+    const { sessionAuth, services, requireSession, optionalSession } = honoSessionAuth({
       userStore: memoryUserStore(USERS, { hasher: fastHasher }),
       sessionStore: memorySessionStore(),
       secret: SECRET,
@@ -175,6 +175,10 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
       return c.json({ name: c.var.auth!.user.name });
     });
     app.get("/welcome", optionalSession(), (c) => c.text(c.var.auth === undefined ? "Hello, visitor" : "Hello"));
+    // A Response of the route's own whose headers cannot be changed: one fetch() returned.
+    app.get("/upstream", (c) => c.text("from upstream"));
+    app.get("/relay", optionalSession(), () => fetch(`${site}/upstream`));
+    app.onError((error, c) => sessionAuth.errorResponse(error, c.req.raw));
     outer = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
     await new Promise((resolve) => outer.once("listening", resolve));
     site = `http://127.0.0.1:${(outer.address() as AddressInfo).port}`;
@@ -203,5 +207,7 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
       expect(welcome.headers.getSetCookie()[0], method).toMatch(new RegExp(`^${session_name}=deleted; `));
       expect(welcome.headers.get("access-control-allow-origin"), method).toBe(ORIGIN);
     }
+    const relayed = await fetch(`${site}/relay`, { headers: { Origin: ORIGIN } });
+    expect([relayed.status, await relayed.text(), relayed.headers.get("access-control-allow-origin")]).toEqual([200, "from upstream", ORIGIN]);
   });
 });
