@@ -22,7 +22,12 @@ export function serveFetch(
       // Before any reply, an answer rather than a reset: a method a Request cannot carry
       // (TRACE, TRACK, CONNECT) is not allowed here; anything else is the server's fault.
       if (res.headersSent) return void res.destroy(error as Error);
-      res.statusCode = UNCARRIED_METHODS.has(req.method ?? "") ? 405 : 500;
+      // Nothing of the reply that failed (its cookies, its reason phrase) goes out with this one.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      res.statusMessage = "";
+      const uncarried = UNCARRIED_METHODS.has(req.method ?? "");
+      res.statusCode = uncarried ? 405 : 500;
+      if (uncarried) res.setHeader("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
       res.setHeader("Content-Length", 0);
       res.end();
     });
