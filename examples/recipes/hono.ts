@@ -79,7 +79,8 @@ function asMiddleware(sessionAuth: SessionAuthHandler, check: FetchGuard): Middl
     c.set("auth", result.auth);
     // Given to Hono before the route answers, so c.json(), c.text()… build the response with
     // them; withGuard then copies only a response made without them (a Response of the route's own).
-    for (const name in result.headers) c.header(name, result.headers[name]);
+    // Vary appended: a middleware before this one may have named what it varies by.
+    for (const name in result.headers) c.header(name, result.headers[name], { append: name === "Vary" });
     for (const cookie of result.setCookie) c.header("Set-Cookie", cookie, { append: true });
     await next();
     replaceResponse(c, sessionAuth.withGuard(c.res, result));

@@ -168,6 +168,11 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
     const app = new Hono<SessionAuthEnv>();
     // etag() reads the finished response's body, which rebuilds @hono/node-server's Response from how it was made.
     app.use(etag());
+    // A middleware that varies its responses by language, before the route answers.
+    app.use(async (c, next) => {
+      c.header("Vary", "Accept-Language");
+      await next();
+    });
     app.use(services);
     app.get("/services/json/me", requireSession(), (c) => {
       c.header("Vary", "Accept-Encoding");
@@ -206,6 +211,7 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
       const welcome = await fetch(`${site}/welcome`, { method, headers: { Origin: ORIGIN, Cookie: `${session_name}=${"x".repeat(43)}` } });
       expect(welcome.headers.getSetCookie()[0], method).toMatch(new RegExp(`^${session_name}=deleted; `));
       expect(welcome.headers.get("access-control-allow-origin"), method).toBe(ORIGIN);
+      expect(welcome.headers.get("vary"), method).toBe("Accept-Language, Origin");
     }
     const relayed = await fetch(`${site}/relay`, { headers: { Origin: ORIGIN } });
     expect([relayed.status, await relayed.text(), relayed.headers.get("access-control-allow-origin")]).toEqual([200, "from upstream", ORIGIN]);
