@@ -59,6 +59,15 @@ function recordFor(uid: string, overrides: Partial<SessionRecord> = {}): Session
   return { uid, createdAt: now, lastSeenAt: now, expiresAt: now + 3600, ip: "203.0.113.7", userAgent: "contract-test/1.0", ...overrides };
 }
 
+/**
+ * On a real clock, waits until just after a second begins. A record that expires at
+ * `nowSeconds() + 1` then lives for most of a second rather than for whatever was left of the
+ * current one, which a loaded machine could spend between a create and the read after it.
+ */
+async function startOfSecond(clock: "fake" | "real"): Promise<void> {
+  if (clock === "real") await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 10));
+}
+
 function tamper(sessid: string): string {
   const i = Math.floor(sessid.length / 2);
   const flipped = sessid[i] === "A" ? "B" : "A";
@@ -130,6 +139,7 @@ export function describeSessionStore(name: string, makeStore: () => SessionStore
     });
 
     it("forgets a record once its expiresAt passes", async () => {
+      await startOfSecond(clock);
       const now = nowSeconds();
       const sessid = await store.create(recordFor(freshUid(), { expiresAt: now + 1 }));
       await expect(store.get(sessid)).resolves.not.toBeNull();
@@ -149,6 +159,7 @@ export function describeSessionStore(name: string, makeStore: () => SessionStore
     });
 
     it.skipIf(!can.touchExtends)("a touch keeps a session alive past its first deadline", async () => {
+      await startOfSecond(clock);
       const now = nowSeconds();
       const uid = freshUid();
       const sessid = await store.create(recordFor(uid, { expiresAt: now + 1 }));
@@ -325,6 +336,7 @@ export function describeSessionStore(name: string, makeStore: () => SessionStore
         for (const id of ids) await expect(full.get(id)).resolves.not.toBeNull();
         // A session that ends frees its place at once, and so does one that expires.
         await full.destroy((await full.get(ids[0]!))!.handle);
+        await startOfSecond(clock);
         const next = await full.create(recordFor(freshUid(), { expiresAt: nowSeconds() + 1 }));
         await expect(full.create(recordFor(freshUid()))).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
         if (clock === "fake") vi.setSystemTime((nowSeconds() + 1) * 1000);
@@ -403,11 +415,12 @@ export function describeCounterStore(name: string, makeStore: () => CounterStore
 
     it("the TTL runs from the first increment and later ones do not extend it", async () => {
       const k = key("ttl");
-      await store.increment(k, 1);
-      await wait(600);
-      await store.increment(k, 1);
+      // Two seconds, so that on a real clock a loaded machine's round trips stay well inside it.
+      await store.increment(k, 2);
+      await wait(1000);
+      await store.increment(k, 2);
       await expect(store.get(k)).resolves.toBe(2);
-      await wait(600);
+      await wait(1200);
       await expect(store.get(k)).resolves.toBe(0);
       await expect(store.increment(k, 1)).resolves.toBe(1);
     });
