@@ -149,9 +149,7 @@ describe("device cookies under a many-address burst", () => {
       const first = await postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: home });
       const cookie = (first.headers["set-cookie"] as string[]).find((value) => value.startsWith("ssa_device="))!.split(";")[0]!;
       await test.userStore.ready;
-      const startedAt = performance.now();
       const unloaded = await postJson(server.port, LOGIN, { username: "admin", password: "admin-password" }, { from: "127.0.0.3" });
-      const unloadedMs = performance.now() - startedAt;
       expect(unloaded.status).toBe(200);
       verified.length = 0;
       const burst = Array.from({ length: 30 }, (_, i) =>
@@ -159,13 +157,16 @@ describe("device cookies under a many-address burst", () => {
       );
       // Let the burst arrive and queue first.
       while (verified.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-      const sent = performance.now();
       const holder = await postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: home, headers: { Cookie: cookie } });
-      const holderMs = holder.at - sent;
+      const checksBeforeReply = verified.length;
       expect(holder.status).toBe(200);
       // Checked right after the check running when it came (and the sample checks of that failure).
-      expect(verified.indexOf("demo-password")).toBeLessThanOrEqual(3);
-      expect(holderMs).toBeLessThan(4 * unloadedMs + 100);
+      const position = verified.indexOf("demo-password");
+      expect(position).toBeLessThanOrEqual(3);
+      // And answered right after its check: counted in checks, not in wall-clock time, which a
+      // loaded machine stretches. The queue moves on as the reply is written, and a stall can let
+      // one more timer in before the client reads it; the 30 queued logins are far behind.
+      expect(checksBeforeReply).toBeLessThanOrEqual(position + 3);
       await Promise.all(burst);
     } finally {
       await server.close();
