@@ -185,15 +185,20 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
     const log: string[] = [];
     let calls = 0;
     let failed = false;
+    let secondStarted = (): void => {};
+    const second = new Promise<void>((resolve) => (secondStarted = resolve));
     const failing: SessionStore = {
       ...withoutAdopt(store),
       adopt: () => Promise.resolve(),
       adoptMany: async (sessions) => {
         const call = ++calls;
         log.push(`start ${call}${failed ? " after the failure" : ""}`);
-        // The first page is slow, so the second fails while it is still being written.
-        if (call === 1) await new Promise((resolve) => setTimeout(resolve, 100));
+        // The first page is still being written when the second fails: it waits for the second
+        // to start (a gate, not a sleep a loaded database could outlast). An importer that wrote
+        // one page at a time never starts the second, and the log says so after five seconds.
+        if (call === 1) await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 5000))]);
         if (call === 2) {
+          secondStarted();
           failed = true;
           throw new Error("Redis went away");
         }
