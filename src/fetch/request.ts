@@ -273,6 +273,9 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
   }
 }
 
+/** Chunks of a refused upload discarded between two turns of the event loop: a socket's stream waits for I/O long before. */
+const CHUNKS_PER_TURN = 64;
+
 /**
  * Reads and throws away the rest of a refused upload while the 413 goes out, as the Express
  * router lingers: a client that writes its whole body before it reads (a raw socket, a
@@ -281,9 +284,16 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
  * the connection under the client), and cancelling it at once tears the connection down
  * before the reply is written. Bounded as the Express router's lingering is (bytes, time,
  * silence); past those, or when the connection fails, it stops.
+ *
+ * A stream that answers reads without waiting for I/O (one the app or a framework built, a
+ * body held in memory) resolves every read as a microtask: no timer could fire, so the time
+ * bound is also checked on the clock, and the loop gives the event loop a turn every few
+ * chunks instead of holding it until the byte bound (millions of small chunks).
  */
 function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   let discarded = 0;
+  let sinceTurn = 0;
+  const deadline = Date.now() + LINGER_MS;
   const stop = () => void reader.cancel().catch(() => undefined);
   // Plain timers, armed anew: Deno's and Workers' setTimeout return a number, with no refresh() or unref().
   const timer = (ms: number) => {
@@ -300,9 +310,13 @@ function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
         if (done) break;
         // A stream of the app's own making may carry chunks other than bytes: counted as one byte each at least.
         discarded += Math.max(1, Number(value?.byteLength) || 0);
-        if (discarded > LINGER_BYTES) return stop();
+        if (discarded > LINGER_BYTES || Date.now() > deadline) return stop();
         clearTimeout(idle);
         idle = timer(LINGER_IDLE_MS);
+        if (++sinceTurn === CHUNKS_PER_TURN) {
+          sinceTurn = 0;
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
       }
     } catch {
       // The connection went away, or a timer cancelled the stream: nothing is left to read.

@@ -100,13 +100,17 @@ describe("createSessionAuthHandler", () => {
     const auth = handler({ bodyLimit: 16 });
     const declared = await auth.handle(post("/services/json/user/login", "x".repeat(17)));
     expect([declared?.status, await declared?.json()]).toEqual([413, ["Request body too large."]]);
+    // A long stream, but a finite one: what is left of it is discarded after the reply.
+    let pulled = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
-        controller.enqueue(new Uint8Array(10));
+        if (++pulled > 1000) controller.close();
+        else controller.enqueue(new Uint8Array(10));
       },
     });
     const streamed = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: stream, duplex: "half" } as RequestInit));
     expect(streamed?.status).toBe(413);
+    expect(pulled).toBeLessThan(10);
     // A declared body something else holds, unread: still the 413, and the stream is left to its holder.
     const held = post("/services/json/user/login", "x".repeat(17), { "Content-Length": "17" });
     const holder = held.body!.getReader();
@@ -138,6 +142,39 @@ describe("createSessionAuthHandler", () => {
       expect(cancelled).toBe(false);
     } finally {
       vi.unstubAllGlobals();
+    }
+  });
+
+  it("discards a refused upload that never waits for I/O without holding the event loop, and stops at the time bound", async () => {
+    const auth = handler({ bodyLimit: 16 });
+    // Endless, and every read answered at once: as a body the app built, or one held in memory.
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(10));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const refused = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: endless, duplex: "half" } as RequestInit));
+      expect(refused?.status).toBe(413);
+      // The next timer runs after a few turns of the discarding, not after 64 MiB of 10-byte chunks.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(pulled).toBeLessThan(10_000);
+      expect(cancelled).toBe(false);
+      // Past the time bound on the clock, the discarding stops, though no timer of its own has fired.
+      vi.setSystemTime(Date.now() + 10_001);
+      await vi.waitFor(() => expect(cancelled).toBe(true));
+      const stoppedAt = pulled;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(pulled - stoppedAt).toBeLessThanOrEqual(1);
+    } finally {
+      vi.useRealTimers();
     }
   });
 
