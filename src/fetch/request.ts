@@ -263,8 +263,9 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { raw: Buffer.concat(chunks, size) };
-    size += value.byteLength;
+    if (done) return { raw: Buffer.concat(chunks) };
+    // Counted as one byte at least: an endless stream of empty chunks (one the app built) is bounded too.
+    size += Math.max(1, Number(value?.byteLength) || 0);
     if (size > limit) {
       discardRest(reader);
       throw new SessionAuthError("ERR_BODY_TOO_LARGE");

@@ -111,6 +111,18 @@ describe("createSessionAuthHandler", () => {
     const streamed = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: stream, duplex: "half" } as RequestInit));
     expect(streamed?.status).toBe(413);
     expect(pulled).toBeLessThan(10);
+    // Empty chunks count too: a long stream of them is refused, not read to its end (were it
+    // endless, reading it would never stop).
+    let empties = 0;
+    const empty = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (++empties > 100_000) controller.close();
+        else controller.enqueue(new Uint8Array(0));
+      },
+    });
+    expect((await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: empty, duplex: "half" } as RequestInit)))?.status).toBe(
+      413,
+    );
     // A declared body something else holds, unread: still the 413, and the stream is left to its holder.
     const held = post("/services/json/user/login", "x".repeat(17), { "Content-Length": "17" });
     const holder = held.body!.getReader();
