@@ -261,21 +261,34 @@ async function readBody(request: Request, limit: number): Promise<RequestBody> {
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
+  let empty = 0;
+  for (let read = 1; ; read++) {
     const { done, value } = await reader.read();
-    if (done) return { raw: Buffer.concat(chunks) };
-    // Counted as one byte at least: an endless stream of empty chunks (one the app built) is bounded too.
-    size += Math.max(1, Number(value?.byteLength) || 0);
-    if (size > limit) {
+    if (done) return { raw: Buffer.concat(chunks, size) };
+    size += value.byteLength;
+    // Empty chunks are bounded too (more of them than the limit in bytes is no body anyone
+    // sends), or an endless stream of them, one the app built, would be read forever.
+    if (size > limit || (value.byteLength === 0 && ++empty > limit)) {
       discardRest(reader);
       throw new SessionAuthError("ERR_BODY_TOO_LARGE");
     }
     chunks.push(value);
+    if (read % CHUNKS_PER_TURN === 0) await nextTurn();
   }
 }
 
-/** Chunks of a refused upload discarded between two turns of the event loop: a socket's stream waits for I/O long before. */
+/**
+ * Chunks read between two turns of the event loop. A stream that answers every read at once
+ * (one the app or a framework built, a body held in memory) resolves each read as a
+ * microtask, and would otherwise hold the event loop, timers included, until it ends; a
+ * socket's stream waits for I/O long before.
+ */
 const CHUNKS_PER_TURN = 64;
+
+/** A turn of the event loop: `setTimeout` is the one timer every runtime has. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 /**
  * Reads and throws away the rest of a refused upload while the 413 goes out, as the Express
@@ -286,15 +299,14 @@ const CHUNKS_PER_TURN = 64;
  * before the reply is written. Bounded as the Express router's lingering is (bytes, time,
  * silence); past those, or when the connection fails, it stops.
  *
- * A stream that answers reads without waiting for I/O (one the app or a framework built, a
- * body held in memory) resolves every read as a microtask: no timer could fire, so the time
- * bound is also checked on the clock, and the loop gives the event loop a turn every few
- * chunks instead of holding it until the byte bound (millions of small chunks).
+ * A stream that answers every read at once gets a turn of the event loop every
+ * {@link CHUNKS_PER_TURN} chunks, and the time bound is also checked on the (monotonic) clock,
+ * since no timer can fire while such reads resolve.
  */
 function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   let discarded = 0;
   let sinceTurn = 0;
-  const deadline = Date.now() + LINGER_MS;
+  const deadline = performance.now() + LINGER_MS;
   const stop = () => void reader.cancel().catch(() => undefined);
   // Plain timers, armed anew: Deno's and Workers' setTimeout return a number, with no refresh() or unref().
   const timer = (ms: number) => {
@@ -311,12 +323,12 @@ function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
         if (done) break;
         // A stream of the app's own making may carry chunks other than bytes: counted as one byte each at least.
         discarded += Math.max(1, Number(value?.byteLength) || 0);
-        if (discarded > LINGER_BYTES || Date.now() > deadline) return stop();
+        if (discarded > LINGER_BYTES || performance.now() > deadline) return stop();
         clearTimeout(idle);
         idle = timer(LINGER_IDLE_MS);
         if (++sinceTurn === CHUNKS_PER_TURN) {
           sinceTurn = 0;
-          await new Promise((resolve) => setTimeout(resolve, 0));
+          await nextTurn();
         }
       }
     } catch {
