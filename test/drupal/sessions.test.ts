@@ -196,7 +196,11 @@ describeEachDrupalDb("importDrupal7Sessions", (db) => {
         // The first page is still being written when the second fails: it waits for the second
         // to start (a gate, not a sleep a loaded database could outlast). An importer that wrote
         // one page at a time never starts the second, and the log says so after five seconds.
-        if (call === 1) await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 5000))]);
+        if (call === 1) {
+          let cap: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([second, new Promise((resolve) => (cap = setTimeout(resolve, 5000)))]);
+          clearTimeout(cap);
+        }
         if (call === 2) {
           secondStarted();
           failed = true;

@@ -365,7 +365,7 @@ export function describeSessionStore(name: string, makeStore: () => SessionStore
 
 /** Options of {@link describeCounterStore}. */
 export interface CounterStoreContractOptions {
-  /** As {@link SessionStoreContractOptions.clock}. With `"real"`, TTLs are tested with 1-second windows. */
+  /** As {@link SessionStoreContractOptions.clock}. With `"real"`, TTLs are tested with 1- and 2-second windows. */
   clock?: "fake" | "real";
 }
 
