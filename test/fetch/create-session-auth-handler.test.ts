@@ -20,6 +20,26 @@ function post(path: string, body: string, headers: Record<string, string> = {}) 
   return new Request(SITE + path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body });
 }
 
+/** A body stream that answers every read at once: `count` chunks of `size` bytes, or endless. Counts its reads, notes a cancel. */
+function instantStream(size: number, count = Number.POSITIVE_INFINITY) {
+  const state = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (++state.pulled > count) controller.close();
+      else controller.enqueue(new Uint8Array(size));
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return Object.assign(state, { stream });
+}
+
+/** A login whose body is a stream, sent as fetch() sends one (`duplex: "half"`). */
+function streamedLogin(body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}): Request {
+  return new Request(`${SITE}/services/json/user/login`, { method: "POST", headers, body, duplex: "half" } as RequestInit);
+}
+
 async function logIn(auth: ReturnType<typeof handler>, site = SITE, headers: Record<string, string> = {}) {
   const reply = await auth.handle(
     new Request(`${site}/services/json/user/login.json`, {
@@ -101,27 +121,12 @@ describe("createSessionAuthHandler", () => {
     const declared = await auth.handle(post("/services/json/user/login", "x".repeat(17)));
     expect([declared?.status, await declared?.json()]).toEqual([413, ["Request body too large."]]);
     // A long stream, but a finite one: what is left of it is discarded after the reply.
-    let pulled = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (++pulled > 1000) controller.close();
-        else controller.enqueue(new Uint8Array(10));
-      },
-    });
-    const streamed = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: stream, duplex: "half" } as RequestInit));
-    expect(streamed?.status).toBe(413);
-    expect(pulled).toBeLessThan(100);
+    const long = instantStream(10, 1000);
+    expect((await auth.handle(streamedLogin(long.stream)))?.status).toBe(413);
+    expect(long.pulled).toBeLessThan(100);
     // Empty chunks are bounded too: a long stream of them is refused, not read to its end
     // (were it endless, reading it would never stop).
-    let empties = 0;
-    const empty = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (++empties > 1000) controller.close();
-        else controller.enqueue(new Uint8Array(0));
-      },
-    });
-    const refusedEmpty = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: empty, duplex: "half" } as RequestInit));
-    expect(refusedEmpty?.status).toBe(413);
+    expect((await auth.handle(streamedLogin(instantStream(0, 1000).stream)))?.status).toBe(413);
     // But a body of exactly the limit is read whole, empty chunks and all, as Node's
     // Readable.toWeb() passes them on.
     const login = JSON.stringify({ username: "demo", password: "demo-password" });
@@ -133,14 +138,7 @@ describe("createSessionAuthHandler", () => {
         else controller.enqueue(next);
       },
     });
-    const accepted = await handler({ bodyLimit: login.length }).handle(
-      new Request(`${SITE}/services/json/user/login`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: exact,
-        duplex: "half",
-      } as RequestInit),
-    );
+    const accepted = await handler({ bodyLimit: login.length }).handle(streamedLogin(exact, { "Content-Type": "application/json" }));
     expect(accepted?.status).toBe(200);
     // A declared body something else holds, unread: still the 413, and the stream is left to its holder.
     const held = post("/services/json/user/login", "x".repeat(17), { "Content-Length": "17" });
@@ -155,23 +153,11 @@ describe("createSessionAuthHandler", () => {
     const nodeSetTimeout = globalThis.setTimeout;
     vi.stubGlobal("setTimeout", (callback: () => void, ms: number) => Number(nodeSetTimeout(callback, ms)));
     try {
-      let pulled = 0;
-      let cancelled = false;
-      const upload = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          pulled += 1;
-          // More than a turn's worth of chunks: the discarding waits for a turn with these timers too.
-          if (pulled > 200) controller.close();
-          else controller.enqueue(new Uint8Array(10));
-        },
-        cancel() {
-          cancelled = true;
-        },
-      });
-      const refused = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: upload, duplex: "half" } as RequestInit));
-      expect(refused?.status).toBe(413);
-      await vi.waitFor(() => expect(pulled).toBe(201));
-      expect(cancelled).toBe(false);
+      // More than a turn's worth of chunks: the discarding waits for a turn with these timers too.
+      const upload = instantStream(10, 200);
+      expect((await auth.handle(streamedLogin(upload.stream)))?.status).toBe(413);
+      await vi.waitFor(() => expect(upload.pulled).toBe(201));
+      expect(upload.cancelled).toBe(false);
     } finally {
       vi.unstubAllGlobals();
     }
@@ -180,46 +166,27 @@ describe("createSessionAuthHandler", () => {
   it("reads and discards a body that never waits for I/O without holding the event loop, and stops at the time bound", async () => {
     const auth = handler({ bodyLimit: 16 });
     // Endless, and every read answered at once: as a body the app built, or one held in memory.
-    let pulled = 0;
-    let cancelled = false;
-    const endless = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled += 1;
-        controller.enqueue(new Uint8Array(10));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const endless = instantStream(10);
     // Read up to the limit in one-byte chunks, the event loop gets its turns as well.
-    let read = 0;
+    const bytewise = instantStream(1, 4000);
     let readAtTurn: number | undefined;
-    const bytewise = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (++read > 4000) controller.close();
-        else controller.enqueue(new Uint8Array(1));
-      },
-    });
-    setTimeout(() => (readAtTurn = read), 0);
-    await handler({ bodyLimit: 5000 }).handle(
-      new Request(`${SITE}/services/json/user/login`, { method: "POST", body: bytewise, duplex: "half" } as RequestInit),
-    );
-    expect(readAtTurn ?? read).toBeLessThan(1000);
+    setTimeout(() => (readAtTurn = bytewise.pulled), 0);
+    await handler({ bodyLimit: 5000 }).handle(streamedLogin(bytewise.stream));
+    expect(readAtTurn ?? bytewise.pulled).toBeLessThan(1000);
 
     vi.useFakeTimers({ toFake: ["performance"] });
     try {
-      const refused = await auth.handle(new Request(`${SITE}/services/json/user/login`, { method: "POST", body: endless, duplex: "half" } as RequestInit));
-      expect(refused?.status).toBe(413);
+      expect((await auth.handle(streamedLogin(endless.stream)))?.status).toBe(413);
       // The next timer runs after a few turns of the discarding, not after 64 MiB of 10-byte chunks.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      expect(pulled).toBeLessThan(10_000);
-      expect(cancelled).toBe(false);
+      expect(endless.pulled).toBeLessThan(10_000);
+      expect(endless.cancelled).toBe(false);
       // Past the time bound on the clock, the discarding stops, though no timer of its own has fired.
       vi.advanceTimersByTime(10_001);
-      await vi.waitFor(() => expect(cancelled).toBe(true));
-      const stoppedAt = pulled;
+      await vi.waitFor(() => expect(endless.cancelled).toBe(true));
+      const stoppedAt = endless.pulled;
       await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(pulled - stoppedAt).toBeLessThanOrEqual(1);
+      expect(endless.pulled - stoppedAt).toBeLessThanOrEqual(1);
     } finally {
       vi.useRealTimers();
     }
