@@ -305,7 +305,7 @@ function nextTurn(): Promise<void> {
  */
 function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   let discarded = 0;
-  let sinceTurn = 0;
+  let chunks = 0;
   const deadline = performance.now() + LINGER_MS;
   const stop = () => void reader.cancel().catch(() => undefined);
   // Plain timers, armed anew: Deno's and Workers' setTimeout return a number, with no refresh() or unref().
@@ -326,10 +326,7 @@ function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
         if (discarded > LINGER_BYTES || performance.now() > deadline) return stop();
         clearTimeout(idle);
         idle = timer(LINGER_IDLE_MS);
-        if (++sinceTurn === CHUNKS_PER_TURN) {
-          sinceTurn = 0;
-          await nextTurn();
-        }
+        if (++chunks % CHUNKS_PER_TURN === 0) await nextTurn();
       }
     } catch {
       // The connection went away, or a timer cancelled the stream: nothing is left to read.
