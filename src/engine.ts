@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ServicesEndpoint, type EndpointDeps, type LoginReply, type ServicesRequest } from "./endpoint/endpoint.js";
 import { notFoundReply, type NotFoundRequest } from "./endpoint/not-found.js";
 import { isSessionAuthError } from "./errors.js";
-import { crossSiteCookieProblem } from "./cors/cross-site-cookie.js";
+import { crossSiteCookieProblem, FILE_PAGES } from "./cors/cross-site-cookie.js";
 import { eventEmitter, type Emit } from "./events.js";
 import { normalizeOrigin } from "./origins/origin.js";
 import { Authenticator } from "./login/authenticator.js";
@@ -146,14 +146,14 @@ function immediateReads(sessionStore: object, userStore: object): ImmediateReads
 /**
  * Says once, at start-up, which app origins' sessions a browser would drop: those of other
  * sites than `baseUrl`'s while the cookie is not `SameSite=None` and `Secure`. Without
- * `baseUrl` the site is only known per request (each login then says it), except for `null`,
- * which is another site to every site.
+ * `baseUrl` the site is only known per request (each login then says it), except for the
+ * `file:` pages `admitCrossSiteWithoutOrigin` admits, which are another site to every site.
  */
 function warnCrossSiteCookies(options: ResolvedOptions, emit: Emit): void {
   const base = options.cookie.baseUrl === undefined ? undefined : new URL(options.cookie.baseUrl);
   const site = base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`);
-  const problems = [...options.origins.trustedOrigins].flatMap((origin) => {
-    if (site === undefined && origin !== "null") return [];
+  const origins = [...(site === undefined ? [] : options.origins.trustedOrigins), ...(options.origins.admitCrossSiteWithoutOrigin ? [FILE_PAGES] : [])];
+  const problems = origins.flatMap((origin) => {
     const message = crossSiteCookieProblem(origin, site ?? "the API's own origin", options.cookie);
     return message === undefined ? [] : [{ origin, message }];
   });

@@ -6,9 +6,10 @@ export type HybridOptions = Pick<SessionAuthOptions, "trustedOrigins" | "sameSit
 
 /**
  * The options a hybrid or browser app on another origin needs, from the environment:
- * `TRUSTED_ORIGINS` (a comma list of origins, `null` allowed: they may log in, and get CORS),
- * `SESSION_SAMESITE` (`lax`, `strict` or `none`), `COOKIE_SECURE` (`auto` or `always`), and
- * `ADMIT_CROSS_SITE_WITHOUT_ORIGIN=1` for old Cordova apps whose WebViews send no `Origin`.
+ * `TRUSTED_ORIGINS` (a comma list of origins: they may log in, and get CORS; `null` is refused
+ * at start-up), `SESSION_SAMESITE` (`lax`, `strict` or `none`), `COOKIE_SECURE` (`auto` or
+ * `always`), and `ADMIT_CROSS_SITE_WITHOUT_ORIGIN=1` for Cordova apps loaded from `file:` on
+ * Android, whose WebViews send no `Origin`.
  * Unset, each keeps the package's default.
  */
 export function hybridOptionsFromEnv(env: NodeJS.ProcessEnv): HybridOptions {

@@ -6,7 +6,7 @@ import type { CorsSettings } from "./options.js";
  * CORS for the app origins, framework-free: from what a request says of itself (`Origin`,
  * its method, `Access-Control-Request-*`) to the headers its reply gets, or the whole reply
  * to a preflight. Written here rather than taken from the `cors` package: the origins are
- * the ones `trustedOrigins` already normalises (`null`, `capacitor://localhost`), a
+ * the ones `trustedOrigins` already normalises (`capacitor://localhost`; never `null`), a
  * credentialed reply must echo one origin and never `*`, the Services version headers are a
  * family no fixed list names, and the engine needs replies as {@link WireResponse}s, not as
  * Express middleware.
@@ -51,7 +51,8 @@ const VARY_ORIGIN = Object.freeze({ Vary: "Origin" });
  */
 export function corsDecision(request: CorsRequest, settings: CorsSettings): CorsDecision {
   const origin = request.origin === undefined ? undefined : normalizeOrigin(request.origin);
-  if (origin === undefined || !settings.origins.has(origin)) return { headers: VARY_ORIGIN };
+  // null is any sandboxed frame's or data: document's: never answered, whatever the list holds.
+  if (origin === undefined || origin === "null" || !settings.origins.has(origin)) return { headers: VARY_ORIGIN };
   // The origin as the browser sent it: it compares the echo byte for byte.
   const allowOrigin = request.origin!.trim();
   const common: Record<string, string> = { "Access-Control-Allow-Origin": allowOrigin, Vary: "Origin" };

@@ -1,5 +1,8 @@
 import { isCrossSite } from "./site.js";
 
+/** Stands for the pages `admitCrossSiteWithoutOrigin` admits: loaded from `file:`, another site to every site. */
+export const FILE_PAGES = "file:";
+
 /** What decides whether a browser keeps the session cookie on a cross-site request. */
 export interface CookiePolicy {
   readonly sameSite: "Lax" | "Strict" | "None" | undefined;
@@ -12,7 +15,7 @@ export interface CookiePolicy {
  * A page on another site gets no cookie that lacks `SameSite=None` (a missing `SameSite` is
  * `Lax` in every current browser), and `SameSite=None` needs `Secure`, which needs HTTPS.
  *
- * @param origin - The app's origin, normalised (`null` is cross-site to every site).
+ * @param origin - The app's origin, normalised, or {@link FILE_PAGES} (cross-site to every site).
  * @param siteOrigin - The API's own origin, normalised.
  * @param overHttps - Whether the request came over HTTPS; `undefined` at start-up, before any request.
  * @example
@@ -23,7 +26,7 @@ export interface CookiePolicy {
  */
 export function crossSiteCookieProblem(origin: string, siteOrigin: string, cookie: CookiePolicy, overHttps?: boolean): string | undefined {
   if (!isCrossSite(origin, siteOrigin)) return undefined;
-  const from = origin === "null" ? "origin null (a file: page, a sandboxed frame or a WebView)" : origin;
+  const from = origin === FILE_PAGES ? "an app loaded from file: (admitCrossSiteWithoutOrigin)" : origin;
   if (cookie.sameSite !== "None" || cookie.cookieSecure !== "always") {
     return `${from} is another site than ${siteOrigin}: browsers do not send the session cookie with its requests, or keep one its login sets, unless the cookie is SameSite=None and Secure. Set sameSite: "none" and cookieSecure: "always", and serve the API over HTTPS.`;
   }

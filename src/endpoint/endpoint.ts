@@ -323,10 +323,7 @@ export class ServicesEndpoint {
         origin,
         fetchSite: request.fetchSite?.slice(0, 32) ?? null,
         ip: request.ip,
-        message:
-          origin === null
-            ? "login refused: the browser marked it cross-site"
-            : `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins (a trusted "null" also needs an X-CSRF-Token header or a JSON body); behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`,
+        message: crossSiteMessage(origin, ownOrigin),
       },
       request.requestId,
     );
@@ -394,6 +391,14 @@ export class ServicesEndpoint {
       return errorReply(error, { ...vary, ...cookieHeader(setCookie) });
     }
   }
+}
+
+/** What a refused cross-site login's event says: why, and which option would admit the app if it is the app's own. */
+function crossSiteMessage(origin: string | null, ownOrigin: string | undefined): string {
+  if (origin === null) return "login refused: the browser marked it cross-site";
+  if (normalizeOrigin(origin) === "null")
+    return "login refused: origin null is every sandboxed frame's and data: document's, and is never trusted; an app loaded from file: on Android sends no Origin (see admitCrossSiteWithoutOrigin), on iOS serve it from a custom scheme and list that origin";
+  return `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins; behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`;
 }
 
 /**

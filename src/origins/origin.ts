@@ -62,13 +62,12 @@ export interface LoginSource {
  * trusted, or the browser marks it `Sec-Fetch-Site: cross-site` and its `Origin` is not
  * trusted. A request with neither header (a native client) is never refused.
  *
- * `null` is special: it is the origin of sandboxed frames and `file:` pages, so any site can
- * send it (a sandboxed iframe posting a form to the top window). A trusted `null` is accepted
- * only on a request a form cannot send ({@link LoginSource.scripted}).
+ * `null` is never trusted, whatever the list holds: any site can send it (a sandboxed iframe
+ * posting a form to the top window, a `data:` document).
  *
  * With `admitWithoutOrigin` (the `admitCrossSiteWithoutOrigin` option), a request marked
- * cross-site that carries no `Origin` at all (an old Cordova `file:` WebView with web
- * security off) is admitted when it is {@link LoginSource.scripted}, as a trusted `null` is.
+ * cross-site that carries no `Origin` at all (a Cordova `file:` page on Android, whose WebView
+ * exempts it from CORS) is admitted when it is {@link LoginSource.scripted}.
  *
  * @param trusted - Origins normalised with {@link normalizeOrigin}.
  * @example
@@ -79,7 +78,8 @@ export interface LoginSource {
  */
 export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>, admitWithoutOrigin = false): boolean {
   const origin = source.origin === undefined ? undefined : (normalizeOrigin(source.origin) ?? "invalid");
-  if (origin !== undefined && trusted.has(origin)) return origin === "null" && !source.scripted;
+  if (origin === "null") return true;
+  if (origin !== undefined && trusted.has(origin)) return false;
   if (source.fetchSite?.trim().toLowerCase() === "cross-site") return !(admitWithoutOrigin && origin === undefined && source.scripted);
   return origin !== undefined && origin !== source.ownOrigin;
 }

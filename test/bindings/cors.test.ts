@@ -14,7 +14,7 @@ type Agent = ReturnType<typeof request>;
 const APP = "https://app.example.org";
 const LOGIN = "/services/json/user/login.json";
 const DEMO = { username: "demo", password: "demo-password" };
-const CROSS_SITE = { trustedOrigins: [APP, "null"], sameSite: "none", cookieSecure: "always", baseUrl: "https://sports.test" } as const;
+const CROSS_SITE = { trustedOrigins: [APP], sameSite: "none", cookieSecure: "always", baseUrl: "https://sports.test" } as const;
 
 /** The headers a preflight answered by the package carries, whatever the binding. */
 const PREFLIGHT = {
@@ -60,10 +60,50 @@ describe.each(BINDINGS)("CORS for the app origins on %s", (binding) => {
       // RFC 9110 §8.6: no Content-Length on a 204.
       expect(res.headers, path).not.toHaveProperty("content-length");
     }
-    // null (a file: page, a sandboxed frame) only when listed.
-    expect((await preflight(agent, "/services/session/token", "null")).headers["access-control-allow-origin"]).toBe("null");
-    const { agent: appOnly } = await app(binding, { ...CROSS_SITE, trustedOrigins: [APP] });
-    expect((await preflight(appOnly, "/services/session/token", "null")).headers).not.toHaveProperty("access-control-allow-origin");
+  });
+
+  it("refuses null as a trusted origin at start-up, saying what a file: app does instead", async () => {
+    for (const origin of ["null", " NULL ", "file://"]) {
+      await expect(bindingApp(binding, { ...CROSS_SITE, trustedOrigins: [APP, origin] }), origin).rejects.toThrow(
+        /trustedOrigins\.1: must not be null: every sandboxed iframe and data: document .* admitCrossSiteWithoutOrigin: true/s,
+      );
+    }
+  });
+
+  it("never gives Origin: null (a sandboxed frame, a data: document) CORS, a session's token or a login", async () => {
+    // The most permissive set-up a file: app could ask for: every trusted origin and the Android file: opt-in.
+    const { agent, events } = await app(binding, { ...CROSS_SITE, admitCrossSiteWithoutOrigin: true, cors: { paths: ["/*"] } });
+    const { cookie, token } = await login(agent);
+    for (const path of ["/services/session/token", "/services/json/system/connect.json", LOGIN, "/services/json/players", "/notes"]) {
+      const res = await preflight(agent, path, "null");
+      expect(res.status, path).not.toBe(204);
+      expect(res.headers, path).not.toHaveProperty("access-control-allow-origin");
+      expect(res.headers, path).not.toHaveProperty("access-control-allow-credentials");
+    }
+    // The reads a sandboxed frame would make with the victim's cookie: answered (the browser
+    // sends them), but with nothing that lets the frame's script read the answer.
+    const read = [
+      await agent.get("/services/session/token").set("Origin", "null").set("Cookie", cookie),
+      await agent.post("/services/json/system/connect.json").set("Origin", "null").set("Cookie", cookie).set("X-CSRF-Token", token),
+      await agent.get("/services/json/players").set("Origin", "null").set("Cookie", cookie),
+    ];
+    for (const res of read) {
+      expect(res.headers).not.toHaveProperty("access-control-allow-origin");
+      expect(res.headers).not.toHaveProperty("access-control-allow-credentials");
+    }
+    // A login from null is refused however it is sent: a form, a header no form can send, JSON.
+    const tries = [
+      agent.post(LOGIN).set("Origin", "null").type("form").send(DEMO),
+      agent.post(LOGIN).set("Origin", "null").set("Sec-Fetch-Site", "cross-site").set("X-CSRF-Token", "any").type("form").send(DEMO),
+      agent.post(LOGIN).set("Origin", "null").send(DEMO),
+      agent.post("/?q=services/json/user/login.json").set("Origin", "null").set("X-CSRF-Token", "any").send(DEMO),
+    ];
+    for (const res of await Promise.all(tries)) {
+      expect([res.status, res.headers["set-cookie"], res.headers["access-control-allow-origin"]]).toEqual([403, undefined, undefined]);
+    }
+    const refusals = events.filter((event) => event.type === "login.cross-site");
+    expect(refusals).toHaveLength(4);
+    expect(refusals[0]).toMatchObject({ origin: "null", message: expect.stringContaining("never trusted") });
   });
 
   it("gives an unlisted origin no CORS header, only Vary: Origin, and still refuses its login", async () => {
@@ -136,11 +176,15 @@ describe.each(BINDINGS)("CORS for the app origins on %s", (binding) => {
   });
 
   it("says at start-up which listed origins' sessions a browser would drop", async () => {
-    const { events } = await app(binding, { trustedOrigins: [APP, "https://m.sports.test", "null"], baseUrl: "https://sports.test" });
+    const { events } = await app(binding, {
+      trustedOrigins: [APP, "https://m.sports.test"],
+      admitCrossSiteWithoutOrigin: true,
+      baseUrl: "https://sports.test",
+    });
     expect(events).toEqual([
       {
         type: "config.cross-site-cookie",
-        origins: [APP, "null"],
+        origins: [APP, "file:"],
         message: expect.stringMatching(/sameSite: "none" and cookieSecure: "always"/),
         timestamp: expect.any(Number),
       },

@@ -10,7 +10,7 @@ import { isCrossSite, siteOf } from "../../src/cors/site.js";
 
 const APP = "capacitor://localhost";
 
-function settings(config: CorsConfig | false = {}, origins: readonly string[] = [APP, "null", "https://app.example.org"]) {
+function settings(config: CorsConfig | false = {}, origins: readonly string[] = [APP, "https://app.example.org"]) {
   return corsSettings({ cors: config }, new Set(origins));
 }
 
@@ -33,9 +33,10 @@ describe("corsDecision", () => {
     for (const origin of ["https://evil.example", undefined, "https://app.example.org/path", "garbage"]) {
       expect(corsDecision(request({ origin }), settings())).toEqual({ headers: { Vary: "Origin" } });
     }
-    // null only when listed.
-    expect(corsDecision(request({ origin: "null" }), settings({}, [APP]))).toEqual({ headers: { Vary: "Origin" } });
-    expect(corsDecision(request({ origin: "null" }), settings())).toMatchObject({ headers: { "Access-Control-Allow-Origin": "null" } });
+    // null never, even in a set built around the option's check.
+    expect(corsDecision(request({ origin: "null" }), settings({}, [APP, "null"]))).toEqual({ headers: { Vary: "Origin" } });
+    const nullPreflight = request({ origin: "null", method: "OPTIONS", requestMethod: "POST" });
+    expect(corsDecision(nullPreflight, settings({}, [APP, "null"]))).toEqual({ headers: { Vary: "Origin" } });
   });
 
   it("answers a listed origin's preflight with the methods, the allowed requested headers and a max-age", () => {

@@ -87,6 +87,33 @@ window.runFetch = async function (api) {
   return steps;
 };`;
 
+/**
+ * What a page of any site can run in a document whose Origin is null, against a victim who is
+ * signed in to the API: read the session's token and sessid, read a guarded route, and log
+ * the browser in to an account of the attacker's choosing (fetch with a header, then a form,
+ * which needs no preflight). Each outcome as a short string.
+ */
+const ATTACK = `
+window.attack = async function (api) {
+  var out = [];
+  var step = async function (name, run) { try { out.push(name + ": " + (await run())); } catch (e) { out.push(name + ": blocked"); } };
+  await step("token", async function () { return (await fetch(api + "/services/session/token", { credentials: "include" })).text(); });
+  await step("connect", async function () { var r = await fetch(api + "/services/json/system/connect.json", { method: "POST", credentials: "include" }); return JSON.stringify((await r.json()).sessid); });
+  await step("players", async function () { var r = await fetch(api + "/services/json/players.json", { credentials: "include" }); return r.status; });
+  await step("login", async function () { var r = await fetch(api + "/services/json/user/login.json", { method: "POST", credentials: "include", headers: { "Content-Type": "application/json", "X-CSRF-Token": "x" }, body: JSON.stringify({ username: "admin", password: "admin-password" }) }); return r.status; });
+  var form = document.createElement("form");
+  form.method = "POST";
+  form.action = api + "/services/json/user/login.json";
+  form.innerHTML = '<input name="username" value="admin"><input name="password" value="admin-password">';
+  document.body.appendChild(form);
+  form.submit();
+  return out;
+};`;
+
+function escapeAttribute(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
+}
+
 // Every host name is this machine; the test certificate is trusted.
 const ARGS = [...QUIET_CHROMIUM_FLAGS, "--host-resolver-rules=MAP * 127.0.0.1", "--ignore-certificate-errors"];
 
@@ -114,8 +141,14 @@ function servePages(req: IncomingMessage, res: ServerResponse): void {
     return;
   }
   res.setHeader("Content-Type", "text/html; charset=utf-8");
-  if (url.pathname === "/sandbox.html") {
-    res.end(`<!doctype html><title>sandbox</title><iframe sandbox="allow-scripts" src="/app.html?shim=1"></iframe>`);
+  if (url.pathname === "/attack.html") {
+    // Both kinds of document any site can make whose Origin is null: a sandboxed frame and a data: one.
+    const api = url.searchParams.get("api") ?? "";
+    const script = `<script>${ATTACK}</script>`;
+    res.end(
+      `<!doctype html><title>attack</title><iframe sandbox="allow-scripts allow-forms" srcdoc="${escapeAttribute(script)}"></iframe>` +
+        `<iframe src="data:text/html;base64,${Buffer.from(script).toString("base64")}"></iframe><script>window.api = ${JSON.stringify(api)};</script>`,
+    );
     return;
   }
   const shim = url.searchParams.get("shim") === "1" ? `<script>${SHIM}</script>` : "";
@@ -144,6 +177,7 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
   let apiHttps: number;
   let apiLax: number;
   let apiOldCordova: number;
+  let apiPermissive: number;
   const apiOn: Record<"fastify" | "hono", number> = { fastify: 0, hono: 0 };
 
   /** The example app, configured only through the environment variables of server.ts; on Express unless `framework` (EXAMPLE_FRAMEWORK) says otherwise. */
@@ -191,7 +225,7 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     apiHttp = await exampleApi({ TRUSTED_ORIGINS: `http://localhost:${pageHttp}` });
     // Another site: SameSite=None and Secure, so HTTPS.
     apiHttps = await exampleApi(
-      { TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}, null, http://localhost:${pageHttp}`, SESSION_SAMESITE: "none", COOKIE_SECURE: "always" },
+      { TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}, http://localhost:${pageHttp}`, SESSION_SAMESITE: "none", COOKIE_SECURE: "always" },
       tls,
     );
     // The same on the other frameworks of the example (EXAMPLE_FRAMEWORK).
@@ -204,8 +238,14 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     }
     // Another site, with the cookie left as Drupal 7 sent it: the documented failure.
     apiLax = await exampleApi({ TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}` }, tls);
-    // An old Cordova app: a file: page in a WebView with web security off sends no Origin.
+    // A Cordova app on Android: a file: page in a WebView that exempts it from CORS (universal
+    // access from file URLs, which Cordova turns on; web security off here) sends no Origin.
     apiOldCordova = await exampleApi({ SESSION_SAMESITE: "none", COOKIE_SECURE: "always", ADMIT_CROSS_SITE_WITHOUT_ORIGIN: "1" }, tls);
+    // Every cross-site opening there is at once: an app origin with CORS, and the file: opt-in.
+    apiPermissive = await exampleApi(
+      { TRUSTED_ORIGINS: `https://app.example.org:${pageHttps}`, SESSION_SAMESITE: "none", COOKIE_SECURE: "always", ADMIT_CROSS_SITE_WITHOUT_ORIGIN: "1" },
+      tls,
+    );
     // A profile that accepts third-party cookies, as a WebView does (Cordova's Android WebView
     // accepts them); Chromium's default profile blocks them, and no API can help a cross-site
     // app there (docs/hybrid-apps.md): the last test shows what that looks like.
@@ -256,23 +296,45 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     expect(await run(`https://app.example.org:${pageHttps}/app.html`, "runFetch", api)).toEqual(PASSED);
   });
 
-  it("Origin: null from a sandboxed frame: jDrupal (shimmed) and fetch", async () => {
-    const api = `https://api.sports.test:${apiHttps}`;
-    expect(await run(`https://app.example.org:${pageHttps}/sandbox.html`, "runJdrupal", api, true)).toEqual(PASSED);
-    expect(await run(`https://app.example.org:${pageHttps}/sandbox.html`, "runFetch", api, true)).toEqual(PASSED);
+  it("gives a page of any site, in a sandboxed or data: frame (Origin: null), neither the signed-in user's session nor a login", async () => {
+    const api = `https://api.sports.test:${apiPermissive}`;
+    // The victim signs in through the real app, and stays signed in.
+    await browser.clearCookies();
+    const app = await browser.newPage();
+    try {
+      await app.goto(`https://app.example.org:${pageHttps}/app.html`);
+      const signIn = `(async (api) => { var t = await (await fetch(api + "/services/session/token", { credentials: "include" })).text(); var r = await fetch(api + "/services/json/user/login.json", { method: "POST", credentials: "include", headers: { "Content-Type": "application/json", "X-CSRF-Token": t }, body: JSON.stringify({ username: "demo", password: "demo-password" }) }); return r.status; })`;
+      expect(await app.evaluate(`${signIn}(${JSON.stringify(api)})`)).toBe(200);
+      const before = log.length;
+      const attacker = await browser.newPage();
+      try {
+        await attacker.goto(`https://evil.example:${pageHttps}/attack.html?api=${encodeURIComponent(api)}`);
+        const frames = attacker.frames().filter((frame) => frame !== attacker.mainFrame());
+        expect(frames).toHaveLength(2);
+        for (const frame of frames) {
+          expect(await frame.evaluate("origin")).toBe("null");
+          // Each read is refused to the frame's script; the header-carrying login never leaves the browser (its preflight gets no CORS).
+          expect(await frame.evaluate(`attack(${JSON.stringify(api)})`)).toEqual(["token: blocked", "connect: blocked", "players: blocked", "login: blocked"]);
+        }
+        // The forms went out (no preflight) and were refused; the victim is still the victim.
+        await expect.poll(() => log.slice(before).filter((entry) => entry.event === "login.cross-site").length).toBe(2);
+        expect(log.slice(before).some((entry) => entry.event === "login.success")).toBe(false);
+      } finally {
+        await attacker.close();
+      }
+      const whoami = `(async (api) => { var t = await (await fetch(api + "/services/session/token", { credentials: "include" })).text(); var r = await fetch(api + "/services/json/system/connect.json", { method: "POST", credentials: "include", headers: { "X-CSRF-Token": t } }); return (await r.json()).user.name; })`;
+      expect(await app.evaluate(`${whoami}(${JSON.stringify(api)})`)).toBe("demo");
+    } finally {
+      await app.close();
+    }
   });
 
-  it("Origin: null from a file: page, as Cordova apps load theirs: jDrupal (shimmed) and fetch", async () => {
+  it("a file: page where CORS applies (a desktop browser, iOS's WKWebView) is Origin: null too, and gets nothing", async () => {
     const api = `https://api.sports.test:${apiHttps}`;
     const dir = mkdtempSync(join(tmpdir(), "hybrid-file-"));
-    // jDrupal straight from ../shared, as the app's own copy would be loaded.
-    writeFileSync(
-      join(dir, "index.html"),
-      `<!doctype html><meta charset="utf-8"><title>app</title><script>${SHIM}</script><script src="${pathToFileURL(JDRUPAL).href}"></script><script>${HARNESS}</script>`,
-    );
     writeFileSync(join(dir, "fetch.html"), `<!doctype html><meta charset="utf-8"><title>app</title><script>${HARNESS}</script>`);
-    expect(await run(pathToFileURL(join(dir, "index.html")).href, "runJdrupal", api)).toEqual(PASSED);
-    expect(await run(pathToFileURL(join(dir, "fetch.html")).href, "runFetch", api)).toEqual(PASSED);
+    const steps = await run(pathToFileURL(join(dir, "fetch.html")).href, "runFetch", api);
+    expect(steps).toEqual(["connect: blocked", "login: blocked", "connect: blocked", "players: blocked", "logout: blocked", "connect: blocked"]);
   });
 
   it("an http://localhost page (as Capacitor serves one) calling the HTTPS API: jDrupal (shimmed) and fetch", async () => {
@@ -301,7 +363,7 @@ describe.skipIf(missing.length > 0 && !required)("hybrid and browser apps on oth
     ]);
   });
 
-  it("admits an old Cordova file: page with web security off (no Origin, Sec-Fetch-Site: cross-site) only with admitCrossSiteWithoutOrigin", async () => {
+  it("admits a Cordova file: page on Android (its WebView exempts file: from CORS, so no Origin) only with admitCrossSiteWithoutOrigin, and with no CORS", async () => {
     const webView = await chromium.launchPersistentContext(allowingThirdPartyCookies(), {
       executablePath: CHROMIUM,
       headless: true,

@@ -67,16 +67,16 @@ describe("cross-site login", () => {
     expect((await agent.post(LOGIN).set("Origin", "http://localhost:8100").send(DEMO)).status).toBe(403);
   });
 
-  it("accepts a trusted null origin only on a request a form cannot send", async () => {
-    // Any site can post from a sandboxed frame, whose origin is null.
-    const { agent } = createTestApp({ trustedOrigins: ["null"] });
+  it("never admits a login from Origin: null, which any site's sandboxed frame sends, however it is sent", async () => {
+    const { agent, events } = createTestApp({ admitCrossSiteWithoutOrigin: true });
     const form = await agent.post(LOGIN).type("form").set("Origin", "null").set("Sec-Fetch-Site", "cross-site").send(DEMO);
-    expect(form.status).toBe(403);
-    // A WebView app's script: jDrupal sends X-CSRF-Token on every request; others send JSON.
     const withHeader = await agent.post(LOGIN).type("form").set("Origin", "null").set("X-CSRF-Token", "anything").send(DEMO);
-    expect(withHeader.status).toBe(200);
-    const json = await agent.post(LOGIN).set("Origin", "null").set("Sec-Fetch-Site", "cross-site").send(DEMO);
-    expect(json.status).toBe(200);
+    const json = await agent.post(LOGIN).set("Origin", " Null ").set("Sec-Fetch-Site", "cross-site").send(DEMO);
+    expect([form.status, withHeader.status, json.status]).toEqual([403, 403, 403]);
+    const refusals = events.filter((event) => event.type === "login.cross-site");
+    expect(refusals).toHaveLength(3);
+    // The event says where a file: app goes instead.
+    expect(refusals[1]).toMatchObject({ origin: "null", message: expect.stringMatching(/never trusted.*admitCrossSiteWithoutOrigin.*custom scheme/) });
   });
 
   it("names the fix in the event: trustedOrigins, or baseUrl behind a TLS-terminating proxy", async () => {

@@ -58,6 +58,8 @@ describe("createSessionAuthHandler", () => {
     expect(() => createSessionAuthHandler({ userStore: memoryUserStore([]) } as never)).toThrow(/^createSessionAuthHandler: invalid options: sessionStore/);
     expect(() => handler({ trustProxy: "yes" as never })).toThrow(/createSessionAuthHandler: invalid options: trustProxy/);
     expect(() => handler().requireSession({ roles: "admin" } as never)).toThrow(TypeError);
+    // null is every sandboxed frame's origin: the fetch handler refuses it too, at start-up.
+    expect(() => handler({ trustedOrigins: ["null"] })).toThrow(/createSessionAuthHandler: invalid options: trustedOrigins\.0: must not be null/);
   });
 
   it("answers the endpoint with Services' status line, and leaves every other path to the app", async () => {
