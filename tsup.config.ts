@@ -11,6 +11,7 @@ export default defineConfig([
       "sealed-cookie": "src/entries/sealed-cookie.ts",
       fetch: "src/entries/fetch.ts",
       fastify: "src/entries/fastify.ts",
+      hono: "src/entries/hono.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -20,7 +21,7 @@ export default defineConfig([
     target: "node20",
     // The CJS build gets import.meta.url, which optional peers are loaded relative to.
     shims: true,
-    external: ["express", "fastify", "fastify-plugin", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session"],
   },
   {
     // The `bin`: ESM only, run by node directly; the peers it needs are loaded when a command needs them.
@@ -30,6 +31,6 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
     target: "node20",
-    external: ["express", "fastify", "fastify-plugin", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session"],
   },
 ]);

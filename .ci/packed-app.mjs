@@ -1,7 +1,7 @@
 /* global console */
-// Copied into a fresh app that installed the packed tarball and no optional peer, and run
-// there: every subpath loads in ESM and CommonJS, and the one that needs a missing peer says
-// which to install.
+// Copied into a fresh app that installed the packed tarball and no optional peer (no framework
+// either), and run there: every subpath loads in ESM and CommonJS, and a factory that needs a
+// missing peer says which to install.
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -13,8 +13,9 @@ const subpaths = [
   "services-session-auth/drupal",
   "services-session-auth/fetch",
   "services-session-auth/fastify",
+  "services-session-auth/hono",
 ];
-for (const name of ["redis", "ioredis", "iron-session", "mysql2", "pg", "fastify"]) {
+for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono"]) {
   try {
     require.resolve(name);
     throw new Error(`${name} is installed in the app, so this check proves nothing`);
@@ -40,5 +41,22 @@ for (const [format, { sealedCookieStore }] of [
     message = `${error.name}: ${error.message}`;
   }
   if (!message.startsWith("TypeError: ") || !message.includes(expected)) throw new Error(`${format} sealedCookieStore without iron-session: ${message}`);
+  console.log(`${format}: ${message}`);
+}
+
+// The Hono middleware needs Hono, and says so when it is called without it.
+for (const [format, { honoSessionAuth }] of [
+  ["ESM", await import("services-session-auth/hono")],
+  ["CJS", require("services-session-auth/hono")],
+]) {
+  const { memorySessionStore, memoryUserStore } = require("services-session-auth");
+  let message = "no error";
+  try {
+    honoSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(40) });
+  } catch (error) {
+    message = `${error.name}: ${error.message}`;
+  }
+  if (!message.startsWith("TypeError: ") || !message.includes('needs the optional peer dependency "hono", which is not installed: run `npm install hono`'))
+    throw new Error(`${format} honoSessionAuth without hono: ${message}`);
   console.log(`${format}: ${message}`);
 }

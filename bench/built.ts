@@ -12,6 +12,7 @@ import type * as Sealed from "../src/entries/sealed-cookie.js";
 import type * as Drupal from "../src/entries/drupal.js";
 import type * as Fastify from "../src/entries/fastify.js";
 import type * as Fetch from "../src/entries/fetch.js";
+import type * as HonoEntry from "../src/entries/hono.js";
 
 const dist = resolve(import.meta.dirname, "..", "dist");
 if (!existsSync(resolve(dist, "index.js"))) throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
@@ -24,3 +25,4 @@ export const sealed = await load<typeof Sealed>("sealed-cookie.js");
 export const drupal = await load<typeof Drupal>("drupal.js");
 export const fastify = await load<typeof Fastify>("fastify.js");
 export const fetchHandler = await load<typeof Fetch>("fetch.js");
+export const hono = await load<typeof HonoEntry>("hono.js");

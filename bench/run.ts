@@ -72,7 +72,7 @@ const ALL: readonly Config[] = [
   { name: "hono-headers", label: "bare Hono reading Host, Cookie, X-Request-Id", kind: "get", baseline: "hono" },
   { name: "hono-middleware", label: "bare Hono with two pass-through middlewares", kind: "get", baseline: "hono" },
   { name: "hono-async", label: "bare Hono, its handler declared async", kind: "get", baseline: "hono" },
-  { name: "ours-hono", label: "fetch handler's requireSession in Hono, memory store", kind: "get", login: ourLogin, baseline: "hono" },
+  { name: "ours-hono", label: "Hono middleware's requireSession, memory store", kind: "get", login: ourLogin, baseline: "hono" },
   { name: "express-session-login", label: "login: express-session, trivial check", kind: "login", login: peerLogin },
   { name: "ours-login-trivial", label: "login: ours, trivial hasher", kind: "login", login: ourLogin },
   { name: "scrypt-raw", label: "raw crypto.scrypt (N=2^17,r=8,p=1)", kind: "scrypt", connections: 4 },
@@ -254,7 +254,7 @@ const targets: [string, number | undefined, number][] = [
   ["requireSession, memory store ≥ 0.90× bare Express", ratio("ours-memory", "express"), 0.9],
   ["requireSession, Redis store ≥ 0.80× bare Express", ratio("ours-redis", "express"), 0.8],
   ["Fastify plugin's requireSession, memory store ≥ 0.90× bare Fastify", ratio("ours-fastify", "fastify"), 0.9],
-  ["fetch handler's requireSession in Hono, memory store ≥ 0.90× bare Hono", ratio("ours-hono", "hono"), 0.9],
+  ["Hono middleware's requireSession, memory store ≥ 0.90× bare Hono", ratio("ours-hono", "hono"), 0.9],
   ["requireSession, sealed cookie ≥ 2× iron-session", ratio("ours-sealed", "iron-session"), 2],
   ["login, default scrypt ≥ 0.9× raw scrypt rate", ratio("ours-login-scrypt", "scrypt-raw"), 0.9],
   ["login, trivial hasher ≥ 1.0× express-session login", ratio("ours-login-trivial", "express-session-login"), 1.0],
@@ -278,7 +278,7 @@ for (const [target, value, goal] of targets) {
 const sameRequest: [string, string, string][] = [
   ["requireSession, memory store", "ours-memory", "express-cookie"],
   ["Fastify plugin's requireSession", "ours-fastify", "fastify-cookie"],
-  ["fetch handler's requireSession in Hono", "ours-hono", "hono-cookie"],
+  ["Hono middleware's requireSession", "ours-hono", "hono-cookie"],
 ];
 for (const [label, ours, bare] of sameRequest) {
   const value = ratio(ours, bare);

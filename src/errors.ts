@@ -42,6 +42,32 @@ export type SessionAuthErrorCode =
   | "ERR_LOGIN_BUSY"
   | "ERR_NOT_ACCEPTABLE";
 
+/** The HTTP status each code is answered with; its reason phrase and body are `src/wire/status.ts`'s. */
+const HTTP_STATUS: Readonly<Record<SessionAuthErrorCode, number>> = {
+  ERR_INVALID_CREDENTIALS: 401,
+  ERR_MISSING_ARGUMENT: 401,
+  ERR_CSRF: 401,
+  ERR_ALREADY_LOGGED_IN: 406,
+  ERR_NOT_LOGGED_IN: 406,
+  ERR_ACCOUNT_BLOCKED: 403,
+  ERR_USER_THROTTLED: 406,
+  ERR_IP_THROTTLED: 406,
+  ERR_INVALID_JSON: 400,
+  ERR_UNSUPPORTED_CONTENT_TYPE: 406,
+  ERR_BODY_TOO_LARGE: 413,
+  ERR_UNAUTHENTICATED: 401,
+  ERR_FORBIDDEN: 403,
+  ERR_NO_CONTROLLER: 404,
+  ERR_NO_RESOURCE: 404,
+  ERR_PAGE_NOT_FOUND: 404,
+  ERR_MALFORMED_REQUEST: 400,
+  ERR_STORE_UNAVAILABLE: 503,
+  ERR_STORE_FULL: 503,
+  ERR_CROSS_SITE_LOGIN: 403,
+  ERR_LOGIN_BUSY: 503,
+  ERR_NOT_ACCEPTABLE: 406,
+};
+
 /**
  * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the
  * value the Drupal message names (the missing argument, the user name, the MIME type);
@@ -59,17 +85,20 @@ export class SessionAuthError extends Error {
   readonly code: SessionAuthErrorCode;
   readonly detail: string | undefined;
   readonly retryAfter: number | undefined;
-  /**
-   * The HTTP status the wire format answers it with, set when a guard hands the error to the
-   * app's error handlers (`onDenied: "next"`), where Express's convention looks for it.
-   */
-  status?: number;
+  /** The HTTP status the wire format answers it with, where Express's error handlers look for it. */
+  readonly status: number;
 
   constructor(code: SessionAuthErrorCode, detail?: string, options?: { cause?: unknown; retryAfter?: number }) {
     super(detail === undefined ? code : `${code}: ${detail}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.detail = detail;
     this.retryAfter = options?.retryAfter;
+    this.status = HTTP_STATUS[code];
+  }
+
+  /** {@link SessionAuthError.status}, where Fastify's error handling looks for it. */
+  get statusCode(): number {
+    return this.status;
   }
 }
 

@@ -76,11 +76,13 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
     /**
      * At start-up: app origins of `trustedOrigins` that are other sites than the API's own
-     * (`baseUrl`'s; `null` always), while the session cookie is not `SameSite=None` and
+     * (`baseUrl`'s; `file:` apps, with `admitCrossSiteWithoutOrigin`), while the session cookie is not `SameSite=None` and
      * `Secure`, so their logins would not stick. `message` names the options to set. Raised
      * once; written to stderr when there is no `onEvent`.
      */
     | { readonly type: "config.cross-site-cookie"; readonly origins: readonly string[]; readonly message: string }
+    /** A `?q=` request the framework did not route by its `?q=` path (Fastify without `drupalRewriteUrl`): `message` says how to set it up. Once. */
+    | { readonly type: "config.query-routing"; readonly message: string }
     /**
      * A login from an app origin of another site whose session cookie the browser will drop:
      * the cookie is not `SameSite=None` and `Secure`, or the request came over plain http.
@@ -176,6 +178,7 @@ const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set([
   "rehash.failed",
   "logout.unrecorded",
   "config.cross-site-cookie",
+  "config.query-routing",
   "cookie.cross-site",
   "address.unknown",
 ]);

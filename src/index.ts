@@ -20,10 +20,11 @@ export { sessionCookieFor } from "./cookie/session-cookie.js";
 export { openApiDocument } from "./openapi/openapi.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
 
-export type { SessionAuthRouter } from "./express/create-session-auth-router.js";
-export type { ErrorHandlerOptions } from "./express/error-log.js";
+export type { ExpressErrorHandler, ExpressHandler, ExpressNext, SessionAuthRouter } from "./express/create-session-auth-router.js";
+export type { ExpressRequest } from "./express/request.js";
+export type { ErrorHandlerOptions, LoggedRequest } from "./express/error-log.js";
 export type { AuthUser, RequestAuth } from "./express/augment.js";
-export type { NotFoundOptions } from "./engine.js";
+export type { NotFoundOptions } from "./engine/engine.js";
 export type { LoginReply } from "./endpoint/endpoint.js";
 export type {
   CookieOptions,
@@ -47,6 +48,6 @@ export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js
 export type { ScryptHasherOptions } from "./login/scrypt-hasher.js";
 export type { SessionNameSource } from "./cookie/session-name.js";
 export type { SessionCookieDescription } from "./cookie/session-cookie.js";
-export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions } from "./openapi/openapi.js";
+export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions, OpenApiRoutes } from "./openapi/openapi.js";
 export type { SessionAuthErrorCode } from "./errors.js";
 export type { CounterStore, PasswordHasher, ProcessLocal, SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "./types.js";

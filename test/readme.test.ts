@@ -187,7 +187,7 @@ const OPTION_FILES = [
   "src/origins/options.ts",
   "src/cors/options.ts",
   "src/endpoint/options.ts",
-  "src/engine.ts",
+  "src/engine/engine.ts",
   "src/express/error-log.ts",
 ];
 

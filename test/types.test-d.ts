@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response, Router } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import { describe, expectTypeOf, it } from "vitest";
 import {
   createSessionAuthRouter,
@@ -31,6 +31,8 @@ import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from "fastify";
 import { fastifySessionAuth, type FastifySessionAuth, type FastifySessionAuthOptions } from "services-session-auth/fastify";
 import { createSessionAuthHandler, type FetchGuard, type GuardResult } from "services-session-auth/fetch";
+import { Hono } from "hono";
+import { honoSessionAuth } from "services-session-auth/hono";
 
 describe("req.auth", () => {
   it("is optional on every request and typed where requireSession put it", () => {
@@ -78,18 +80,27 @@ describe("store interfaces", () => {
 });
 
 describe("option types", () => {
-  it("take one options object in createSessionAuthRouter, and hand out Express pieces", () => {
+  it("take one options object in createSessionAuthRouter, and hand out pieces Express takes, typed without Express's types", () => {
     expectTypeOf(createSessionAuthRouter).parameter(0).toEqualTypeOf<SessionAuthOptions>();
     expectTypeOf(createSessionAuthRouter).returns.toEqualTypeOf<SessionAuthRouter>();
-    // Mounted as it is: the value is an Express router.
-    expectTypeOf<SessionAuthRouter>().toExtend<Router>();
-    expectTypeOf<ReturnType<SessionAuthRouter["requireSession"]>>().toEqualTypeOf<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuthRouter["optionalSession"]>>().toEqualTypeOf<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuthRouter["tokenHandler"]>>().toEqualTypeOf<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuthRouter["errorHandler"]>>().toEqualTypeOf<ErrorRequestHandler>();
+    // Mounted as it is, and each piece where Express takes a handler.
+    expectTypeOf<SessionAuthRouter>().toExtend<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["requireSession"]>>().toExtend<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["optionalSession"]>>().toExtend<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["tokenHandler"]>>().toExtend<RequestHandler>();
+    expectTypeOf<ReturnType<SessionAuthRouter["errorHandler"]>>().toExtend<ErrorRequestHandler>();
     expectTypeOf<SessionAuthRouter["requireSession"]>().parameter(0).toEqualTypeOf<RequireSessionOptions | undefined>();
-    expectTypeOf<SessionAuthRouter["startSession"]>().toEqualTypeOf<(req: Request, res: Response, user: UserRecord) => Promise<LoginReply>>();
+    expectTypeOf<(req: Request, res: Response, user: UserRecord) => Promise<LoginReply>>().toExtend<SessionAuthRouter["startSession"]>();
     expectTypeOf<SessionAuthRouter["listSessions"]>().returns.toEqualTypeOf<Promise<StoredSession[]>>();
+    const auth = createSessionAuthRouter({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
+    const app = express();
+    app.use(auth);
+    app.get("/me", auth.requireSession(), (req, res) => {
+      expectTypeOf(req.auth).toEqualTypeOf<RequestAuth | undefined>();
+      void auth.startSession(req, res, {} as UserRecord);
+    });
+    app.use(auth.notFound());
+    app.use(auth.errorHandler());
   });
 
   it("keep a guard's options to the guard's own", () => {
@@ -125,6 +136,7 @@ describe("option types", () => {
       | "login.busy"
       | "login.cross-site"
       | "config.cross-site-cookie"
+      | "config.query-routing"
       | "cookie.cross-site"
       | "logout"
       | "logout.unrecorded"
@@ -163,18 +175,42 @@ describe("the Fastify plugin's types", () => {
 });
 
 describe("the fetch handler's types", () => {
-  it("resolves the session or a Response, and Response | undefined from handle", () => {
+  it("resolves the session or a Response, narrowed by response, and Response | undefined from handle", () => {
     const handler = createSessionAuthHandler({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
     expectTypeOf(handler.handle).returns.resolves.toEqualTypeOf<globalThis.Response | undefined>();
     const guard: FetchGuard = handler.requireSession({ roles: ["administrator"] });
     expectTypeOf(guard).returns.resolves.toEqualTypeOf<GuardResult>();
-    // A response is always a refusal with its reason: code that reads error alone cannot take one for a pass.
-    expectTypeOf<Extract<GuardResult, { response: globalThis.Response }>["error"]>().toEqualTypeOf<SessionAuthError>();
-    expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
-    expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>["headers"]>().toEqualTypeOf<Readonly<Record<string, string>>>();
+    const result = {} as GuardResult;
+    // Once there is no response, the session is there: no `!`.
+    if (result.response === undefined) expectTypeOf(result.auth).toEqualTypeOf<RequestAuth>();
+    else expectTypeOf(result.error).toEqualTypeOf<SessionAuthError | undefined>();
+    // An optional guard's session may be absent.
+    expectTypeOf(handler.optionalSession()).returns.resolves.toEqualTypeOf<GuardResult<RequestAuth | undefined>>();
     // What a guard let through is what withGuard takes.
     expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>>().toExtend<Parameters<typeof handler.withGuard>[1]>();
-    // @ts-expect-error onDenied is Express's and Fastify's: a fetch guard hands back both the response and the error
+    // @ts-expect-error onDenied is for the middleware bindings: a fetch guard hands back both the response and the error
     handler.requireSession({ onDenied: "next" });
+  });
+});
+
+describe("the Hono middleware's types", () => {
+  it("types c.var.auth: defined behind requireSession, optional behind optionalSession and elsewhere", () => {
+    const sessionAuth = honoSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
+    const app = new Hono({ getPath: sessionAuth.getPath });
+    app.use(sessionAuth.services());
+    app.get("/me", sessionAuth.requireSession(), (c) => {
+      expectTypeOf(c.var.auth).toEqualTypeOf<RequestAuth>();
+      return c.json({ name: c.var.auth.user.name });
+    });
+    app.get("/welcome", sessionAuth.optionalSession(), (c) => {
+      expectTypeOf(c.var.auth).toEqualTypeOf<RequestAuth | undefined>();
+      return c.text("hi");
+    });
+    app.get("/open", (c) => {
+      expectTypeOf(c.var.auth).toEqualTypeOf<RequestAuth | undefined>();
+      return c.text("hi");
+    });
+    app.notFound(sessionAuth.notFound());
+    app.onError(sessionAuth.onError());
   });
 });

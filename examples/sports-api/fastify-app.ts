@@ -24,7 +24,7 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
   const app = Fastify({
     ...(tls === undefined ? {} : { https: { cert: tls.cert, key: tls.key } }),
     // Drupal's ?q= paths, and Fastify's own errors (an undecodable path) in the wire format.
-    rewriteUrl: drupalRewriteUrl(),
+    rewriteUrl: drupalRewriteUrl(options),
     frameworkErrors: (error, request, res) => app.sessionAuth.errorHandler()(error, request, res),
     // Node's default, which Fastify sets to 0: a body that never finishes gets a 408, as on Express.
     requestTimeout: 300_000,

@@ -6,7 +6,7 @@ import { createFastifyApp } from "./fastify-app.js";
 import { createHonoApp } from "./hono-app.js";
 import { serveFetch } from "./serve-fetch.js";
 
-/** The frameworks the example runs on (`EXAMPLE_FRAMEWORK`): Express, the default; Fastify; Hono through the fetch handler. */
+/** The frameworks the example runs on (`EXAMPLE_FRAMEWORK`): Express, the default; Fastify; Hono. */
 export const EXAMPLE_FRAMEWORKS = ["express", "fastify", "hono"] as const;
 export type ExampleFramework = (typeof EXAMPLE_FRAMEWORKS)[number];
 

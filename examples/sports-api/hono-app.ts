@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { reasonPhrase } from "services-session-auth";
-import { honoSessionAuth, type SessionAuthEnv } from "../recipes/hono.js";
+import { honoSessionAuth } from "services-session-auth/hono";
 import { COLLECTIONS, rowById, sportsApiDocument, sportsAuthOptions, sportsStats, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
 import { pageFiles } from "./page.js";
 
@@ -10,25 +10,22 @@ function reply(status: number, value: unknown, statusText?: string): Response {
 }
 
 /**
- * The sports API of app.ts on Hono, through `services-session-auth/fetch`: the same page,
+ * The sports API of app.ts on Hono, through `services-session-auth/hono`: the same page,
  * routes, OpenAPI document and replies. Serve it with serve-fetch.ts, which keeps Services'
  * reason phrases on the status line (@hono/node-server writes Node's own).
  */
-export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
+export function createHonoApp(config: SportsApiConfig): Hono {
   // Behind the proxies TRUST_PROXY names, the scheme comes from X-Forwarded-Proto and the client from X-Forwarded-For, as on Express.
   const options = sportsAuthOptions(config);
-  const { sessionAuth, services, requireSession } = honoSessionAuth({
-    ...options,
-    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
-  });
-  const signedIn = requireSession();
-  const admin = requireSession({ roles: ["administrator"] });
-  const app = new Hono<SessionAuthEnv>({ getPath: (request) => sessionAuth.routedPath(request) });
-  app.use(services);
+  const sessionAuth = honoSessionAuth({ ...options, ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }) });
+  const signedIn = sessionAuth.requireSession();
+  const admin = sessionAuth.requireSession({ roles: ["administrator"] });
+  const app = new Hono({ getPath: sessionAuth.getPath });
+  app.use(sessionAuth.services());
   // Express and Fastify refuse a path they cannot percent-decode before any route runs; Hono
-  // routes it as it is. The same 400 here (errorResponse answers a URIError as a malformed request).
+  // routes it as it is. The same 400 here (onError answers a URIError as a malformed request).
   app.use(async (c, next) => {
-    decodeURIComponent(sessionAuth.routedPath(c.req.raw));
+    decodeURIComponent(new URL(c.req.url).pathname);
     await next();
   });
 
@@ -46,21 +43,20 @@ export function createHonoApp(config: SportsApiConfig): Hono<SessionAuthEnv> {
   }
 
   app.get("/services/json/sessions", signedIn, async (c) => {
-    const auth = c.var.auth!;
+    const auth = c.var.auth;
     const sessions = await sessionAuth.listSessions(auth.user.uid);
     return reply(
       200,
       sessions.map(({ handle, record }) => ({ id: handle, current: handle === auth.session.handle, ...record })),
     );
   });
-  app.post("/services/json/sessions/revoke-all", signedIn, async (c) => reply(200, { ended: await sessionAuth.endUserSessions(c.var.auth!.user.uid) }));
+  app.post("/services/json/sessions/revoke-all", signedIn, async (c) => reply(200, { ended: await sessionAuth.endUserSessions(c.var.auth.user.uid) }));
   app.get("/services/json/admin/stats", admin, () => reply(200, sportsStats()));
 
   const document = sportsApiDocument(options);
   app.get("/openapi.json", () => reply(200, document));
 
-  const notFound = sessionAuth.notFound({ resources: SPORTS_RESOURCES });
-  app.notFound((c) => notFound(c.req.raw));
-  app.onError((error, c) => sessionAuth.errorResponse(error, c.req.raw));
+  app.notFound(sessionAuth.notFound({ resources: SPORTS_RESOURCES }));
+  app.onError(sessionAuth.onError());
   return app;
 }

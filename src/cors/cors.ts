@@ -1,4 +1,6 @@
 import { normalizeOrigin } from "../origins/origin.js";
+import { isTokenPath, pathBelow } from "../http-input/target.js";
+import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { WireResponse } from "../wire/reply.js";
 import type { CorsSettings } from "./options.js";
 
@@ -111,41 +113,17 @@ export function corsAtPath(path: string, endpointPath: string, settings: CorsSet
 }
 
 /**
- * A `Vary` value with `added`'s names after `had`'s, each once (compared without regard to
- * case): CORS's `Origin` and the endpoint's `Accept` both belong on one reply, whichever step
- * set its header first.
- *
- * @example
- * ```ts
- * mergeVary("Origin", "Accept, origin"); // "Origin, Accept"
- * ```
- */
-export function mergeVary(had: string | undefined, added: string): string {
-  if (had === undefined || had === "") return added;
-  const names: string[] = [];
-  const seen = new Set<string>();
-  for (const name of `${had},${added}`.split(",")) {
-    const trimmed = name.trim();
-    const key = trimmed.toLowerCase();
-    if (trimmed === "" || seen.has(key)) continue;
-    seen.add(key);
-    names.push(trimmed);
-  }
-  return names.join(", ");
-}
-
-/**
  * A wire reply with CORS headers added (`Vary` merged with its own, CORS's `Origin` first, as
  * where the headers are set on the reply before it is made): for a binding that turns
  * replies into values of its framework's rather than writing them onto a response object.
  */
-export function withCorsHeaders(wire: WireResponse, headers: Readonly<Record<string, string>> | undefined): WireResponse {
-  if (headers === undefined) return wire;
+export function withCorsHeaders(wire: WireResponse, headers: HeaderRecord | undefined): WireResponse {
+  if (headers === undefined || headers === NO_HEADERS) return wire;
   const merged: Record<string, string | readonly string[]> = { ...wire.headers };
   for (const name in headers) {
     const value = headers[name]!;
     const had = merged[name];
-    merged[name] = name === "Vary" && typeof had === "string" ? mergeVary(value, had) : value;
+    merged[name] = name === "Vary" && typeof had === "string" && typeof value === "string" ? mergeVary(value, had) : value;
   }
   return { ...wire, headers: merged };
 }
@@ -158,7 +136,7 @@ export function withCorsHeaders(wire: WireResponse, headers: Readonly<Record<str
  * @param endpointPath - With a leading slash and none at the end (`/services/json`).
  */
 export function corsCovers(path: string, endpointPath: string, patterns: readonly string[]): boolean {
-  if (path === endpointPath || path.startsWith(`${endpointPath}/`) || path === "/services/session/token" || path === "/services/session/token/") return true;
+  if (pathBelow(path, endpointPath) !== undefined || isTokenPath(path)) return true;
   return patterns.some((pattern) => matchesPattern(path, pattern));
 }
 

@@ -1,29 +1,25 @@
 import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
-import { unaddressedReporter } from "../login/client-address.js";
-import type { CookieSettings } from "../cookie/options.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
-import type { OriginSettings } from "../origins/options.js";
 import type { EndpointSettings } from "./options.js";
-import { isCrossSiteLogin, normalizeOrigin } from "../origins/origin.js";
-import { crossSiteCookieProblem } from "../cors/cross-site-cookie.js";
+import type { LoginOriginRequest } from "../origins/login-origin.js";
 import { createSessionId } from "../sessions/session-id.js";
 import { settingOver, type SessionContext, type SessionRequest, type Sessions } from "../sessions/sessions.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { UserRecord } from "../types.js";
-import { parseRequestBody, requestMime } from "../http-input/body.js";
+import { parseRequestBody } from "../http-input/body.js";
+import type { RequestBody } from "../http-input/request.js";
 import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import { loginArgumentSchemas, readLoginArgument } from "./login-arguments.js";
 import { negotiateFormat } from "../http-input/negotiate.js";
 import type { NotFoundRequest } from "./not-found.js";
 import { trimSlashes } from "../http-input/path.js";
-import { endpointRootReply, headReply, matchAction, optionsReply, routingMethod } from "./routing.js";
+import { endpointRootReply, headReply, matchAction, optionsReply, routingMethod, type Action } from "./routing.js";
 import { anonymousUserObject, connectUserObject, loginUserObject, logoutUserObject } from "../wire/user-object.js";
 import { errorReply, jsonReply, textHeaders, type WireResponse } from "../wire/reply.js";
 
-/** A request body: raw bytes, or a value an earlier body parser already produced. */
-export type RequestBody = { readonly raw: Buffer } | { readonly parsed: unknown };
+export type { RequestBody };
 
 /** A request to one of the Services calls, described without any framework. */
 export interface ServicesRequest extends SessionRequest {
@@ -58,7 +54,8 @@ export interface EndpointRequest extends ServicesRequest, NotFoundRequest {
 }
 
 /** A routed call: the request, its body, and its URL's format suffix (`json` in `user/login.json`). */
-interface ServicesCall extends ServicesRequest {
+interface ServicesCall {
+  readonly request: ServicesRequest;
   readonly body: RequestBody;
   readonly format: string | undefined;
 }
@@ -95,11 +92,15 @@ export interface SessionChange<T> {
   readonly error?: SessionAuthError;
 }
 
-/** What the endpoint works with: its own settings, the trusted origins, and what it needs of the login's and the cookie's. */
+/**
+ * What the endpoint works with: its own settings, what it needs of the login's, and the checks
+ * made for it elsewhere: a login's origin (login CSRF), and the client address's shape.
+ */
 export type EndpointDeps = EndpointSettings &
-  OriginSettings &
-  Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength" | "deviceCookies"> &
-  Pick<CookieSettings, "baseUrl" | "sameSite" | "cookieSecure">;
+  Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength" | "deviceCookies"> & {
+    readonly checkLoginOrigin: (request: LoginOriginRequest) => void;
+    readonly checkAddress: (ip: string, requestId?: string) => void;
+  };
 
 /** The most device cookie values of one login read: a client holds one (a Drupal-era domain copy at most beside it). */
 const DEVICE_COOKIES_READ = 4;
@@ -117,25 +118,17 @@ export class ServicesEndpoint {
   readonly #options: EndpointDeps;
   readonly #emit: Emit;
   readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
-  /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
-  readonly #baseOrigin: string | undefined;
-  /** Says once that client addresses are not IP addresses (see addressGroup). */
-  readonly #checkAddress: (ip: string, requestId?: string) => void;
 
   /**
    * @param settings - What the endpoint works with ({@link EndpointDeps}).
    * @param emit - Where events go: stamped, to the app's listener.
    */
   constructor(settings: EndpointDeps, sessions: Sessions, auth: Authenticator, emit: Emit) {
-    const options = settings;
     this.#emit = emit;
-    this.#checkAddress = unaddressedReporter(emit);
     this.#sessions = sessions;
     this.#auth = auth;
-    this.#options = options;
-    this.#loginArgs = loginArgumentSchemas(options);
-    const base = options.baseUrl === undefined ? undefined : new URL(options.baseUrl);
-    this.#baseOrigin = base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`);
+    this.#options = settings;
+    this.#loginArgs = loginArgumentSchemas(settings);
   }
 
   /**
@@ -160,14 +153,25 @@ export class ServicesEndpoint {
           throw new SessionAuthError("ERR_NO_CONTROLLER");
       }
       const body = await request.body();
-      return await this[match.action]({ ...request, body, format: match.format });
+      return await this.#actions[match.action]({ request, body, format: match.format });
     } catch (error) {
+      // A body that could not be read is the client's; anything else is a fault, never silent.
+      if (!isSessionAuthError(error)) this.#emit({ type: "internal.error", err: error }, request.requestId);
       return errorReply(error);
     }
   }
 
+  /** The calls by action, looked up in an object of the class's own making. */
+  readonly #actions: Readonly<Record<Action, (call: ServicesCall) => Promise<WireResponse>>> = {
+    login: (call) => this.login(call),
+    logout: (call) => this.logout(call),
+    userToken: (call) => this.userToken(call),
+    connect: (call) => this.connect(call),
+  };
+
   /** `POST user/login` (`_user_resource_login`, or `_user_resource_login_1_1`). */
-  login(request: ServicesCall): Promise<WireResponse> {
+  login(call: ServicesCall): Promise<WireResponse> {
+    const { request } = call;
     // API 1.1 renamed the arguments, and each version reads only its own names.
     const [nameKey, passKey] =
       this.#version(request, this.#options.loginApiVersion) === "1.1" ? (["name", "pass"] as const) : (["username", "password"] as const);
@@ -181,7 +185,7 @@ export class ServicesEndpoint {
       if (password === undefined) throw new SessionAuthError("ERR_MISSING_ARGUMENT", passKey);
       return { name, password };
     };
-    return this.#call(request, { csrf: true, args, sameSite: true }, async ({ name, password }, context) => {
+    return this.#call(call, { csrf: true, args, sameSite: true }, async ({ name, password }, context) => {
       if (context.state.kind === "live") throw new SessionAuthError("ERR_ALREADY_LOGGED_IN", context.state.user.name);
       // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
       // name is "blocked" before anything else is checked, and nothing is counted or hashed.
@@ -209,8 +213,9 @@ export class ServicesEndpoint {
   }
 
   /** `POST system/connect` (`_system_resource_connect`). */
-  connect(request: ServicesCall): Promise<WireResponse> {
-    return this.#call(request, { csrf: true }, async (_args, { state, cookie, now }) => {
+  connect(call: ServicesCall): Promise<WireResponse> {
+    const { request } = call;
+    return this.#call(call, { csrf: true }, async (_args, { state, cookie, now }) => {
       if (state.kind === "live") {
         const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user), request.secure);
         return jsonReply({ sessid: state.sessid, session_name: cookie.name, user });
@@ -223,9 +228,10 @@ export class ServicesEndpoint {
   }
 
   /** `POST user/logout` (`_user_resource_logout`: `[true]`; API 1.1: the anonymous user). */
-  logout(request: ServicesCall): Promise<WireResponse> {
+  logout(call: ServicesCall): Promise<WireResponse> {
+    const { request } = call;
     const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
-    return this.#call(request, { csrf: true }, async (_args, context) => {
+    return this.#call(call, { csrf: true }, async (_args, context) => {
       const { result, setCookie, error } = await this.end(request, context);
       if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
       const headers: Record<string, string | readonly string[]> = { ...cookieHeader(setCookie) };
@@ -238,8 +244,8 @@ export class ServicesEndpoint {
   }
 
   /** `POST user/token` (`_user_resource_get_token`): the token as JSON, never CSRF-checked. */
-  userToken(request: ServicesCall): Promise<WireResponse> {
-    return this.#call(request, { csrf: false }, async (_args, { state }) => jsonReply({ token: this.#sessions.tokenFor(state) }));
+  userToken(call: ServicesCall): Promise<WireResponse> {
+    return this.#call(call, { csrf: false }, async (_args, { state }) => jsonReply({ token: this.#sessions.tokenFor(state) }));
   }
 
   /**
@@ -300,48 +306,6 @@ export class ServicesEndpoint {
     return { result, setCookie: sent > 0 ? settingOver(set, variantDeletionHeaders(cookie)) : [set] };
   }
 
-  /**
-   * Login CSRF: a page on another site must not log the visitor's browser into an account
-   * (Services never checked anonymous requests; browsers now say where a request is from).
-   * @throws SessionAuthError `ERR_CROSS_SITE_LOGIN`.
-   */
-  #refuseCrossSite(request: ServicesCall): void {
-    // Neither header: a native client, which is never refused and whose cookie no browser
-    // drops. Nothing to work out, so no URL is parsed on the login of every app that is not a browser.
-    if (request.origin === undefined && request.fetchSite === undefined) return;
-    const ownOrigin = this.#baseOrigin ?? normalizeOrigin(`${request.secure ? "https" : "http"}://${request.host}`);
-    const scripted = request.csrfHeader !== undefined || requestMime(request.contentType).toLowerCase() === "application/json";
-    const source = { origin: request.origin, fetchSite: request.fetchSite, ownOrigin, scripted };
-    if (!isCrossSiteLogin(source, this.#options.trustedOrigins, this.#options.admitCrossSiteWithoutOrigin)) {
-      this.#warnCookieDropped(request, ownOrigin);
-      return;
-    }
-    const origin = request.origin === undefined ? null : request.origin.slice(0, 256);
-    this.#emit(
-      {
-        type: "login.cross-site",
-        origin,
-        fetchSite: request.fetchSite?.slice(0, 32) ?? null,
-        ip: request.ip,
-        message: crossSiteMessage(origin, ownOrigin),
-      },
-      request.requestId,
-    );
-    throw new SessionAuthError("ERR_CROSS_SITE_LOGIN");
-  }
-
-  /**
-   * A login admitted from an app origin of another site, whose session cookie the browser
-   * will drop (no `SameSite=None` and `Secure`, or plain http): answered as usual, but with
-   * an event that says why its session will not stick.
-   */
-  #warnCookieDropped(request: ServicesCall, ownOrigin: string | undefined): void {
-    const origin = request.origin === undefined ? undefined : normalizeOrigin(request.origin);
-    if (origin === undefined || ownOrigin === undefined || !this.#options.trustedOrigins.has(origin)) return;
-    const message = crossSiteCookieProblem(origin, ownOrigin, this.#options, request.secure);
-    if (message !== undefined) this.#emit({ type: "cookie.cross-site", origin, ip: request.ip, message }, request.requestId);
-  }
-
   /** The API version a request's version header names, if it names one the calls know; else the endpoint's. */
   #version(request: ServicesRequest, configured: "1.0" | "1.1"): "1.0" | "1.1" {
     const asked = request.versionHeader?.trim();
@@ -354,33 +318,34 @@ export class ServicesEndpoint {
    * the session cookie fix-ups of the request and, without a format suffix, `Vary: Accept`.
    */
   async #call<A>(
-    request: ServicesCall,
+    call: ServicesCall,
     step: { csrf: boolean; args?: (body: unknown) => A; sameSite?: boolean },
     callback: (args: A, context: SessionContext) => Promise<WireResponse>,
   ): Promise<WireResponse> {
+    const { request } = call;
     // Without a suffix the format follows Accept, so every reply says it varies by it.
-    const vary: Record<string, string> = request.format === undefined ? { Vary: "Accept" } : {};
+    const vary: Record<string, string> = call.format === undefined ? { Vary: "Accept" } : {};
     let setCookie: readonly string[] = [];
-    this.#checkAddress(request.ip, request.requestId);
+    this.#options.checkAddress(request.ip, request.requestId);
     try {
-      negotiateFormat(request.format, request.accept);
+      negotiateFormat(call.format, request.accept);
       let body: unknown;
-      if ("parsed" in request.body) body = request.body.parsed;
+      if ("parsed" in call.body) body = call.body.parsed;
       else {
-        const parsed = parseRequestBody(request.body.raw, request.contentType, this.#options.parsers);
+        const parsed = parseRequestBody(call.body.raw, request.contentType, this.#options.parsers);
         // Only multipart is parsed later, by a stream: JSON and forms cost no await.
         body = parsed instanceof Promise ? await parsed : parsed;
       }
       const args = step.args?.(body) as A;
       // Before the session is read: a refused cross-site login reads and changes nothing.
-      if (step.sameSite === true) this.#refuseCrossSite(request);
+      if (step.sameSite === true) this.#options.checkLoginOrigin(request);
       const context = await this.#sessions.context(request);
       setCookie = context.setCookie;
       if (step.csrf)
         this.#sessions.checkCsrf(
           context.state,
           request.method,
-          () => csrfTokenOf({ ...request, body }),
+          () => csrfTokenOf({ csrfHeader: request.csrfHeader, queryToken: request.queryToken, contentType: request.contentType, body }),
           () => request.ip,
           request.requestId,
         );
@@ -391,14 +356,6 @@ export class ServicesEndpoint {
       return errorReply(error, { ...vary, ...cookieHeader(setCookie) });
     }
   }
-}
-
-/** What a refused cross-site login's event says: why, and which option would admit the app if it is the app's own. */
-function crossSiteMessage(origin: string | null, ownOrigin: string | undefined): string {
-  if (origin === null) return "login refused: the browser marked it cross-site";
-  if (normalizeOrigin(origin) === "null")
-    return "login refused: origin null is every sandboxed frame's and data: document's, and is never trusted; an app loaded from file: on Android sends no Origin (see admitCrossSiteWithoutOrigin), on iOS serve it from a custom scheme and list that origin";
-  return `login refused: origin ${origin} is not this site's (${ownOrigin ?? "unknown"}); if it is your own app, add it to trustedOrigins; behind a TLS-terminating proxy, set baseUrl or Express's trust proxy`;
 }
 
 /**

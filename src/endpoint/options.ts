@@ -19,10 +19,18 @@ export interface EndpointOptions {
   /**
    * The paths on which a `?q=` parameter is taken as the request's path, as Drupal does for
    * sites without clean URLs (`/?q=services/json/user/login.json`, as jDrupal and DrupalGap
-   * call). Elsewhere `q` is left to the app. `[]` turns it off.
+   * call), towards the endpoint and below it, `services/session/token` and `queryRoutes`.
+   * Elsewhere `q` is left to the app. `[]` turns it off.
    * @default ["/", "/index.php"]
    */
   queryPaths?: readonly string[];
+  /**
+   * Path prefixes besides the endpoint's and `services/session/token` that `?q=` may route to
+   * (`["/drupalgap"]`). Any other `?q=` stays the app's parameter, so `/?q=metrics` never
+   * reaches `/metrics` past a proxy's rules on paths.
+   * @default []
+   */
+  queryRoutes?: readonly string[];
   /**
    * The endpoint's machine name, answered at the endpoint root (`GET /services/json`):
    * `Services Endpoint "<name>" has been setup successfully.`, which clients use as a health check.
@@ -72,6 +80,7 @@ export interface EndpointOptions {
 export const ENDPOINT_DEFAULTS = Object.freeze({
   endpoint: "services/json",
   queryPaths: Object.freeze(["/", "/index.php"]),
+  queryRoutes: Object.freeze([] as string[]),
   endpointName: "services",
   loginApiVersion: "1.0",
   logoutApiVersion: "1.0",
@@ -88,6 +97,10 @@ export const endpointShape = {
     .regex(/^\/?[\w.~-]+(?:\/[\w.~-]+)*\/?$/, "must be a path such as services/json (letters, digits, . _ ~ - and slashes)")
     .optional(),
   queryPaths: z.array(z.string().startsWith("/")).readonly().optional(),
+  queryRoutes: z
+    .array(z.string().regex(/^\/[\w.~\-/]*$/, "must be a path prefix such as /drupalgap"))
+    .readonly()
+    .optional(),
   endpointName: z.string().min(1).max(255).optional(),
   loginApiVersion: z.enum(["1.0", "1.1"]).optional(),
   logoutApiVersion: z.enum(["1.0", "1.1"]).optional(),
@@ -105,6 +118,7 @@ export interface EndpointSettings {
   /** The endpoint's path with a leading slash and none at the end (`/services/json`). */
   readonly endpointPath: string;
   readonly queryPaths: readonly string[];
+  readonly queryRoutes: readonly string[];
   readonly endpointName: string;
   readonly loginApiVersion: "1.0" | "1.1";
   readonly logoutApiVersion: "1.0" | "1.1";
@@ -123,6 +137,7 @@ export function endpointSettings(input: z.output<z.ZodObject<typeof endpointShap
   return Object.freeze({
     endpointPath: `/${trimSlashes(input.endpoint ?? ENDPOINT_DEFAULTS.endpoint)}`,
     queryPaths: Object.freeze([...(input.queryPaths ?? ENDPOINT_DEFAULTS.queryPaths)]),
+    queryRoutes: Object.freeze((input.queryRoutes ?? ENDPOINT_DEFAULTS.queryRoutes).map((prefix) => `/${trimSlashes(prefix)}`)),
     endpointName: input.endpointName ?? ENDPOINT_DEFAULTS.endpointName,
     loginApiVersion: input.loginApiVersion ?? ENDPOINT_DEFAULTS.loginApiVersion,
     logoutApiVersion: input.logoutApiVersion ?? ENDPOINT_DEFAULTS.logoutApiVersion,

@@ -38,12 +38,14 @@ export function endpointRootReply(endpointName: string): WireResponse {
 /** A Services action this package answers. */
 export type Action = "login" | "logout" | "userToken" | "connect";
 
-const ACTIONS: Readonly<Record<string, Action>> = {
-  "user/login": "login",
-  "user/logout": "logout",
-  "user/token": "userToken",
-  "system/connect": "connect",
-};
+// A Map, not an object: a path named after one of Object.prototype's members (constructor,
+// __proto__, toString) must find nothing.
+const ACTIONS: ReadonlyMap<string, Action> = new Map([
+  ["user/login", "login"],
+  ["user/logout", "logout"],
+  ["user/token", "userToken"],
+  ["system/connect", "connect"],
+]);
 
 // Services splits the format suffix off with this pattern (ServicesContentTypeNegotiator).
 const SUFFIX = /^(.+)\.([^./^]+)$/;
@@ -57,7 +59,7 @@ export function matchAction(path: string): { action: Action; format: string | un
   const trimmed = trimSlashes(path);
   const suffix = SUFFIX.exec(trimmed);
   const [base, format] = suffix === null ? [trimmed, undefined] : [suffix[1]!, suffix[2]];
-  const action = ACTIONS[base];
+  const action = ACTIONS.get(base);
   return action === undefined ? undefined : { action, format };
 }
 

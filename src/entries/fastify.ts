@@ -8,8 +8,9 @@
  * import { memorySessionStore } from "services-session-auth";
  * import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
  *
- * const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
- * await app.register(fastifySessionAuth, { userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
+ * const options = { userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! };
+ * const app = Fastify({ rewriteUrl: drupalRewriteUrl(options) });
+ * await app.register(fastifySessionAuth, options);
  * app.get("/services/json/me", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ name: request.auth!.user.name }));
  * app.setNotFoundHandler(app.sessionAuth.notFound({ resources: ["me"] }));
  * app.setErrorHandler(app.sessionAuth.errorHandler());
@@ -20,4 +21,4 @@
 export { fastifySessionAuth } from "../fastify/plugin.js";
 export { drupalRewriteUrl } from "../fastify/rewrite-url.js";
 export type { FastifySessionAuth, FastifySessionAuthOptions } from "../fastify/plugin.js";
-export type { AuthUser, RequestAuth } from "../sessions/route-guard.js";
+export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -1,4 +1,8 @@
-import type { Request } from "express";
+import type { ExpressRequest } from "./request.js";
+
+/** The request a logger gets: Express's, with whatever the app's middleware added to it (`req.log`, `req.path`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the app's own additions, which the package cannot name
+export type LoggedRequest = ExpressRequest & { readonly [key: string]: any };
 import { z } from "zod";
 import { stackOf, writeStderr } from "../events.js";
 import { fn } from "../validate.js";
@@ -20,11 +24,11 @@ export interface ErrorHandlerOptions {
    * default then writes nothing more.
    * @default with `onEvent`: the error's stack on stderr, as Express's own handler prints it (not when `NODE_ENV` is `test`); without: nothing more than the event on stderr
    */
-  log?: ((err: unknown, req: Request) => void) | false;
+  log?: ((err: unknown, req: LoggedRequest) => void) | false;
 }
 
 export const errorHandlerSchema = z.strictObject({
-  log: z.union([z.literal(false), fn<(err: unknown, req: Request) => void>("(err, req) => void")]).optional(),
+  log: z.union([z.literal(false), fn<(err: unknown, req: LoggedRequest) => void>("(err, req) => void")]).optional(),
 });
 
 /** Express's final handler prints the stack of an error nobody handled, except under test. */

@@ -1,29 +1,31 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
-import { ENDPOINT_DEFAULTS } from "../endpoint/options.js";
-import { drupalQueryTarget } from "../http-input/query-path.js";
+import { endpointSettings, endpointShape } from "../endpoint/options.js";
+import { queryRouter } from "../http-input/target.js";
+import type { SessionAuthOptions } from "../options/options.js";
 import { parseOptions } from "../validate.js";
 
-const schema = z.array(z.string().startsWith("/")).readonly();
+const routingSchema = z.looseObject({ endpoint: endpointShape.endpoint, queryPaths: endpointShape.queryPaths, queryRoutes: endpointShape.queryRoutes });
 
 /**
  * Fastify's `rewriteUrl` for Drupal's `?q=` paths (`/?q=services/json/user/login.json`, as
- * jDrupal and DrupalGap call): on the given paths, `q` becomes the path Fastify routes by,
- * the Services calls' and the app's own routes' alike, and the rest of the query string
- * stays. Elsewhere `q` is the app's. Fastify takes it only when the server is made, so it is
- * a function of its own rather than part of the plugin; give it the plugin's `queryPaths`.
+ * jDrupal and DrupalGap call): `q` becomes the path Fastify routes by, by the plugin's rule
+ * (towards the endpoint, `services/session/token` and `queryRoutes`; elsewhere `q` is the
+ * app's). Fastify takes it only when the server is made: give it the plugin's options (it
+ * reads `endpoint`, `queryPaths` and `queryRoutes`).
  *
- * @param queryPaths - The paths where `q` routes, as the plugin's `queryPaths` option (`["/", "/index.php"]` unless given).
  * @example
  * ```ts
- * const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+ * const app = Fastify({ rewriteUrl: drupalRewriteUrl(options) });
+ * await app.register(fastifySessionAuth, options);
  * ```
- * @throws TypeError for a path that does not start with `/`.
+ * @throws TypeError for an invalid `endpoint`, `queryPaths` or `queryRoutes`.
  */
-export function drupalRewriteUrl(queryPaths: readonly string[] = ENDPOINT_DEFAULTS.queryPaths): (request: IncomingMessage) => string {
-  const honoured = new Set(parseOptions(schema, queryPaths, "drupalRewriteUrl"));
+export function drupalRewriteUrl(options: Partial<SessionAuthOptions> = {}): (request: IncomingMessage) => string {
+  const settings = endpointSettings(parseOptions(routingSchema, options, "drupalRewriteUrl"));
+  const route = queryRouter(settings);
   return function rewriteUrl(request) {
     const url = request.url ?? "/";
-    return drupalQueryTarget(url, honoured) ?? url;
+    return route(url) ?? url;
   };
 }

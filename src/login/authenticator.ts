@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
-import { addressGroup, plainAddress } from "./client-address.js";
+import { addressGroup, plainAddress } from "../http-input/address.js";
 import { DeviceCookies } from "./device-cookie.js";
 import { loginNameHasher } from "./login-name.js";
 import type { Emit } from "../events.js";

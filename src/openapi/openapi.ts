@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { DEFAULTS } from "../options/defaults.js";
-import { optionShape } from "../options/schema.js";
-import { trimSlashes } from "../http-input/path.js";
+import { resolveDocumentedOptions, type DocumentedSettings } from "../options/schema.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import { parseOptions } from "../validate.js";
 import { SessionAuthError, type SessionAuthErrorCode } from "../errors.js";
@@ -110,36 +108,8 @@ function zodSchemaProblem(value: unknown): string | undefined {
   }
   return "must be a zod 4 schema";
 }
-/** The options of the router that shape the document. */
-const DOCUMENTED_OPTIONS = [
-  "sessionName",
-  "cookieDomain",
-  "baseUrl",
-  "cookieSecure",
-  "sameSite",
-  "clearSiteData",
-  "endpoint",
-  "endpointName",
-  "parsers",
-  "throttle",
-  "blockedAccountResponse",
-  "loginApiVersion",
-  "logoutApiVersion",
-  "maxPasswordBytes",
-  "maxNameLength",
-  "trustedOrigins",
-  "cors",
-  "deviceCookies",
-] as const satisfies readonly (keyof typeof optionShape)[];
-
-function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((key) => [key, object[key]])) as Pick<T, K>;
-}
-
 const zodSchema = z.custom<z.core.$ZodType>((value) => zodSchemaProblem(value) === undefined, { error: (issue) => zodSchemaProblem(issue.input) });
-const optionsSchema = z.strictObject({
-  // The package's own checks of the options that shape the document; the rest (the stores) are not read.
-  auth: z.looseObject(pick(optionShape, DOCUMENTED_OPTIONS)).optional(),
+const routesShape = {
   endpointPath: z
     .string()
     .regex(/^\/(?:.*[^/])?$/, "must start with / and not end with /")
@@ -163,7 +133,10 @@ const optionsSchema = z.strictObject({
     )
     .readonly()
     .optional(),
-});
+};
+const routesSchema = z.strictObject(routesShape);
+// The options object itself is checked by the package's own resolver; its stores are not read.
+const optionsSchema = z.strictObject({ ...routesShape, auth: z.looseObject({}).optional() });
 
 function jsonSchema(schema: z.core.$ZodType): OpenApiObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" });
@@ -255,22 +228,25 @@ function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecur
  * @throws TypeError when an option is invalid.
  */
 export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
-  const parsed = parseOptions(optionsSchema, options, "openApiDocument");
-  const auth = parsed.auth ?? {};
-  const base = parsed.endpointPath ?? `/${trimSlashes(parsed.auth?.endpoint ?? DEFAULTS.endpoint)}`;
-  const limits = {
-    maxNameLength: auth.maxNameLength ?? DEFAULTS.maxNameLength,
-    maxPasswordBytes: auth.maxPasswordBytes ?? DEFAULTS.maxPasswordBytes,
-  };
-  const v11 = (auth.loginApiVersion ?? DEFAULTS.loginApiVersion) === "1.1";
-  const logoutV11 = (auth.logoutApiVersion ?? DEFAULTS.logoutApiVersion) === "1.1";
-  const blocked = (auth.blockedAccountResponse ?? DEFAULTS.blockedAccountResponse) === "drupal";
-  const throttled = auth.throttle !== false;
-  const cors = auth.cors !== false && (auth.trustedOrigins ?? []).length > 0;
-  const devices =
-    auth.deviceCookies === undefined || auth.deviceCookies === false
-      ? undefined
-      : { ...DEFAULTS.deviceCookies, ...(auth.deviceCookies === true ? {} : auth.deviceCookies) };
+  const { auth, ...routes } = parseOptions(optionsSchema, options, "openApiDocument");
+  return openApiFromSettings(resolveDocumentedOptions(auth ?? {}, "openApiDocument"), routes);
+}
+
+/** The document's own part of {@link OpenApiOptions}: where the endpoint is, its `info`, `servers` and the app's guarded routes. */
+export type OpenApiRoutes = Omit<OpenApiOptions, "auth">;
+
+/** The document of a set-up from its resolved options: the same settings that shape the wire shape the document. */
+export function openApiFromSettings(settings: DocumentedSettings, options: OpenApiRoutes = {}): OpenApiObject {
+  const parsed = parseOptions(routesSchema, options, "openApi");
+  const { cookie: auth, login, endpoint } = settings;
+  const base = parsed.endpointPath ?? endpoint.endpointPath;
+  const limits = { maxNameLength: login.maxNameLength, maxPasswordBytes: login.maxPasswordBytes };
+  const v11 = endpoint.loginApiVersion === "1.1";
+  const logoutV11 = endpoint.logoutApiVersion === "1.1";
+  const blocked = login.blockedAccountResponse === "drupal";
+  const throttled = login.throttle !== false;
+  const cors = settings.cors.enabled;
+  const devices = login.deviceCookies === false ? undefined : login.deviceCookies;
   const deviceCookie =
     devices === undefined
       ? ""
@@ -289,8 +265,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
 
   const loggedInWithToken = { sessionCookie: [], csrfToken: [] };
   const anyCaller: Json[] = [{}, loggedInWithToken];
-  const parsers = auth.parsers ?? DEFAULTS.parsers;
-  const bodyTypes = (schema: OpenApiObject): OpenApiObject => Object.fromEntries(parsers.map((type) => [type, { schema }]));
+  const bodyTypes = (schema: OpenApiObject): OpenApiObject => Object.fromEntries([...endpoint.parsers].map((type) => [type, { schema }]));
   const attributes = cookieAttributes(auth);
   const post = (
     operationId: string,
@@ -357,7 +332,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
           "Set-Cookie": stringHeader(
             "The expired session cookie (`<session_name>=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0`), with the domain it was set with, and for a host-only copy.",
           ),
-          ...(auth.clearSiteData === true ? { "Clear-Site-Data": stringHeader('`"cookies"`: every cookie of the origin is cleared.') } : {}),
+          ...(endpoint.clearSiteData ? { "Clear-Site-Data": stringHeader('`"cookies"`: every cookie of the origin is cleared.') } : {}),
         },
         content: json(ref(logoutV11 ? "LogoutReply11" : "LogoutReply")),
       },
@@ -385,7 +360,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiObject {
     },
   });
   paths["/services/session/token"] = { get: sessionToken("get"), post: sessionToken("post") };
-  const endpointName = checkPlain(auth.endpointName ?? DEFAULTS.endpointName);
+  const endpointName = checkPlain(endpoint.endpointName);
   const endpointRoot = (method: "get" | "post"): OpenApiObject => ({
     operationId: method === "get" ? "endpointRoot" : "endpointRootPost",
     tags: ["Services session"],

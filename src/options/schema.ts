@@ -90,7 +90,7 @@ export interface SuppliedDefaults {
 export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefaults, factory: string): ResolvedOptions {
   const parsed = parseOptions(optionsSchema, input, factory);
   const cookie = cookieSettings(parsed);
-  const origins = originSettings(parsed);
+  const origins = originSettings(parsed, cookie.baseUrl);
   const csrfToken = parsed.csrfToken ?? hmacCsrfToken(parsed.secret!);
   // Stable across instances (so logs and shared counters agree), and its own key. Without a
   // secret, made from the app's token function over a value no cookie can hold (a cookie
@@ -106,6 +106,56 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     sessions: sessionSettings(parsed, cookie, csrfToken),
     login: loginSettings(parsed, nameKey, deriveKey(parsed.secret ?? csrfToken("services-session-auth; device cookies"), "device cookies")),
     origins,
+    cors: corsSettings(parsed, origins.trustedOrigins),
+    endpoint: endpointSettings(parsed),
+  });
+}
+
+/** The options that shape the wire as a document describes it (the OpenAPI document), resolved. */
+export type DocumentedSettings = Pick<ResolvedOptions, "cookie" | "login" | "cors" | "endpoint">;
+
+/** The options a document reads: the cookie's, the login's, the origins' and CORS's, the endpoint's. */
+const DOCUMENTED_OPTIONS = [
+  "sessionName",
+  "cookieDomain",
+  "baseUrl",
+  "cookieSecure",
+  "sameSite",
+  "absoluteTimeout",
+  "clearSiteData",
+  "endpoint",
+  "endpointName",
+  "parsers",
+  "throttle",
+  "blockedAccountResponse",
+  "loginApiVersion",
+  "logoutApiVersion",
+  "maxPasswordBytes",
+  "maxNameLength",
+  "trustedOrigins",
+  "admitCrossSiteWithoutOrigin",
+  "cors",
+  "deviceCookies",
+] as const satisfies readonly (keyof typeof optionShape)[];
+
+const documentedSchema = z.looseObject(
+  Object.fromEntries(DOCUMENTED_OPTIONS.map((key) => [key, optionShape[key]])) as Pick<typeof optionShape, (typeof DOCUMENTED_OPTIONS)[number]>,
+);
+
+/**
+ * The settings a document of the wire needs, from options that may lack the stores and the
+ * secret (an object built for the document alone): checked by the same rules and completed by
+ * the same resolvers as {@link resolveOptions}, with no key derived (a document carries none).
+ * @throws TypeError naming every invalid option.
+ */
+export function resolveDocumentedOptions(input: Partial<SessionAuthOptions>, factory: string): DocumentedSettings {
+  const parsed = parseOptions(documentedSchema, input, factory);
+  const cookie = cookieSettings(parsed);
+  const origins = originSettings(parsed, cookie.baseUrl);
+  const noKey = Buffer.alloc(32);
+  return Object.freeze({
+    cookie,
+    login: loginSettings(parsed, noKey, noKey),
     cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),
   });

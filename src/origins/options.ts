@@ -64,16 +64,20 @@ export const originShape = {
   admitCrossSiteWithoutOrigin: z.boolean().optional(),
 };
 
-/** {@link OriginOptions} completed: the origins normalised with {@link normalizeOrigin}. */
+/** {@link OriginOptions} completed: the origins normalised with {@link normalizeOrigin}, and the site's own. */
 export interface OriginSettings {
   readonly trustedOrigins: ReadonlySet<string>;
   readonly admitCrossSiteWithoutOrigin: boolean;
+  /** The site's own origin when `baseUrl` names it; else each request's scheme and `Host` do. */
+  readonly ownOrigin: string | undefined;
 }
 
-/** Completes checked {@link OriginOptions}. */
-export function originSettings(input: z.output<z.ZodObject<typeof originShape>>): OriginSettings {
+/** Completes checked {@link OriginOptions}; `baseUrl` is the cookie's option that also names the site. */
+export function originSettings(input: z.output<z.ZodObject<typeof originShape>>, baseUrl: string | undefined): OriginSettings {
+  const base = baseUrl === undefined ? undefined : new URL(baseUrl);
   return Object.freeze({
     trustedOrigins: new Set((input.trustedOrigins ?? ORIGIN_DEFAULTS.trustedOrigins).map((origin) => normalizeOrigin(origin)!)),
     admitCrossSiteWithoutOrigin: input.admitCrossSiteWithoutOrigin ?? ORIGIN_DEFAULTS.admitCrossSiteWithoutOrigin,
+    ownOrigin: base === undefined ? undefined : normalizeOrigin(`${base.protocol}//${base.host}`),
   });
 }

@@ -49,17 +49,6 @@ export interface SessionContext {
   readonly setCookie: readonly string[];
 }
 
-/**
- * Reads that the session and user stores answer at once, without a promise, as this
- * package's memory stores do: the session store's `get` and the user store's `findById`,
- * `undefined` from `user` while it cannot answer yet.
- */
-export interface ImmediateReads {
-  /** The store's `get`, at `now` (whole Unix seconds: the clock the caller already read). */
-  readonly session: (sessid: string, now: number) => StoredSession | null;
-  readonly user: (uid: string) => UserRecord | null | undefined;
-}
-
 /** Where a new session is opened from. */
 export interface SessionClient {
   /** The client's address, as Drupal shows it. */
@@ -109,29 +98,22 @@ export class Sessions {
   readonly #pending: PendingLogouts;
   /** Whether the session store lives in this process only (no other instance reads it). */
   readonly #local: boolean;
-  /** The stores' reads without a promise, when both are this package's memory stores. */
-  readonly #immediate: ImmediateReads | undefined;
 
   /** Raises an audit event (stamped, and passed to the app's listener). */
   readonly #emit: Emit;
 
   /**
    * @param settings - The lifecycle's own settings (timeouts, the cap, the token) and the cookie's.
-   * @param stores - The session and user stores, already guarded by timeouts; `local` says whether the session store lives in this process only; `immediate`, their reads without a promise, if they have them.
+   * @param stores - The session and user stores, already guarded by timeouts; `local` says whether the session store lives in this process only.
    * @param emit - Where events go: stamped, to the app's listener.
    */
-  constructor(
-    settings: SessionSettings,
-    stores: { readonly sessions: SessionStore; readonly users: UserStore; readonly local: boolean; readonly immediate?: ImmediateReads | undefined },
-    emit: Emit,
-  ) {
+  constructor(settings: SessionSettings, stores: { readonly sessions: SessionStore; readonly users: UserStore; readonly local: boolean }, emit: Emit) {
     this.#options = settings;
     this.#emit = emit;
     this.#store = stores.sessions;
     this.#users = stores.users;
     this.#pending = new PendingLogouts(stores.sessions, settings.absoluteTimeout);
     this.#local = stores.local;
-    this.#immediate = stores.immediate;
   }
 
   /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
@@ -159,43 +141,9 @@ export class Sessions {
    * sessions of different accounts are no session at all, with a `session.ambiguous` event.
    * A login, which writes its own cookie, and a logout, which deletes it, clean up.
    *
-   * Over stores that answer at once (this package's memory stores), the common request is
-   * decided without a promise: no cookie, or one that names a live session not due a touch,
-   * or none at all. Anything that writes or tells (an expiry, a blocked user, a touch, several
-   * cookies) goes the promised way, which does the whole work again: the quick way wrote
-   * nothing (beyond what the memory store's own `get` always does: forget a record past its
-   * grace period).
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` (the promise rejects with it) when a store fails.
    */
-  context(request: SessionRequest): SessionContext | Promise<SessionContext> {
-    const immediate = this.#immediate;
-    return (immediate !== undefined && this.#contextNow(immediate, request)) || this.#storedContext(request);
-  }
-
-  /** A request's session from reads that answer at once; `false` when only {@link #storedContext} can decide it. */
-  #contextNow(immediate: ImmediateReads, request: SessionRequest): SessionContext | false {
-    const now = nowSeconds();
-    const cookie = this.placement(request.host, request.secure);
-    const sessids = readCookies(request.cookieHeader, cookie.name);
-    if (sessids.length === 0) return { cookie, sent: 0, state: NO_SESSION, now, setCookie: NO_COOKIES };
-    if (sessids.length > 1) return false;
-    const sessid = sessids[0]!;
-    try {
-      const session = immediate.session(sessid, now);
-      if (session === null || this.#pending.covers(session))
-        return { cookie, sent: 1, state: { kind: "stale", sessid }, now, setCookie: deletionHeaders(cookie, 1) };
-      const { record } = session;
-      if (this.#expiry(record, now) !== undefined || now - record.lastSeenAt >= this.#options.touchInterval) return false;
-      const user = immediate.user(record.uid);
-      if (user === undefined || user === null || !user.active) return false;
-      return { cookie, sent: 1, state: { kind: "live", sessid, session, user }, now, setCookie: NO_COOKIES };
-    } catch {
-      // The store's own way says what failed, and how.
-      return false;
-    }
-  }
-
-  async #storedContext(request: SessionRequest): Promise<SessionContext> {
+  async context(request: SessionRequest): Promise<SessionContext> {
     const now = nowSeconds();
     const cookie = this.placement(request.host, request.secure);
     const sessids = readCookies(request.cookieHeader, cookie.name);

@@ -223,8 +223,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
-  // The read of every protected request, without the promise of `get`.
-  return answeredInProcess(store, { method: "get", read });
+  return answeredInProcess(store);
 }
 
 /**

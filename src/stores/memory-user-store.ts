@@ -188,6 +188,5 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       return true;
     },
   };
-  // The read of every protected request, without the promise of `findById`; none until the start-up hashes are in.
-  return answeredInProcess(store, { method: "findById", read: (uid) => (hashed ? (byId.get(uid) ?? null) : undefined) });
+  return answeredInProcess(store);
 }

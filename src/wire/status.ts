@@ -3,7 +3,6 @@ import { checkPlain, placeholder, stripTags } from "./html.js";
 
 /** How one error code goes on the wire: the status, Drupal's message, and whether the body carries it. */
 interface ErrorWire {
-  readonly status: number;
   readonly message: (detail: string) => string;
   /** Routing and format errors have an empty body in Services (thrown before its `try`). */
   readonly emptyBody?: boolean;
@@ -18,38 +17,38 @@ interface ErrorWire {
  * (services 7.x-3.x `resources/user_resource.inc`, `RESTServer.inc`).
  */
 const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
-  ERR_INVALID_CREDENTIALS: { status: 401, message: () => "Wrong username or password." },
-  ERR_MISSING_ARGUMENT: { status: 401, message: (name) => `Missing required argument ${name}` },
-  ERR_CSRF: { status: 401, message: () => "CSRF validation failed" },
-  ERR_ALREADY_LOGGED_IN: { status: 406, message: (name) => `Already logged in as ${checkPlain(name)}.` },
-  ERR_NOT_LOGGED_IN: { status: 406, message: () => "User is not logged in." },
-  ERR_ACCOUNT_BLOCKED: { status: 403, message: (name) => `The username ${placeholder(name)} has not been activated or is blocked.` },
-  ERR_USER_THROTTLED: { status: 406, message: () => "Account is temporarily blocked." },
-  ERR_IP_THROTTLED: { status: 406, message: () => "This IP address is temporarily blocked." },
-  ERR_INVALID_JSON: { status: 400, message: () => "Invalid JSON." },
-  ERR_UNSUPPORTED_CONTENT_TYPE: { status: 406, message: (mime) => `Unsupported request content type ${mime}` },
-  ERR_BODY_TOO_LARGE: { status: 413, message: () => "Request body too large." },
+  ERR_INVALID_CREDENTIALS: { message: () => "Wrong username or password." },
+  ERR_MISSING_ARGUMENT: { message: (name) => `Missing required argument ${name}` },
+  ERR_CSRF: { message: () => "CSRF validation failed" },
+  ERR_ALREADY_LOGGED_IN: { message: (name) => `Already logged in as ${checkPlain(name)}.` },
+  ERR_NOT_LOGGED_IN: { message: () => "User is not logged in." },
+  ERR_ACCOUNT_BLOCKED: { message: (name) => `The username ${placeholder(name)} has not been activated or is blocked.` },
+  ERR_USER_THROTTLED: { message: () => "Account is temporarily blocked." },
+  ERR_IP_THROTTLED: { message: () => "This IP address is temporarily blocked." },
+  ERR_INVALID_JSON: { message: () => "Invalid JSON." },
+  ERR_UNSUPPORTED_CONTENT_TYPE: { message: (mime) => `Unsupported request content type ${mime}` },
+  ERR_BODY_TOO_LARGE: { message: () => "Request body too large." },
   // Services' access check (services_access_menu callers) words it this way for anonymous and logged-in users.
-  ERR_UNAUTHENTICATED: { status: 401, message: () => "Access denied for user anonymous" },
-  ERR_FORBIDDEN: { status: 403, message: (name) => `Access denied for user ${checkPlain(name)}` },
-  ERR_NO_CONTROLLER: { status: 404, message: () => "Could not find the controller.", emptyBody: true },
-  ERR_NO_RESOURCE: { status: 404, message: (name) => `Could not find resource ${name}.`, emptyBody: true },
+  ERR_UNAUTHENTICATED: { message: () => "Access denied for user anonymous" },
+  ERR_FORBIDDEN: { message: (name) => `Access denied for user ${checkPlain(name)}` },
+  ERR_NO_CONTROLLER: { message: () => "Could not find the controller.", emptyBody: true },
+  ERR_NO_RESOURCE: { message: (name) => `Could not find resource ${name}.`, emptyBody: true },
   // Outside the endpoint, Drupal's drupal_not_found(): its status line, and no HTML page.
-  ERR_PAGE_NOT_FOUND: { status: 404, message: () => "Page not found", emptyBody: true, reason: "Not Found" },
+  ERR_PAGE_NOT_FOUND: { message: () => "Page not found", emptyBody: true, reason: "Not Found" },
   // A path that cannot be decoded fails before any Services code runs, so no message body either.
-  ERR_MALFORMED_REQUEST: { status: 400, message: () => "Malformed request.", emptyBody: true },
-  ERR_STORE_UNAVAILABLE: { status: 503, message: () => "Service temporarily unavailable.", retryAfter: 5 },
+  ERR_MALFORMED_REQUEST: { message: () => "Malformed request.", emptyBody: true },
+  ERR_STORE_UNAVAILABLE: { message: () => "Service temporarily unavailable.", retryAfter: 5 },
   // Not Drupal's: a store at its capacity refuses a new session rather than end someone else's.
-  ERR_STORE_FULL: { status: 503, message: () => "Too many open sessions: try again later.", retryAfter: 60 },
+  ERR_STORE_FULL: { message: () => "Too many open sessions: try again later.", retryAfter: 60 },
   // Not Drupal's: a login posted from another site's page (login CSRF). Worded as Services'
   // own access errors are, and giving nothing away about the account.
-  ERR_CROSS_SITE_LOGIN: { status: 403, message: () => "Access denied: cross-site login refused." },
+  ERR_CROSS_SITE_LOGIN: { message: () => "Access denied: cross-site login refused." },
   // Not Drupal's: more logins waiting for a password check than can be checked in time. The
   // wait depends on the queue, so the error carries its own Retry-After.
-  ERR_LOGIN_BUSY: { status: 503, message: () => "Too many logins at once: try again shortly." },
+  ERR_LOGIN_BUSY: { message: () => "Too many logins at once: try again shortly." },
   // Response-format negotiation fails before Services' try block, so no body (RESTServer::getResponseFormatter).
   // Also an Accept that Mimeparse could not read, where Services answered a 500 (see negotiateFormat).
-  ERR_NOT_ACCEPTABLE: { status: 406, message: () => "Unknown or unsupported response format.", emptyBody: true },
+  ERR_NOT_ACCEPTABLE: { message: () => "Unknown or unsupported response format.", emptyBody: true },
 };
 
 /** The reason-phrase texts Services knows (`RESTServer.inc` handleException); other codes go out as the bare number. */
@@ -114,6 +113,6 @@ export interface WireError {
 export function wireError(error: SessionAuthError): WireError {
   const wire = ERROR_WIRE[error.code];
   const message = wire.message(clip(error.detail ?? "", MAX_ECHOED));
-  const reason = wire.reason ?? reasonPhrase(wire.status, message);
-  return { status: wire.status, reason, body: wire.emptyBody === true ? null : [message], retryAfter: wire.retryAfter };
+  const reason = wire.reason ?? reasonPhrase(error.status, message);
+  return { status: error.status, reason, body: wire.emptyBody === true ? null : [message], retryAfter: wire.retryAfter };
 }

@@ -3,10 +3,11 @@
  * No Express, no HTTP.
  */
 import { describe, expect, it } from "vitest";
-import { corsAtPath, corsCovers, corsDecision, isServicesVersionHeader, mergeVary, withCorsHeaders, type CorsRequest } from "../../src/cors/cors.js";
-import { crossSiteCookieProblem } from "../../src/cors/cross-site-cookie.js";
+import { corsAtPath, corsCovers, corsDecision, isServicesVersionHeader, withCorsHeaders, type CorsRequest } from "../../src/cors/cors.js";
+import { mergeVary } from "../../src/http-input/headers.js";
+import { crossSiteCookieProblem } from "../../src/origins/cross-site-cookie.js";
 import { corsSettings, type CorsConfig } from "../../src/cors/options.js";
-import { isCrossSite, siteOf } from "../../src/cors/site.js";
+import { isCrossSite, siteOf } from "../../src/origins/site.js";
 
 const APP = "capacitor://localhost";
 

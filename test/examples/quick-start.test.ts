@@ -1,7 +1,8 @@
 /**
- * The README's quick start, exactly as printed: each `<!-- quick-start: file -->` block is
- * written to a fresh app directory, the TypeScript one type-checked with `tsc` (strict,
- * `moduleResolution: node16`) and run with tsx, the CommonJS one run with plain `node`, each
+ * The README's quick starts, exactly as printed (Express in TypeScript and CommonJS, Fastify,
+ * Hono): each `<!-- quick-start: file -->` block is written to a fresh app directory, the
+ * TypeScript ones type-checked with `tsc` (strict, `moduleResolution: node16`) and run with
+ * tsx, the CommonJS one run with plain `node`, each
  * as its own process, then driven over HTTP. The package is built as it is published (the
  * `files` of package.json, `dist` from tsup) and installed in the app's node_modules, so its
  * `exports` map, its `.d.ts` and `.cjs` files are what the apps resolve.
@@ -125,6 +126,8 @@ afterAll(() => {
 describe.each([
   { file: "server.ts", packageJson: { type: "module" } },
   { file: "server.js", packageJson: {} },
+  { file: "fastify.ts", packageJson: { type: "module" } },
+  { file: "hono.ts", packageJson: { type: "module" } },
 ])("README quick start: $file", ({ file, packageJson }) => {
   let dir = "";
   beforeAll(() => {

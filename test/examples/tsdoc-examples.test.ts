@@ -37,6 +37,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   "services-session-auth/sealed-cookie": "src/entries/sealed-cookie.ts",
   "services-session-auth/fetch": "src/entries/fetch.ts",
   "services-session-auth/fastify": "src/entries/fastify.ts",
+  "services-session-auth/hono": "src/entries/hono.ts",
 };
 
 /** Every public name, imported as an app would; a name of the documented module that is not public, from the module itself. */
@@ -65,6 +66,7 @@ import { sealData, unsealData } from "iron-session";
 import type * as IronSession from "iron-session";
 import { writeFileSync } from "node:fs";
 import Fastify from "fastify";
+import { Hono } from "hono";
 /** Deno's server, as the fetch handler's example uses it. */
 declare const Deno: { serve(handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): void };
 // A stand-in for what an example only gestures at (a row, a logger, a schema of the app's).

@@ -17,7 +17,7 @@ import { readCookies } from "../../src/cookie/cookie-headers.js";
 import { parseRequestBody, requestMime } from "../../src/http-input/body.js";
 import { notFoundReply } from "../../src/endpoint/not-found.js";
 import { errorReply } from "../../src/wire/reply.js";
-import { queryPathRewriter } from "../../src/express/query-path.js";
+import { queryRouter } from "../../src/http-input/target.js";
 import { matchAction } from "../../src/endpoint/routing.js";
 import { negotiateFormat } from "../../src/http-input/negotiate.js";
 import { parseMultipart } from "../../src/http-input/multipart.js";
@@ -87,7 +87,7 @@ const adversarial = fc.record({
 
 type Parser = readonly [name: string, run: (input: string) => unknown, n: number];
 
-const queryPath = queryPathRewriter(["/", "/index.php"]);
+const queryPath = queryRouter({ queryPaths: ["/", "/index.php"], endpointPath: "/services/json", queryRoutes: [] });
 
 const PARSERS: readonly Parser[] = [
   // Headers are at most 16 KB in Node: n and 16n straddle that. Bodies go to the 64 KB default limit.
@@ -95,7 +95,7 @@ const PARSERS: readonly Parser[] = [
   ["the 406 reply for a Content-Type", (text) => errorReply(new SessionAuthError("ERR_UNSUPPORTED_CONTENT_TYPE", requestMime(text))), 1000],
   ["requestMime", (text) => requestMime(text), 1000],
   ["readCookies", (text) => readCookies(text, "SESSabc"), 1000],
-  ["the ?q= path rewriter", (text) => queryPath({ url: `/?q=${encodeURIComponent(text)}&x=${text}` }), 1000],
+  ["the ?q= path rewriter", (text) => queryPath(`/?q=services/json/${encodeURIComponent(text)}&x=${text}`), 1000],
   ["matchAction", (text) => matchAction(text), 1000],
   ["negotiateFormat (Accept)", (text) => attempt(() => negotiateFormat(undefined, text)), 1000],
   ["negotiateFormat (Accept of many ranges)", (text) => attempt(() => negotiateFormat(undefined, `text/html;q=0.1, ${text}, application/json`)), 1000],

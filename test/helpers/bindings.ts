@@ -11,11 +11,11 @@ import {
 } from "services-session-auth";
 import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
 import { Hono } from "hono";
-import { honoSessionAuth, type SessionAuthEnv } from "../../examples/recipes/hono.js";
+import { honoSessionAuth } from "services-session-auth/hono";
 import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
 import { fastHasher, SECRET, USERS } from "./app.js";
 
-/** The bindings, each serving the same app: the Express router, the Fastify plugin, the fetch handler in Hono. */
+/** The bindings, each serving the same app: the Express router, the Fastify plugin, the Hono middleware. */
 export const BINDINGS = ["express", "fastify", "hono"] as const;
 export type Binding = (typeof BINDINGS)[number];
 
@@ -78,17 +78,17 @@ export async function bindingApp(
     await app.ready();
     return { server: app.server, events };
   }
-  const { sessionAuth, services, requireSession, optionalSession } = honoSessionAuth({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
-  const app = new Hono<SessionAuthEnv>({ getPath: (request) => sessionAuth.routedPath(request) });
-  app.use(services);
+  const sessionAuth = honoSessionAuth({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
+  const { requireSession, optionalSession } = sessionAuth;
+  const app = new Hono({ getPath: sessionAuth.getPath });
+  app.use(sessionAuth.services());
   app.get("/services/json/players", requireSession(), (c) => c.json({ players: ["Ana"], uid: c.var.auth?.user.uid }));
   app.post("/services/json/players", requireSession(), (c) => c.json({ added: true }));
   app.post("/services/json/open", requireSession({ csrf: false }), (c) => c.json({ open: true }));
   app.get("/services/json/admin", requireSession({ roles: ["administrator"] }), (c) => c.json({ admin: true }));
   app.get("/welcome", optionalSession(), (c) => c.json({ name: c.var.auth?.user.name ?? null }));
   app.all("/notes", requireSession(), (c) => c.json({ notes: [] }));
-  const notFound = sessionAuth.notFound({ resources });
-  app.notFound((c) => notFound(c.req.raw));
-  app.onError((error, c) => sessionAuth.errorResponse(error, c.req.raw));
+  app.notFound(sessionAuth.notFound({ resources }));
+  app.onError(sessionAuth.onError());
   return { server: serveFetch((request, incoming) => app.fetch(request, { incoming })), events };
 }

@@ -1,17 +1,34 @@
-/** The Hono recipe, served on Node by @hono/node-server and driven over real HTTP. */
+/** `services-session-auth/hono`, served on Node by @hono/node-server and driven over real HTTP. */
 import { connect, type AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { etag } from "hono/etag";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memorySessionStore, memoryUserStore, type AuthEvent } from "services-session-auth";
-import { honoApp, honoSessionAuth, type SessionAuthEnv } from "../../examples/recipes/hono.js";
+import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { honoSessionAuth } from "services-session-auth/hono";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 import { statusLine, upload } from "../helpers/raw-upload.js";
 
 let server: ServerType;
 let base: string;
 const events: AuthEvent[] = [];
+
+/** A Hono app as the README writes one: the Services calls, guarded routes, a route for everyone, Services' 404s and errors. */
+function honoApp(options: SessionAuthOptions): Hono {
+  const sessionAuth = honoSessionAuth(options);
+  const app = new Hono({ getPath: sessionAuth.getPath });
+  app.use(sessionAuth.services());
+  app.get("/services/json/me", sessionAuth.requireSession(), (c) => {
+    const { user, session } = c.var.auth; // typed: RequestAuth behind requireSession, never the password hash
+    return c.json({ name: user.name, roles: Object.values(user.roles), since: session.record.createdAt });
+  });
+  app.post("/services/json/players", sessionAuth.requireSession(), (c) => c.json({ added: true }, 201));
+  app.get("/services/json/admin/stats", sessionAuth.requireSession({ roles: ["administrator"] }), (c) => c.json({ admin: true }));
+  app.get("/welcome", sessionAuth.optionalSession(), (c) => c.text(c.var.auth === undefined ? "Hello, visitor" : `Hello, ${c.var.auth.user.name}`));
+  app.notFound(sessionAuth.notFound({ resources: ["players", "me", "admin"] }));
+  app.onError(sessionAuth.onError());
+  return app;
+}
 
 beforeAll(async () => {
   const app = honoApp({
@@ -23,7 +40,7 @@ beforeAll(async () => {
   });
   // A request of the app's own making, with the outer request's env (and so its IncomingMessage).
   app.get("/relay", (c) => app.request("/services/json/me", {}, c.env));
-  // As the recipe says to serve it: @hono/node-server's own clean-up cuts off a slow upload's reply.
+  // As docs/hybrid-apps.md says to serve it: @hono/node-server's own clean-up cuts off a slow upload's reply.
   server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
   await new Promise((resolve) => server.once("listening", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -42,7 +59,7 @@ async function login(name = "demo", password = "demo-password", path = "/service
   return { ...body, cookie: `${body.session_name}=${body.sessid}` };
 }
 
-describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () => {
+describe("services-session-auth/hono on @hono/node-server", () => {
   it("answers the Services calls and sets c.var.auth behind requireSession", async () => {
     const demo = await login();
     const me = await fetch(`${base}/services/json/me`, { headers: { Cookie: demo.cookie } });
@@ -151,13 +168,13 @@ describe("Hono recipe (services-session-auth/fetch on @hono/node-server)", () =>
   }, 60_000);
 });
 
-describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)", () => {
+describe("services-session-auth/hono under middleware that rebuilds the response (etag, HEAD)", () => {
   let outer: ServerType;
   let site: string;
   const ORIGIN = "capacitor://localhost";
 
   beforeAll(async () => {
-    const { sessionAuth, services, requireSession, optionalSession } = honoSessionAuth({
+    const sessionAuth = honoSessionAuth({
       userStore: memoryUserStore(USERS, { hasher: fastHasher }),
       sessionStore: memorySessionStore(),
       secret: SECRET,
@@ -165,7 +182,7 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
       trustedOrigins: [ORIGIN],
       cors: { paths: ["/welcome"] },
     });
-    const app = new Hono<SessionAuthEnv>();
+    const app = new Hono();
     // etag() reads the finished response's body, which rebuilds @hono/node-server's Response from how it was made.
     app.use(etag());
     // A middleware that varies its responses by language, before the route answers.
@@ -173,17 +190,17 @@ describe("Hono recipe under middleware that rebuilds the response (etag, HEAD)",
       c.header("Vary", "Accept-Language");
       await next();
     });
-    app.use(services);
-    app.get("/services/json/me", requireSession(), (c) => {
+    app.use(sessionAuth.services());
+    app.get("/services/json/me", sessionAuth.requireSession(), (c) => {
       c.header("Vary", "Accept-Encoding");
       c.header("Set-Cookie", "theme=dark; path=/");
-      return c.json({ name: c.var.auth!.user.name });
+      return c.json({ name: c.var.auth.user.name });
     });
-    app.get("/welcome", optionalSession(), (c) => c.text(c.var.auth === undefined ? "Hello, visitor" : "Hello"));
+    app.get("/welcome", sessionAuth.optionalSession(), (c) => c.text(c.var.auth === undefined ? "Hello, visitor" : "Hello"));
     // A Response of the route's own whose headers cannot be changed: one fetch() returned.
     app.get("/upstream", (c) => c.text("from upstream"));
-    app.get("/relay", optionalSession(), () => fetch(`${site}/upstream`));
-    app.onError((error, c) => sessionAuth.errorResponse(error, c.req.raw));
+    app.get("/relay", sessionAuth.optionalSession(), () => fetch(`${site}/upstream`));
+    app.onError(sessionAuth.onError());
     outer = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
     await new Promise((resolve) => outer.once("listening", resolve));
     site = `http://127.0.0.1:${(outer.address() as AddressInfo).port}`;

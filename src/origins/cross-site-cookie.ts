@@ -1,3 +1,5 @@
+import type { Emit } from "../events.js";
+import type { OriginSettings } from "./options.js";
 import { isCrossSite } from "./site.js";
 
 /** Stands for the pages `admitCrossSiteWithoutOrigin` admits: loaded from `file:`, another site to every site. */
@@ -34,4 +36,21 @@ export function crossSiteCookieProblem(origin: string, siteOrigin: string, cooki
     return `a request from ${from} came over plain http: its session cookie is SameSite=None and Secure, which browsers neither keep nor send over http, so its session will not stick. Serve the API over HTTPS (behind a proxy that ends TLS, set Express's trust proxy).`;
   }
   return undefined;
+}
+
+/**
+ * Says once, at start-up, which app origins' sessions a browser would drop: those of other
+ * sites than `baseUrl`'s while the cookie is not `SameSite=None` and `Secure`. Without
+ * `baseUrl` the site is only known per request (each login then says it), except for the
+ * `file:` pages `admitCrossSiteWithoutOrigin` admits, which are another site to every site.
+ */
+export function warnCrossSiteCookies(origins: OriginSettings, cookie: CookiePolicy, emit: Emit): void {
+  const site = origins.ownOrigin;
+  const apps = [...(site === undefined ? [] : origins.trustedOrigins), ...(origins.admitCrossSiteWithoutOrigin ? [FILE_PAGES] : [])];
+  const problems = apps.flatMap((origin) => {
+    const message = crossSiteCookieProblem(origin, site ?? "the API's own origin", cookie);
+    return message === undefined ? [] : [{ origin, message }];
+  });
+  if (problems.length === 0) return;
+  emit({ type: "config.cross-site-cookie", origins: problems.map((problem) => problem.origin), message: problems.map((problem) => problem.message).join(" ") });
 }

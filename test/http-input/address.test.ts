@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressGroup, plainAddress } from "../../src/login/client-address.js";
+import { addressGroup, plainAddress } from "../../src/http-input/address.js";
 
 describe("plainAddress", () => {
   it("shows an IPv4-mapped IPv6 address as IPv4, as PHP's REMOTE_ADDR does", () => {

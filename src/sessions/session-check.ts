@@ -52,51 +52,56 @@ function authUserOf(record: UserRecord, keepsRecords: boolean): AuthUser {
   return user;
 }
 
-/** A request to a guarded route, as far as the guard needs it. */
-export interface GuardRequest extends SessionRequest {
+/** A request to a guarded route, as far as the session check needs it. */
+export interface CheckRequest extends SessionRequest {
   /** The real HTTP method. */
   readonly method: string;
   /** The client's address, read only when an event needs it. */
-  ip(): string;
+  readonly ip: string;
   /** The CSRF token the request supplies (the header, then `services_token`), read only when needed. */
   csrfToken(): string | undefined;
 }
 
 /**
- * What a guard decided: let the request through (with the session, or without one for an
- * optional guard), or refuse it with an error. `setCookie` goes on the reply either way
- * (deletions of stale session cookies, or the live one set where it belongs).
+ * What the check decided: let the request through (with the session, or without one for an
+ * optional check), or refuse it with an error. `setCookie` goes on the reply either way
+ * (deletions of stale session cookies).
  */
-export type GuardOutcome =
+export type CheckOutcome =
   | { readonly auth: RequestAuth | undefined; readonly error?: undefined; readonly setCookie: readonly string[] }
   | { readonly error: SessionAuthError; readonly auth?: undefined; readonly setCookie: readonly string[] };
 
 /**
- * The check in front of an app's own routes, framework-free. Required (`optional: false`): a
- * live session, its CSRF token on unsafe methods (unless `csrf: false`), and one of `roles`;
- * anything else is refused (`ERR_UNAUTHENTICATED`, `ERR_CSRF`, `ERR_FORBIDDEN`). Optional:
- * never refuses for lack of a session; a live one is attached only where a required guard
- * would have let it through, so an unsafe request without the token is simply anonymous.
+ * The session check in front of an app's own routes, framework-free. Required (`optional:
+ * false`): a live session, its CSRF token on unsafe methods (unless `csrf: false`), and one of
+ * `roles`; anything else is refused (`ERR_UNAUTHENTICATED`, `ERR_CSRF`, `ERR_FORBIDDEN`).
+ * Optional: never refuses for lack of a session; a live one is attached only where a required
+ * check would have let it through, so an unsafe request without the token is simply anonymous.
  * A store that fails is refused either way (`ERR_STORE_UNAVAILABLE`): never a silent
- * downgrade to anonymous.
- *
- * A protected GET costs one session read and one user read; the last-seen time is written
- * at most once per `touchInterval`.
+ * downgrade to anonymous. A protected GET costs one session read and one user read; the
+ * last-seen time is written at most once per `touchInterval`.
  */
-export function sessionGuard(
+export function sessionCheck(
   sessions: Sessions,
   options: GuardSettings & { readonly optional: boolean; readonly keepsRecords?: boolean },
-): (request: GuardRequest) => GuardOutcome | Promise<GuardOutcome> {
+): (request: CheckRequest) => Promise<CheckOutcome> {
   const { csrf, roles, optional, keepsRecords = false } = options;
 
-  function refusal(error: unknown, setCookie: readonly string[]): GuardOutcome {
+  function refusal(error: unknown, setCookie: readonly string[]): CheckOutcome {
     if (!isSessionAuthError(error)) throw error;
-    // An optional guard lets an unproven session through as no session at all.
+    // An optional check lets an unproven session through as no session at all.
     if (optional && error.code !== "ERR_STORE_UNAVAILABLE" && error.code !== "ERR_STORE_FULL") return { auth: undefined, setCookie };
     return { error, setCookie };
   }
 
-  function decide(request: GuardRequest, { state, setCookie }: SessionContext): GuardOutcome {
+  return async function check(request) {
+    let context: SessionContext;
+    try {
+      context = await sessions.context(request);
+    } catch (error) {
+      return refusal(error, NO_COOKIES);
+    }
+    const { state, setCookie } = context;
     try {
       if (state.kind !== "live") {
         if (optional) return { auth: undefined, setCookie };
@@ -108,7 +113,7 @@ export function sessionGuard(
           state,
           request.method,
           () => request.csrfToken(),
-          () => request.ip(),
+          () => request.ip,
           request.requestId,
         );
       }
@@ -119,21 +124,5 @@ export function sessionGuard(
     } catch (error) {
       return refusal(error, setCookie);
     }
-  }
-
-  // Decided at once when the session is (see Sessions.context): a protected request over the
-  // memory stores then makes no promise at all.
-  return function guard(request) {
-    let context: SessionContext | Promise<SessionContext>;
-    try {
-      context = sessions.context(request);
-    } catch (error) {
-      return refusal(error, NO_COOKIES);
-    }
-    if (!(context instanceof Promise)) return decide(request, context);
-    return context.then(
-      (settled) => decide(request, settled),
-      (error: unknown) => refusal(error, NO_COOKIES),
-    );
   };
 }

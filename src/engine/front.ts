@@ -1,0 +1,74 @@
+import { corsAtPath, withCorsHeaders } from "../cors/cors.js";
+import type { CorsSettings } from "../cors/options.js";
+import type { ServicesEndpoint } from "../endpoint/endpoint.js";
+import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import type { HttpRequest } from "../http-input/request.js";
+import { isTokenPath, pathBelow } from "../http-input/target.js";
+import type { WireResponse } from "../wire/reply.js";
+import { RequestView, type ViewSettings } from "./request-view.js";
+
+/** What the package makes of a request on one of its paths, before the app's routes (see {@link Front.serve}). */
+export interface Served {
+  /** The package's reply; `undefined` when the app's own route answers (below the endpoint, none of the calls; a path of `cors.paths`). */
+  readonly reply: Promise<WireResponse | undefined>;
+  /** The target the app routes by when it answers: the `?q=` path with the rest of the query, else the request's own. */
+  readonly target: string;
+  /** Headers for the app's reply when it answers: CORS's, on the paths it covers. */
+  readonly headers: HeaderRecord;
+}
+
+/** The front door every binding puts before the app's routes. */
+export interface Front {
+  /**
+   * Whether a target may be the package's: below the endpoint, the token call, a `?q=` path,
+   * or (CORS on, with `cors.paths`) any path. Cheap: for a binding to skip the rest at once.
+   */
+  claims(target: string): boolean;
+  /**
+   * Serves what is the package's: the Services calls below the endpoint, `services/session/token`,
+   * their `?q=` spellings, and CORS preflights on the paths CORS covers (each reply with the CORS
+   * headers). `undefined` for a request on none of those paths (most of an app's).
+   */
+  serve(http: HttpRequest): Served | undefined;
+}
+
+const NOTHING: Promise<undefined> = Promise.resolve(undefined);
+
+/** The front door over one endpoint and one set of CORS settings. */
+export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: ViewSettings, queryPaths: readonly string[]): Front {
+  const { endpointPath } = settings;
+  const honoured = new Set(queryPaths);
+  // With patterns of the app's own paths, any request may be a preflight to answer.
+  const everywhere = cors.enabled && cors.paths.length > 0;
+
+  function claims(target: string): boolean {
+    if (everywhere) return true;
+    const mark = target.indexOf("?");
+    const path = mark === -1 ? target : target.slice(0, mark);
+    return pathBelow(path, endpointPath) !== undefined || isTokenPath(path) || (mark !== -1 && honoured.has(path));
+  }
+
+  return {
+    claims,
+    serve(http) {
+      if (!claims(http.target)) return undefined;
+      const rewritten = settings.route(http.target);
+      const view = new RequestView(http, settings, rewritten ?? null);
+      const { path } = view.routed;
+      const below = pathBelow(path, endpointPath) !== undefined;
+      const token = !below && isTokenPath(path);
+      const decision = corsAtPath(path, endpointPath, cors, () => view);
+      // Nothing of the package's here after all (a ?q= the app keeps, a path CORS does not cover).
+      if (!below && !token && decision === undefined) return undefined;
+      const target = rewritten ?? http.target;
+      // A preflight never reaches a route of the app's: answered here, before any of them.
+      if (decision !== undefined && "preflight" in decision) return { reply: Promise.resolve(decision.preflight), target, headers: NO_HEADERS };
+      const headers = decision?.headers;
+      const withCors = (reply: WireResponse | undefined) => (reply === undefined ? undefined : withCorsHeaders(reply, headers));
+      let reply: Promise<WireResponse | undefined> = NOTHING;
+      if (token) reply = endpoint.sessionToken(view).then(withCors);
+      else if (below) reply = endpoint.handle(view).then(withCors);
+      return { reply, target, headers: headers ?? NO_HEADERS };
+    },
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * `services-session-auth/hono`: Drupal 7 Services' session authentication as Hono 4 middleware.
+ * `hono` is an optional peer dependency: install it in the app.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { honoSessionAuth } from "services-session-auth/hono";
+ *
+ * const sessionAuth = honoSessionAuth({ userStore, sessionStore, secret: process.env.SESSION_SECRET! });
+ * const app = new Hono({ getPath: sessionAuth.getPath });
+ * app.use(sessionAuth.services());
+ * app.get("/services/json/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
+ * app.notFound(sessionAuth.notFound());
+ * app.onError(sessionAuth.onError());
+ * ```
+ *
+ * @module
+ */
+export { honoSessionAuth } from "../hono/middleware.js";
+export type { HonoSessionAuth, HonoSessionAuthOptions, SessionAuthVariables } from "../hono/middleware.js";
+export type { TrustProxy } from "../fetch/trust-proxy.js";
+export type { HeaderRecord } from "../http-input/headers.js";
+export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

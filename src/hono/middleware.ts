@@ -1,0 +1,216 @@
+import type { IncomingMessage } from "node:http";
+import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import type { NotFoundOptions } from "../engine/engine.js";
+import type { LoginReply } from "../endpoint/endpoint.js";
+import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import type { OpenApiObject, OpenApiRoutes } from "../openapi/openapi.js";
+import type { RequireSessionOptions } from "../options/options.js";
+import type { RequestAuth } from "../sessions/session-check.js";
+import type { StoredSession, UserRecord } from "../types.js";
+import { loadOptionalPeer } from "../stores/optional-peer.js";
+import { fn, parseOptions } from "../validate.js";
+import { fetchBinding, type FetchSessionAuthOptions } from "../fetch/create-session-auth-handler.js";
+import type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
+import { toResponse, withHeaders } from "../fetch/respond.js";
+import { z } from "zod";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The session a guard let through (`requireSession()`, `optionalSession()`); `undefined` elsewhere. */
+    auth: RequestAuth | undefined;
+  }
+}
+
+/** The variables a guard sets: `c.var.auth`, defined behind `requireSession()`. */
+export interface SessionAuthVariables<Auth = RequestAuth> {
+  Variables: { auth: Auth };
+}
+
+/** The options of {@link honoSessionAuth}: the package's, `trustProxy`, and where the client's address comes from. */
+export interface HonoSessionAuthOptions extends FetchSessionAuthOptions {
+  /**
+   * The peer's address on a runtime this package does not know (Cloudflare: `c.req.header("cf-connecting-ip")`).
+   * @default the socket's on Node (@hono/node-server), `requestIP` on Bun, `remoteAddr` on Deno
+   */
+  clientAddress?: (c: Context) => string | undefined;
+}
+
+/** What {@link honoSessionAuth} returns: the Services calls, the guards, and the app's not-found and error handlers, as Hono takes them. */
+export interface HonoSessionAuth {
+  /** Where the endpoint is served, with a leading slash. */
+  readonly endpointPath: string;
+  /** Hono's `getPath`: Drupal's `?q=` paths route the app's own routes too (`new Hono({ getPath: sessionAuth.getPath })`). */
+  getPath(request: Request): string;
+  /** The Services calls, their `?q=` spellings and CORS preflights, as the first middleware: `app.use(sessionAuth.services())`. */
+  services(): MiddlewareHandler;
+  /**
+   * A guard: a live session, its `X-CSRF-Token` on unsafe methods, one of `roles`; else the
+   * 401, 403 or 503 in the wire format (with `onDenied: "next"`, the error is thrown to `onError`).
+   * Sets `c.var.auth`.
+   * @throws TypeError at once for an invalid option.
+   */
+  requireSession(options?: RequireSessionOptions): MiddlewareHandler<SessionAuthVariables>;
+  /** Sets `c.var.auth` when a live session comes, and never refuses for lack of one. */
+  optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>;
+  /** For `app.notFound()`: Services' 404s below the endpoint, Drupal's `404 Not Found` elsewhere. */
+  notFound(options?: NotFoundOptions): NotFoundHandler;
+  /** For `app.onError()`: errors in the wire format, anything else a body-less 500. */
+  onError(): ErrorHandler;
+  /** Opens a session for a user the app authenticated itself, its cookie on the context's response; resolves the login reply. */
+  startSession(c: Context, user: UserRecord): Promise<LoginReply>;
+  /** Ends the request's session, if live, deleting its cookie; throws `ERR_STORE_UNAVAILABLE` if it could not be recorded everywhere. */
+  endSession(c: Context): Promise<boolean>;
+  /** A user's live sessions, oldest first. */
+  listSessions(uid: string): Promise<StoredSession[]>;
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endUserSessions(uid: string): Promise<number>;
+  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
+  openApi(routes?: OpenApiRoutes): OpenApiObject;
+}
+
+const honoSchema = z.object({ clientAddress: fn<(c: Context) => string | undefined>("c => string | undefined").optional() });
+
+/** What the runtime says of a request beside it: on Node, its socket and the headers Node already parsed. */
+class HonoRequestInfo implements FetchRequestInfo {
+  readonly #c: Context;
+  readonly #incoming: IncomingMessage | undefined;
+  readonly #address: ((c: Context) => string | undefined) | undefined;
+
+  constructor(c: Context, address: ((c: Context) => string | undefined) | undefined) {
+    this.#c = c;
+    this.#address = address;
+    this.#incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  }
+
+  get clientAddress(): string | undefined {
+    if (this.#address !== undefined) return this.#address(this.#c);
+    if (this.#incoming !== undefined) return this.#incoming.socket?.remoteAddress;
+    const env = this.#c.env as { requestIP?: (request: Request) => { address?: string } | null; remoteAddr?: { hostname?: string } } | undefined;
+    return env?.requestIP?.(this.#c.req.raw)?.address ?? env?.remoteAddr?.hostname;
+  }
+
+  /** Node's parsed headers, when they are this very request's (not an outer one's, for a request of the app's own making). */
+  get headers(): NodeHeaders | undefined {
+    const incoming = this.#incoming;
+    if (incoming?.url === undefined || incoming.method !== this.#c.req.raw.method) return undefined;
+    const { url } = this.#c.req.raw;
+    const path = url.indexOf("/", url.indexOf("://") + 3);
+    return path !== -1 && url.slice(path) === incoming.url ? incoming.headers : undefined;
+  }
+
+  /** The socket's word, not the URL's: a request line's absolute form could claim HTTPS. */
+  get secure(): boolean | undefined {
+    return this.#incoming === undefined ? undefined : (this.#incoming.socket as { encrypted?: boolean } | null)?.encrypted === true;
+  }
+}
+
+/** Gives headers to Hono before the route answers, so `c.json()` builds its response with them. */
+function setHeaders(c: Context, headers: HeaderRecord): void {
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (typeof value !== "string") for (const one of value) c.header(name, one, { append: true });
+    else c.header(name, value, { append: name === "Vary" });
+  }
+}
+
+/**
+ * Runs the route with headers its response must carry: given to Hono first, and added after to
+ * a `Response` the route made itself without them (a copy, put in place without Hono's setter,
+ * which would write the old response's headers back over it). With none, the route's response
+ * is never touched, and stays on @hono/node-server's fast path.
+ */
+async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
+  if (headers === NO_HEADERS) return next();
+  setHeaders(c, headers);
+  await next();
+  const finished = withHeaders(c.res, headers);
+  if (finished === c.res) return;
+  c.res = undefined;
+  c.res = finished;
+}
+
+/**
+ * Drupal 7 Services' session authentication as Hono 4 middleware, on any runtime Hono runs on:
+ * the Services calls, `requireSession()`/`optionalSession()` setting `c.var.auth`, Drupal's `?q=`
+ * routing, and not-found and error handlers in the wire format.
+ *
+ * @example
+ * ```ts
+ * const sessionAuth = honoSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
+ * const app = new Hono({ getPath: sessionAuth.getPath });
+ * app.use(sessionAuth.services());
+ * app.get("/services/json/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
+ * app.notFound(sessionAuth.notFound());
+ * app.onError(sessionAuth.onError());
+ * ```
+ * @throws TypeError when an option is missing or invalid.
+ */
+export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAuth {
+  const { clientAddress, ...fetchOptions } = options ?? ({} as HonoSessionAuthOptions);
+  const address = parseOptions(honoSchema, { clientAddress }, "honoSessionAuth").clientAddress;
+  // Hono's own path reading (its percent-decoding included), so ?q= aside, routes see what they would without getPath.
+  const honoPath = loadOptionalPeer<{ getPath(request: Request): string }>("hono/utils/url", "honoSessionAuth", "hono").getPath;
+  const { engine, describe: describeRequest } = fetchBinding(
+    fetchOptions,
+    "honoSessionAuth",
+    'On a runtime other than Node, Bun or Deno, give honoSessionAuth({ clientAddress: (c) => … }) (Cloudflare: c.req.header("cf-connecting-ip")).',
+  );
+  const describe = (c: Context) => describeRequest(c.req.raw, new HonoRequestInfo(c, address));
+
+  function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): MiddlewareHandler {
+    const { guard: decide, settings } = engine.guard(guardOptions, optional);
+    return async function sessionGuard(c, next) {
+      const result = await decide(describe(c));
+      if (result.reply !== undefined) {
+        if (result.error === undefined || settings.onDenied === "reply") return toResponse(result.reply);
+        setHeaders(c, result.headers);
+        throw result.error;
+      }
+      c.set("auth", result.auth);
+      await nextWith(c, next, result.headers);
+    };
+  }
+
+  return {
+    endpointPath: engine.endpointPath,
+    getPath(request) {
+      const { url } = request;
+      const mark = url.indexOf("?");
+      if (mark === -1) return honoPath(request);
+      const start = url.indexOf("/", url.indexOf("://") + 3);
+      const rewritten = engine.route(url.slice(start));
+      return honoPath(rewritten === undefined ? request : ({ url: url.slice(0, start) + rewritten } as Request));
+    },
+    services() {
+      return async function servicesSessionAuth(c, next) {
+        const { url } = c.req.raw;
+        if (!engine.claims(url.slice(url.indexOf("/", url.indexOf("://") + 3)))) return next();
+        const served = engine.serve(describe(c));
+        const reply = await served?.reply;
+        if (reply !== undefined) return toResponse(reply);
+        await nextWith(c, next, served?.headers ?? NO_HEADERS);
+      };
+    },
+    requireSession: (guardOptions) => guard(guardOptions, false) as MiddlewareHandler<SessionAuthVariables>,
+    optionalSession: (guardOptions) => guard(guardOptions, true) as MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>,
+    notFound(notFoundOptions) {
+      const answer = engine.notFound(notFoundOptions);
+      return (c) => toResponse(answer(describe(c)));
+    },
+    onError: () => (error, c) => toResponse(engine.replyToError(error, describe(c))),
+    async startSession(c, user) {
+      const { result, headers } = await engine.startSession(describe(c), user);
+      setHeaders(c, headers);
+      return result;
+    },
+    async endSession(c) {
+      const { result, headers, error } = await engine.endSession(describe(c));
+      setHeaders(c, headers);
+      if (error !== undefined) throw error;
+      return result;
+    },
+    listSessions: (uid) => engine.listSessions(uid),
+    endUserSessions: (uid) => engine.endUserSessions(uid),
+    openApi: (routes) => engine.openApi(routes),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Response headers as the package writes them: records of names to a value, or to several
+ * (`Set-Cookie`), merged without losing what another step already put there.
+ *
+ * @module
+ */
+
+/** Response headers: one value per name, or several for `Set-Cookie`. */
+export type HeaderRecord = Readonly<Record<string, string | readonly string[]>>;
+
+/** No header: shared and frozen, as most replies to an app's own route carry none of the package's. */
+export const NO_HEADERS: HeaderRecord = Object.freeze({});
+
+/**
+ * A `Vary` value with `added`'s names after `had`'s, each once (compared without regard to
+ * case): CORS's `Origin` and the endpoint's `Accept` both belong on one reply, whichever step
+ * set its header first.
+ *
+ * @example
+ * ```ts
+ * mergeVary("Origin", "Accept, origin"); // "Origin, Accept"
+ * ```
+ */
+export function mergeVary(had: string | undefined, added: string): string {
+  if (had === undefined || had === "") return added;
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const name of `${had},${added}`.split(",")) {
+    const trimmed = name.trim();
+    const key = trimmed.toLowerCase();
+    if (trimmed === "" || seen.has(key)) continue;
+    seen.add(key);
+    names.push(trimmed);
+  }
+  return names.join(", ");
+}
+
+/**
+ * `extra` added to `base`: a value replaced, `Vary` merged (`base`'s names first), `Set-Cookie`
+ * values appended. `base` itself when there is nothing to add.
+ */
+export function mergeHeaders(base: HeaderRecord, extra: HeaderRecord | undefined): HeaderRecord {
+  if (extra === undefined || extra === NO_HEADERS) return base;
+  let merged: Record<string, string | readonly string[]> | undefined;
+  for (const name in extra) {
+    merged ??= { ...base };
+    const value = extra[name]!;
+    const had = merged[name];
+    if (name === "Vary" && typeof had === "string" && typeof value === "string") merged[name] = mergeVary(had, value);
+    else if (name === "Set-Cookie" && had !== undefined) merged[name] = [...toList(had), ...toList(value)];
+    else merged[name] = value;
+  }
+  return merged ?? base;
+}
+
+function toList(value: string | readonly string[]): readonly string[] {
+  return typeof value === "string" ? [value] : value;
+}

@@ -1,0 +1,87 @@
+import { parseForm } from "./form.js";
+import { trimSlashes } from "./path.js";
+
+/**
+ * Where a request goes: its target split into path and query, the paths the package answers,
+ * and Drupal's `?q=` routing.
+ *
+ * @module
+ */
+
+/** `services/session/token`: Services' token call, at the site root whatever the endpoint's path. */
+export const TOKEN_PATH = "/services/session/token";
+
+/** A request target as routing sees it: the path, and the query string without its `?` (`""` for none). */
+export interface Target {
+  readonly path: string;
+  readonly query: string;
+}
+
+/** Splits a target (origin-form, `/a/b?c`) into path and query, a fragment dropped; no URL is parsed. */
+export function splitTarget(target: string): Target {
+  const hash = target.indexOf("#");
+  const end = hash === -1 ? target.length : hash;
+  const mark = target.indexOf("?");
+  if (mark === -1 || mark > end) return { path: target.slice(0, end) || "/", query: "" };
+  return { path: target.slice(0, mark) || "/", query: target.slice(mark + 1, end) };
+}
+
+/** One query-string parameter, the last one if repeated, as in PHP's `$_GET`; linear whatever a client sends. */
+export function queryParameter(query: string, name: string): string | undefined {
+  return query === "" ? undefined : parseForm(Buffer.from(query))[name];
+}
+
+/** Whether a path is `services/session/token`, matched as Express's router matches it: any case, one trailing slash or none. */
+export function isTokenPath(path: string): boolean {
+  const length = path.length === TOKEN_PATH.length + 1 && path.endsWith("/") ? TOKEN_PATH.length : path.length;
+  return length === TOKEN_PATH.length && path.slice(0, length).toLowerCase() === TOKEN_PATH;
+}
+
+/** The rest of a path below `prefix` (`"/"` for the prefix itself), or `undefined` when it is not below it. Any case, as Express matches. */
+export function pathBelow(path: string, prefix: string): string | undefined {
+  if (prefix === "/") return path;
+  if (path.length < prefix.length || path.slice(0, prefix.length).toLowerCase() !== prefix.toLowerCase()) return undefined;
+  if (path.length === prefix.length) return "/";
+  return path.charCodeAt(prefix.length) === SLASH ? path.slice(prefix.length) : undefined;
+}
+
+/** What `?q=` may route to. */
+export interface QueryRouting {
+  /** The paths where `q` is read (`["/", "/index.php"]`). */
+  readonly queryPaths: readonly string[];
+  /** The endpoint's path, with a leading slash: `q` routes to it and below. */
+  readonly endpointPath: string;
+  /** Further path prefixes `q` may route to (the app's own, listed). */
+  readonly queryRoutes: readonly string[];
+}
+
+/**
+ * Drupal's routing of sites without clean URLs (`request_path()`): on the query paths, `q`'s
+ * value (the last one, as PHP's `$_GET` reads a repeated one) becomes the path, slashes
+ * trimmed, and the rest of the query string stays. Only towards what Drupal clients call there
+ * (the endpoint and below, `services/session/token`) and the listed `queryRoutes`: elsewhere
+ * `?q=` is the app's own parameter, and `/?q=metrics` must not reach `/metrics` past a proxy's
+ * rules on paths. A path with a `.` or `..` segment is never routed. Returns the new target, or
+ * `undefined` to keep the request's own.
+ */
+export function queryRouter(routing: QueryRouting): (target: string) => string | undefined {
+  const honoured = new Set(routing.queryPaths);
+  const prefixes = [routing.endpointPath, ...routing.queryRoutes];
+  return function drupalQueryTarget(target) {
+    const mark = target.indexOf("?");
+    if (mark === -1 || !honoured.has(target.slice(0, mark))) return undefined;
+    const query = new URLSearchParams(target.slice(mark + 1));
+    const q = query.getAll("q").at(-1);
+    if (q === undefined) return undefined;
+    const segments = trimSlashes(q).split("/");
+    if (segments.some((segment) => segment === "." || segment === "..")) return undefined;
+    const path = `/${segments.join("/")}`;
+    if (!isTokenPath(path) && !prefixes.some((prefix) => pathBelow(path, prefix) !== undefined)) return undefined;
+    query.delete("q");
+    // Re-encoded segment by segment: q arrives decoded, and a raw "?" or "#" must not start a new URL part.
+    const rest = query.toString();
+    return `/${segments.map(encodeURIComponent).join("/")}${rest === "" ? "" : `?${rest}`}`;
+  };
+}
+
+const SLASH = 0x2f;
