@@ -238,7 +238,7 @@ export class Sessions {
       return undefined;
     }
     // Drupal joins the session to its user on status = 1: a blocked user's sessions are void.
-    const user = await this.#users.findById(record.uid);
+    const user = session.user !== undefined ? session.user : await this.#users.findById(record.uid);
     if (user === null || !user.active) {
       await this.#store.destroy(session.handle);
       this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, requestId);
