@@ -3,19 +3,31 @@ import { parseOptions } from "../validate.js";
 import type { UserStore } from "../types.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 import { readNameColumn, type NameColumn } from "./name-column.js";
+import { isDrupal7StoredHash } from "./drupal7-hasher.js";
 import { recordsOf, usersWithRolesSql, type UserRow } from "./user-rows.js";
 
-const optionsSchema = z.strictObject({ ...databaseOptionFields });
+const optionsSchema = z.strictObject({ ...databaseOptionFields, parallelRun: z.boolean().optional() });
 
 /**
  * Options of {@link drupal7UserStore}.
  *
  * @example
  * ```ts
- * const userStore = drupal7UserStore({ pool, prefix: "" });
+ * const userStore = drupal7UserStore({ pool, prefix: "", parallelRun: true });
  * ```
  */
-export type Drupal7UserStoreOptions = Drupal7DatabaseOptions;
+export interface Drupal7UserStoreOptions extends Drupal7DatabaseOptions {
+  /**
+   * The Drupal site still serves the same users (docs/running-beside-drupal-7.md): a rehash
+   * is stored only in Drupal 7's own `$S$` format, so that a password upgraded here still
+   * logs in on Drupal. Any other hash is refused (`updatePasswordHash` rejects, and the login
+   * reports a `rehash.failed` event and keeps the old hash): use `drupal7Hasher()` as the
+   * hasher while this is on. `drupal7 check --parallel-run` counts the accounts Drupal can
+   * no longer check.
+   * @default false
+   */
+  parallelRun?: boolean;
+}
 
 /** A uid as Drupal writes one: a positive decimal that fits its unsigned INT column. */
 const UID_PATTERN = /^[1-9]\d{0,9}$/;
@@ -44,7 +56,8 @@ const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
  * one query, roles included, whether or not it finds an account.
  *
  * It writes only two things: `users.login` and `users.access` on login, and `users.pass`
- * as a compare-and-set on rehash. Every value is a query parameter.
+ * as a compare-and-set on rehash (with `parallelRun`, only a hash Drupal 7 can check).
+ * Every value is a query parameter.
  *
  * @example
  * ```ts
@@ -59,7 +72,9 @@ const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
  * @throws TypeError when the pool's dialect cannot be told or the prefix is unsafe.
  */
 export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
-  const db = drupal7Database(parseOptions(optionsSchema, options, "drupal7UserStore"), "drupal7UserStore");
+  const parsed = parseOptions(optionsSchema, options, "drupal7UserStore");
+  const db = drupal7Database(parsed, "drupal7UserStore");
+  const parallelRun = parsed.parallelRun ?? false;
   const users = db.table("users");
   // One query whatever it finds, roles included: a name with an account costs what one without does.
   const withRoles = (from: string, where = "") => usersWithRolesSql(db, from, where);
@@ -117,6 +132,12 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
     },
     async updatePasswordHash(uid, expected, next) {
       if (!UID_PATTERN.test(uid)) return false;
+      // Drupal still checks this account's password: a hash it cannot read would lock the user out of it.
+      if (parallelRun && !isDrupal7StoredHash(next)) {
+        throw new Error(
+          "drupal7UserStore: parallelRun: refusing to store a password hash Drupal 7 cannot check; use drupal7Hasher() while Drupal serves the same users",
+        );
+      }
       // MySQL's usual collation ignores case, and hashes differ in case: compare bytes there.
       const same = db.dialect === "mysql" ? "pass = CAST(? AS BINARY)" : "pass = ?";
       const changed = await db.write(`UPDATE ${users} SET pass = ? WHERE uid = ? AND ${same}`, [next, Number(uid), expected]);
