@@ -80,7 +80,8 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(drupalPort: number, nodePort: number): Promise<Proxy> {
+/** Starts the proxy; `https`: it ends TLS, as in front of a site served over HTTPS (`X-Forwarded-Proto: https`, which both sides trust from loopback). */
+export async function startProxy(drupalPort: number, nodePort: number, options: { https?: boolean } = {}): Promise<Proxy> {
   const proxy: Proxy = { port: 0, mode: "split", close: () => Promise.resolve() };
   const server = createServer((req, res) => {
     const toNode = proxy.mode === "node" || (proxy.mode === "split" && isServicesPath(req.url ?? "/"));
@@ -92,7 +93,7 @@ export async function startProxy(drupalPort: number, nodePort: number): Promise<
         method: req.method,
         path: req.url,
         // The Host the client used: both systems name the session cookie after it.
-        headers: { ...req.headers, "x-forwarded-for": forwardedFor },
+        headers: { ...req.headers, "x-forwarded-for": forwardedFor, ...(options.https === true ? { "x-forwarded-proto": "https" } : {}) },
         agent: false,
       },
       (answer) => {
