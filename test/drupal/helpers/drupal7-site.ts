@@ -3,8 +3,9 @@
  * (outside this repository: its GPL sources are never copied here) installs it on a fresh
  * MariaDB or PostgreSQL database and serves it with PHP's built-in server. Without PHP, the
  * kit, or the database server's URL (MYSQL_URL, POSTGRES_URL: the signal that the server runs),
- * a suite is one visible skipped test and a console warning. `SKIP_DRUPAL7_SITES=1` skips them
- * too (CI runs them once, not on every Node version).
+ * a suite is one visible skipped test and a console warning (a failure under
+ * `REQUIRE_DRUPAL7_SITES=1`, as in CI). `SKIP_DRUPAL7_SITES=1` skips them too (CI runs them
+ * once, not on every Node version).
  */
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, appendFileSync } from "node:fs";
@@ -140,6 +141,13 @@ export function describeBesideDrupal(
     const label = `${title} (Drupal 7 on ${variant.dialect === "mysql" ? "MariaDB" : "PostgreSQL"}, ${variant.rawSids ? "do_not_hash_session_ids" : "hashed session ids"})`;
     describe(label, () => {
       const why = missing(variant.env);
+      // CI installs PHP and sets the URLs: there, a suite that cannot run is a failure, not a skip.
+      if (why !== null && process.env.REQUIRE_DRUPAL7_SITES === "1" && process.env.SKIP_DRUPAL7_SITES !== "1") {
+        it(`"${title}" needs a real Drupal 7 site`, () => {
+          throw new Error(`${why}, and REQUIRE_DRUPAL7_SITES=1`);
+        });
+        return;
+      }
       if (why !== null) {
         console.warn(`${why}: skipping "${label}"`);
         it.skip(`${why}: "${title}" needs a real Drupal 7 site (../shared/drupal7/site.sh)`, () => {});
