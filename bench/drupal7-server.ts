@@ -19,7 +19,8 @@ import mysql from "mysql2/promise";
 import pg from "pg";
 import type { Drupal7Pool, MysqlPoolLike, PgPoolLike, SqlValue } from "../src/entries/drupal.js";
 import { core, drupal } from "./built.js";
-import { BENCH_NAME, BENCH_PASSWORD, SECRET } from "./shared.js";
+import { expressSessionApp, sendData } from "./peer-apps.js";
+import { SECRET } from "./shared.js";
 
 const [configuration, url] = process.argv.slice(2);
 if (url === undefined) throw new Error("usage: drupal7-server.ts <drupal7|express-session-pg> <database URL>");
@@ -27,7 +28,6 @@ if (url === undefined) throw new Error("usage: drupal7-server.ts <drupal7|expres
 /** Statements sent, and protected GETs answered: their ratio is the cost of one. */
 const counts = { reads: 0, writes: 0, gets: 0 };
 const count = (sql: string) => void (/^\s*SELECT\b/i.test(sql) ? (counts.reads += 1) : (counts.writes += 1));
-const sendData: RequestHandler = (_req, res) => void res.json({ players: [{ id: 1, name: "Ada" }] });
 /** Counts every GET /data, answered or refused, before anything else sees it. */
 const countGet: RequestHandler = (req, _res, next) => {
   if (req.method === "GET" && req.path === "/data") counts.gets += 1;
@@ -68,34 +68,18 @@ async function drupal7App(): Promise<Express> {
   return app;
 }
 
-declare module "express-session" {
-  interface SessionData {
-    uid: string;
-  }
-}
-
-function expressSessionApp(): Express {
+/** express-session with connect-pg-simple, its pool's statements counted. */
+function expressSessionPg(): Express {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => (count(String(args[0])), query(...args));
   const PgStore = connectPgSimple(session);
-  const app = express();
-  app.use(countGet);
-  app.use(session({ store: new PgStore({ pool, createTableIfMissing: true }), secret: SECRET, resave: false, saveUninitialized: false }));
-  app.post("/login", express.json(), (req, res, next) => {
-    const { username, password } = (req.body ?? {}) as Record<string, unknown>;
-    if (username !== BENCH_NAME || password !== BENCH_PASSWORD) return void res.status(401).json({ error: "wrong credentials" });
-    req.session.regenerate((error) => {
-      if (error) return next(error);
-      req.session.uid = "1";
-      res.json({ ok: true });
-    });
-  });
-  app.get("/data", (req, res, next) => (req.session.uid === undefined ? void res.status(401).json({ error: "no session" }) : next()), sendData);
-  return app;
+  return express()
+    .use(countGet)
+    .use(expressSessionApp(new PgStore({ pool, createTableIfMissing: true })));
 }
 
-const app = configuration === "drupal7" ? await drupal7App() : configuration === "express-session-pg" ? expressSessionApp() : undefined;
+const app = configuration === "drupal7" ? await drupal7App() : configuration === "express-session-pg" ? expressSessionPg() : undefined;
 if (app === undefined) throw new Error(`unknown configuration ${configuration}`);
 const server = createServer(app);
 server.listen(0, "127.0.0.1", () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
