@@ -7,6 +7,7 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { afterAll, beforeAll } from "vitest";
 import { createSessionAuthRouter, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
 import {
   drupal7CsrfToken,
@@ -110,6 +111,23 @@ export async function startProxy(drupalPort: number, nodePort: number, options: 
   proxy.port = await listening(server);
   proxy.close = () => closing(server);
   return proxy;
+}
+
+/**
+ * Starts the app beside `site` and the proxy in front of both for a suite (before its tests,
+ * stopped after them); the returned object holds them once started.
+ */
+export function nodeAndProxy(site: () => DrupalSite, options: { https?: boolean } = {}): { node: NodeSide; proxy: Proxy } {
+  const both = {} as { node: NodeSide; proxy: Proxy };
+  beforeAll(async () => {
+    both.node = await startNodeSide(site());
+    both.proxy = await startProxy(site().port, both.node.port, options);
+  });
+  afterAll(async () => {
+    await both.proxy?.close();
+    await both.node?.close();
+  });
+  return both;
 }
 
 /** What a request answered. */

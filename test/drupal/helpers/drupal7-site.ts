@@ -24,6 +24,11 @@ export const SITE_KIT = fileURLToPath(new URL("../../../../shared/drupal7/site.s
 /** Ports of the sites these tests start: DRUPAL7_TEST_PORT (default 19610) plus each suite's offset. */
 const PORT_BASE = Number(process.env.DRUPAL7_TEST_PORT ?? 19610);
 
+/** A port of the range these tests own (DRUPAL7_TEST_PORT + `offset`), for a server of theirs that is not a Drupal site. */
+export function testPort(offset: number): number {
+  return PORT_BASE + offset;
+}
+
 /** A site as `site.sh up` printed it, and a pool on its database. */
 export interface DrupalSite {
   readonly dialect: "mysql" | "postgres";

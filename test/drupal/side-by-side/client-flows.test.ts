@@ -5,8 +5,8 @@
  * Drupal, continued after they moved to Node) and once rolling back (logged in on Node,
  * continued after the paths went back to Drupal), with a Drupal page checked along the way.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { Client, showsLoggedIn, startNodeSide, startProxy, type Answer, type NodeSide, type Proxy } from "../helpers/beside-drupal.js";
+import { beforeAll, beforeEach, expect, it } from "vitest";
+import { Client, nodeAndProxy, showsLoggedIn, type Answer, type Proxy } from "../helpers/beside-drupal.js";
 import { describeBesideDrupal } from "../helpers/drupal7-site.js";
 
 /** What a library keeps between calls. */
@@ -111,17 +111,10 @@ describeBesideDrupal(
   "the client libraries through a split proxy",
   4,
   (site) => {
-    let node: NodeSide;
     let proxy: Proxy;
 
-    beforeAll(async () => {
-      node = await startNodeSide(site());
-      proxy = await startProxy(site().port, node.port);
-    });
-    afterAll(async () => {
-      await proxy?.close();
-      await node?.close();
-    });
+    const both = nodeAndProxy(site);
+    beforeAll(() => void ({ proxy } = both));
     beforeEach(async () => {
       await site().sql("DELETE FROM sessions");
       await site().sql("DELETE FROM flood");

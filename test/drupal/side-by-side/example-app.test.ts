@@ -4,32 +4,21 @@
  * a proxy that sends the Services paths to it and the rest to Drupal. Users move between the two.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Client, showsLoggedIn, startProxy, type Proxy } from "../helpers/beside-drupal.js";
-import { describeBesideDrupal } from "../helpers/drupal7-site.js";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
+import { describeBesideDrupal, testPort } from "../helpers/drupal7-site.js";
 
 describeBesideDrupal(
   "the example app with SESSION_STORE=drupal7",
   8,
-  (site) => {
+  (site, variant) => {
     let child: ChildProcess;
     let proxy: Proxy;
     let output = "";
 
     beforeAll(async () => {
-      const port = await freePort();
+      // Ports 16 and 17 of the range: the sites of the suites take 0 to 15.
+      const port = testPort(variant.dialect === "mysql" ? 16 : 17);
       child = spawn(process.execPath, ["--import", "tsx", "examples/sports-api/server.ts"], {
         env: {
           ...process.env,

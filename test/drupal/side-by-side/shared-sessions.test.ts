@@ -6,8 +6,8 @@
  * session handler and cron answer.
  */
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { Client, showsLoggedIn, startNodeSide, startProxy, type NodeSide, type Proxy } from "../helpers/beside-drupal.js";
+import { beforeAll, beforeEach, expect, it } from "vitest";
+import { Client, nodeAndProxy, showsLoggedIn, type NodeSide, type Proxy } from "../helpers/beside-drupal.js";
 import { describeBesideDrupal } from "../helpers/drupal7-site.js";
 
 /** `drupal_hash_base64()`. */
@@ -22,14 +22,8 @@ describeBesideDrupal("shared sessions", 0, (site, variant) => {
     (await site().sql<Record<string, unknown>>("SELECT uid, sid, ssid, hostname, timestamp, cache, session FROM sessions WHERE sid = ?", [sidOf(sessid)]))[0];
   const sessionText = (value: unknown) => (Buffer.isBuffer(value) ? value.toString("utf8") : String(value ?? ""));
 
-  beforeAll(async () => {
-    node = await startNodeSide(site());
-    proxy = await startProxy(site().port, node.port);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await node?.close();
-  });
+  const both = nodeAndProxy(site);
+  beforeAll(() => void ({ node, proxy } = both));
   beforeEach(async () => {
     proxy.mode = "split";
     await site().sql("DELETE FROM sessions");
