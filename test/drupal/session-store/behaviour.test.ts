@@ -249,6 +249,20 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
     });
   });
 
+  describe("raw ids (do_not_hash_session_ids)", () => {
+    it("finds the row of a handle this process never read by hashing the table's ids, as Drupal would hash them", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const sessid = await store({ hashedSids: false }).create({ uid: "1", createdAt: now, lastSeenAt: now, expiresAt: now + 3600, ip: "", userAgent: "" });
+      expect(await rowOf(sessid)).toBeDefined();
+      // Another instance: it has never seen this session, only its handle (from a list in another process, say).
+      const other = store({ hashedSids: false });
+      await other.touch(hashSessionId(sessid), now + 200, now + 3800);
+      expect(Number((await rowOf(sessid))?.timestamp)).toBe(now + 200);
+      await other.destroy(hashSessionId(sessid));
+      expect(await rowOf(sessid)).toBeUndefined();
+    });
+  });
+
   describe("rows that are no session of the app", () => {
     it("an anonymous visitor's row (uid 0) is no session, and is left as Drupal wrote it", async () => {
       const sessid = createSessionId();
