@@ -108,6 +108,8 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
     const server = express();
     server.use(auth);
     server.get("/guarded", auth.requireSession(), (req, res) => void res.json({ uid: req.auth!.user.uid, roles: req.auth!.user.roles }));
+    // All a route is given of the session, as an app that logs or shows it would send it.
+    server.get("/auth", auth.requireSession(), (req, res) => void res.json(req.auth));
     return server;
   }
 
@@ -130,6 +132,11 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
       const guarded = await request(server).get("/guarded").set("Cookie", cookie);
       expect(guarded.body).toEqual({ uid: "1", roles: { "2": "authenticated user", "3": "administrator", "4": "editor" } });
       expect([pool.reads(), pool.writes()]).toEqual([1, 0]);
+      // The account read with the session reaches the route as the guard gives any: without its password hash.
+      const seen = await request(server).get("/auth").set("Cookie", cookie);
+      expect(seen.body).toMatchObject({ user: { uid: "1", name: admin.name }, session: { handle: hashSessionId(login.body.sessid) } });
+      expect(seen.text).not.toContain(admin.pass);
+      expect(Object.keys(seen.body.session as object).sort()).toEqual(["handle", "record"]);
       // Drupal's session_write_interval: 180 s on.
       vi.setSystemTime((NOW + 180) * 1000);
       pool.reset();
