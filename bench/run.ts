@@ -8,10 +8,11 @@
  *   --duration / BENCH_DURATION   measured seconds per run (default 5)
  *   --warmup   / BENCH_WARMUP     warm-up seconds per run (default 5)
  *   --rounds   / BENCH_ROUNDS     rounds (default 5)
- *   --only     / BENCH_ONLY       comma-separated configuration names, plus timing, attack, memory and hostile
+ *   --only     / BENCH_ONLY       comma-separated configuration names, plus timing, attack, memory, hostile and drupal7
  *   --profile  / BENCH_PROFILE    a directory: servers run with --cpu-prof and write there
  *   BENCH_PIN=0                   do not pin the server to CPU 0 and the load to CPU 1
  *   REDIS_URL                     enables the Redis configurations
+ *   MYSQL_URL, POSTGRES_URL       enable the Drupal 7 sessions-table rows (bench/drupal7.ts)
  */
 import { spawn } from "node:child_process";
 import { availableParallelism, cpus } from "node:os";
@@ -308,6 +309,13 @@ if (only === undefined || only.includes("memory")) {
     const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", resolve(here, "memory.ts")], { cwd: resolve(here, ".."), stdio: "inherit" });
     child.on("exit", (code) => (code === 0 ? done() : fail(new Error(`memory.ts exited ${code}`))));
   });
+}
+
+if (only === undefined || only.includes("drupal7")) {
+  // Drupal 7's sessions table against express-session + connect-pg-simple (MYSQL_URL, POSTGRES_URL): bench/drupal7.ts.
+  const env = { ...process.env, BENCH_DURATION: String(seconds), BENCH_WARMUP: String(warmup), BENCH_ROUNDS: String(rounds) };
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(here, "drupal7.ts")], { cwd: resolve(here, ".."), stdio: "inherit", env });
+  await new Promise<void>((done, fail) => child.on("exit", (code) => (code === 0 ? done() : fail(new Error(`drupal7.ts exited ${code}`)))));
 }
 
 if (only === undefined || only.includes("hostile")) {

@@ -7,16 +7,16 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express } from "express";
 import Fastify from "fastify";
 import { Hono, type MiddlewareHandler } from "hono";
 import { createAdaptorServer } from "@hono/node-server";
-import session from "express-session";
 import { getIronSession } from "iron-session";
 import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
 import type { PasswordHasher, SessionStore } from "services-session-auth";
 import { core, drupal, fastify, hono, redis, sealed } from "./built.js";
+import { credentialsOk, expressSessionApp, payload, sendData } from "./peer-apps.js";
 import { BENCH_NAME, BENCH_PASSWORD, LEGACY_NAME, SECRET } from "./shared.js";
 
 const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
@@ -25,15 +25,6 @@ const { sealedCookieStore } = sealed;
 const { drupal7Hasher, upgradingHasher } = drupal;
 const { fastifySessionAuth } = fastify;
 const { honoSessionAuth } = hono;
-
-const payload = {
-  players: [
-    { id: 1, name: "Ada" },
-    { id: 2, name: "Grace" },
-    { id: 3, name: "Edsger" },
-  ],
-};
-const sendData: RequestHandler = (_req, res) => void res.json(payload);
 
 /** A hasher that costs nothing, so a login measures the framework and the store, not hashing. */
 const trivialHasher: PasswordHasher = {
@@ -48,40 +39,12 @@ const trivialHasher: PasswordHasher = {
   needsRehash: () => false,
 };
 
-/** The peers' cheap login check, the same for every peer. */
-function credentialsOk(body: unknown): boolean {
-  const { username, password } = (body ?? {}) as { username?: unknown; password?: unknown };
-  return username === BENCH_NAME && password === BENCH_PASSWORD;
-}
-
 async function redisClient() {
   const url = process.env.REDIS_URL;
   if (url === undefined) throw new Error("this configuration needs REDIS_URL");
   const client = await createClient({ url, disableOfflineQueue: true }).connect();
   client.on("error", () => undefined);
   return client;
-}
-
-declare module "express-session" {
-  interface SessionData {
-    uid: string;
-  }
-}
-
-function expressSessionApp(store: session.Store | undefined): Express {
-  const app = express();
-  app.use(session({ secret: SECRET, resave: false, saveUninitialized: false, ...(store === undefined ? {} : { store }) }));
-  app.post("/login", express.json(), (req, res, next) => {
-    if (!credentialsOk(req.body)) return void res.status(401).json({ error: "wrong credentials" });
-    // express-session's documented login: a new id, then the user on it.
-    req.session.regenerate((error) => {
-      if (error) return next(error);
-      req.session.uid = "1";
-      res.json({ ok: true });
-    });
-  });
-  app.get("/data", (req, res, next) => (req.session.uid === undefined ? void res.status(401).json({ error: "no session" }) : next()), sendData);
-  return app;
 }
 
 function ironSessionApp(): Express {

@@ -54,6 +54,12 @@ export interface StoredSession {
    */
   readonly handle: string;
   readonly record: SessionRecord;
+  /**
+   * The session's account, for a store that reads it in the same query as the session (as
+   * Drupal joins `sessions` to `users`): `null` when there is none. Left out, the lifecycle
+   * looks the account up with `UserStore.findById`.
+   */
+  readonly user?: UserRecord | null;
 }
 
 /**

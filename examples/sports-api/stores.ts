@@ -2,26 +2,33 @@ import { createClient } from "redis";
 import { memoryCounterStore, memorySessionStore, type CounterStore, type SessionAuthOptions, type SessionStore } from "services-session-auth";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
+import { drupal7FromEnv } from "./drupal7.js";
 
 /** How long a session may live from login: the default `absoluteTimeout`, in seconds. */
 const ABSOLUTE_TIMEOUT = 2_000_000;
 
 /** The stores the example runs on, the options that go with them, and how to let go of them. */
 export interface ExampleStores {
-  readonly kind: "memory" | "redis" | "sealed";
+  readonly kind: "memory" | "redis" | "sealed" | "drupal7";
   readonly sessionStore: SessionStore;
   /** The login throttle's failure counts. */
   readonly counterStore: CounterStore;
-  /** What createSessionAuthRouter needs besides the user store and secret: the stores, and the timeouts they can honour. */
-  readonly authOptions: Pick<SessionAuthOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout">;
+  /**
+   * What createSessionAuthRouter needs besides the secret: the stores, and the timeouts they
+   * can honour; beside a Drupal site, also its users, password hashes and CSRF tokens.
+   */
+  readonly authOptions: Pick<SessionAuthOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout"> &
+    Partial<Pick<SessionAuthOptions, "userStore" | "hasher" | "csrfToken">>;
   close(): Promise<void>;
 }
 
 /**
  * Picks the stores from the environment: `SESSION_STORE=memory` (the default: one process),
  * `redis` (sessions and login-failure counters shared by every instance through `REDIS_URL`),
- * or `sealed` (stateless sealed cookies; revocations and counters in Redis when `REDIS_URL`
- * is set, else in memory). `REDIS_PREFIX` separates apps sharing one Redis.
+ * `sealed` (stateless sealed cookies; revocations and counters in Redis when `REDIS_URL`
+ * is set, else in memory), or `drupal7`: beside a running Drupal 7 site, on its database
+ * (`DATABASE_URL`), with its users, sessions and CSRF tokens (see ./drupal7.ts).
+ * `REDIS_PREFIX` separates apps sharing one Redis.
  *
  * Sealed sessions cannot move their idle deadline (that would need a new cookie), so in
  * that mode the idle timeout is set equal to the absolute one: a session lasts
@@ -29,7 +36,9 @@ export interface ExampleStores {
  */
 export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Promise<ExampleStores> {
   const kind = env.SESSION_STORE ?? "memory";
-  if (kind !== "memory" && kind !== "redis" && kind !== "sealed") throw new TypeError(`SESSION_STORE must be memory, redis or sealed, not "${kind}"`);
+  if (kind !== "memory" && kind !== "redis" && kind !== "sealed" && kind !== "drupal7")
+    throw new TypeError(`SESSION_STORE must be memory, redis, sealed or drupal7, not "${kind}"`);
+  if (kind === "drupal7") return { kind, ...(await drupal7FromEnv(env)) };
   if (kind === "memory") {
     const sessionStore = memorySessionStore();
     const counterStore = memoryCounterStore();

@@ -34,6 +34,10 @@ Commands:
                                     ($DATABASE_URL). On PostgreSQL, exit 1 with the CREATE INDEX
                                     to run when users has no index on LOWER(name).
     --table-prefix <prefix>         settings.php's table prefix (default none)
+    --parallel-run                  also check what sharing sessions and accounts with the
+                                    running Drupal site needs (drupal7SessionStore, parallelRun):
+                                    how sids are kept, the scheme, mixed-mode HTTPS (refused), the
+                                    private key for CSRF tokens, and passwords Drupal cannot check
 
   drupal7 import-sessions           Copy Drupal 7's live sessions ($DATABASE_URL) into the Redis
                                     session store ($REDIS_URL).

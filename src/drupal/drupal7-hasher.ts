@@ -71,6 +71,14 @@ export interface LegacyPasswordHasher extends PasswordHasher {
 
 const RECOGNISED = /^U?\$[SHP]\$/;
 
+/**
+ * Whether a hash is one Drupal 7's `user_hash_password()` writes: `$S$`, its full length, a
+ * cost Drupal accepts. What a store may write while Drupal still checks the same passwords.
+ */
+export function isDrupal7StoredHash(hash: string): boolean {
+  return hash.startsWith("$S$") && hash.length === DRUPAL_HASH_LENGTH && parseDrupalSetting(hash) !== null;
+}
+
 function md5Hex(password: Buffer): Buffer {
   return Buffer.from(createHash("md5").update(password).digest("hex"), "latin1");
 }

@@ -1,7 +1,8 @@
 /**
  * `services-session-auth/drupal`: the Drupal 7 migration kit. Verify and upgrade Drupal's
- * password hashes, read accounts from a Drupal 7 database, derive the same CSRF tokens, and
- * carry live Drupal sessions over so app users stay logged in at the cut-over.
+ * password hashes, read accounts from a Drupal 7 database, derive the same CSRF tokens, share
+ * Drupal's own sessions while both systems run side by side, and carry live Drupal sessions
+ * over so app users stay logged in at the cut-over.
  *
  * @module
  */
@@ -19,5 +20,6 @@ export {
   type ImportDrupal7SessionsResult,
 } from "./session-import.js";
 export type { Drupal7SessionOptions } from "./session-rows.js";
+export { drupal7SessionStore, type Drupal7SessionStore, type Drupal7SessionStoreOptions } from "./session-store.js";
 export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
 export { drupal7UserStore, type Drupal7UserStoreOptions } from "./user-store.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseOptions } from "../validate.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
-import { phpUnserialize } from "./php-unserialize.js";
+import { readVariables } from "./variables.js";
 
 const optionsSchema = z.strictObject({ ...databaseOptionFields });
 
@@ -20,9 +20,7 @@ const optionsSchema = z.strictObject({ ...databaseOptionFields });
  */
 export async function readDrupal7PrivateKey(options: Drupal7DatabaseOptions): Promise<string> {
   const db = drupal7Database(parseOptions(optionsSchema, options, "readDrupal7PrivateKey"), "readDrupal7PrivateKey");
-  const rows = await db.select<{ value: unknown }>(`SELECT value FROM ${db.table("variable")} WHERE name = ?`, ["drupal_private_key"]);
-  const raw = rows[0]?.value;
-  const value = Buffer.isBuffer(raw) || typeof raw === "string" ? phpUnserialize(raw) : null;
+  const value = (await readVariables(db, ["drupal_private_key"])).get("drupal_private_key");
   if (typeof value !== "string" || value.length === 0) throw new Error("Drupal 7: variable drupal_private_key is missing or not a serialized string");
   return value;
 }

@@ -1,82 +1,41 @@
 import { z } from "zod";
 import { parseOptions } from "../validate.js";
-import type { UserRecord, UserStore } from "../types.js";
+import type { UserStore } from "../types.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 import { readNameColumn, type NameColumn } from "./name-column.js";
-import { userDataField } from "./php-unserialize.js";
+import { isDrupal7StoredHash } from "./drupal7-hasher.js";
+import { recordsOf, usersWithRolesSql, type UserRow } from "./user-rows.js";
 
-const optionsSchema = z.strictObject({ ...databaseOptionFields });
+const optionsSchema = z.strictObject({ ...databaseOptionFields, parallelRun: z.boolean().optional() });
 
 /**
  * Options of {@link drupal7UserStore}.
  *
  * @example
  * ```ts
- * const userStore = drupal7UserStore({ pool, prefix: "" });
+ * const userStore = drupal7UserStore({ pool, prefix: "", parallelRun: true });
  * ```
  */
-export type Drupal7UserStoreOptions = Drupal7DatabaseOptions;
-
-/** `DRUPAL_AUTHENTICATED_RID`: every account has this role, which `users_roles` never lists. */
-const AUTHENTICATED_ROLE = { "2": "authenticated user" } as const;
-
-/** Columns that have a place of their own in a {@link UserRecord} rather than in `fields`. */
-const RECORD_COLUMNS = new Set(["uid", "name", "pass", "created", "access", "login", "status"]);
+export interface Drupal7UserStoreOptions extends Drupal7DatabaseOptions {
+  /**
+   * The Drupal site still serves the same users (docs/running-beside-drupal-7.md): a rehash
+   * is stored only in Drupal 7's own `$S$` format, so that a password upgraded here still
+   * logs in on Drupal. Any other hash is refused (`updatePasswordHash` rejects, and the login
+   * reports a `rehash.failed` event and keeps the old hash): use `drupal7Hasher()` as the
+   * hasher while this is on. `drupal7 check --parallel-run` counts the accounts Drupal can
+   * no longer check.
+   * @default false
+   */
+  parallelRun?: boolean;
+}
 
 /** A uid as Drupal writes one: a positive decimal that fits its unsigned INT column. */
 const UID_PATTERN = /^[1-9]\d{0,9}$/;
-
-/** The role columns the one lookup query adds to each `users` row, named so that no `users` column is likely to clash. */
-const ROLE_RID = "ssa_role_rid";
-const ROLE_NAME = "ssa_role_name";
 
 /** A character outside the Basic Multilingual Plane: MySQL's 3-byte `utf8` cannot hold one. */
 const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
 /** MySQL's 3-byte `utf8`, by its old name or its new one. */
 const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
-
-type Row = Record<string, unknown>;
-
-/** A DB value as PDO's `ATTR_STRINGIFY_FETCHES` gives it to Drupal: a string, or null. */
-function drupalString(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (Buffer.isBuffer(value)) return value.toString("utf8");
-  return String(value);
-}
-
-function toRecord(row: Row, roles: Record<string, string>): UserRecord {
-  const fields: Record<string, unknown> = {};
-  // Every other column, in the table's order, typed as the login reply has it (see loginUserObject).
-  for (const [column, value] of Object.entries(row)) {
-    if (RECORD_COLUMNS.has(column) || column === ROLE_RID || column === ROLE_NAME) continue;
-    // `data` is unserialize()d; `picture` stays the raw fid string, as Drupal sends it with user pictures off.
-    fields[column] = column === "data" ? userDataField(value as string | Buffer | null) : drupalString(value);
-  }
-  return {
-    uid: String(row.uid),
-    name: drupalString(row.name) ?? "",
-    mail: drupalString(row.mail) ?? "",
-    passwordHash: drupalString(row.pass) ?? "",
-    active: Number(row.status) === 1,
-    roles: { ...AUTHENTICATED_ROLE, ...roles },
-    created: Number(row.created ?? 0),
-    access: Number(row.access ?? 0),
-    login: Number(row.login ?? 0),
-    fields,
-  };
-}
-
-/** The accounts of the lookup query's rows (one row per role, or one with null role columns), in the rows' order. */
-function recordsOf(rows: readonly Row[]): UserRecord[] {
-  const byUid = new Map<string, { row: Row; roles: Record<string, string> }>();
-  for (const row of rows) {
-    const uid = String(row.uid);
-    let account = byUid.get(uid);
-    if (account === undefined) byUid.set(uid, (account = { row, roles: {} }));
-    if (row[ROLE_RID] !== null && row[ROLE_RID] !== undefined) account.roles[String(row[ROLE_RID])] = drupalString(row[ROLE_NAME]) ?? "";
-  }
-  return [...byUid.values()].map(({ row, roles }) => toRecord(row, roles));
-}
 
 /**
  * A {@link UserStore} over a Drupal 7 database, reading `users`, `users_roles` and `role`
@@ -97,7 +56,8 @@ function recordsOf(rows: readonly Row[]): UserRecord[] {
  * one query, roles included, whether or not it finds an account.
  *
  * It writes only two things: `users.login` and `users.access` on login, and `users.pass`
- * as a compare-and-set on rehash. Every value is a query parameter.
+ * as a compare-and-set on rehash (with `parallelRun`, only a hash Drupal 7 can check).
+ * Every value is a query parameter.
  *
  * @example
  * ```ts
@@ -112,12 +72,12 @@ function recordsOf(rows: readonly Row[]): UserRecord[] {
  * @throws TypeError when the pool's dialect cannot be told or the prefix is unsafe.
  */
 export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
-  const db = drupal7Database(parseOptions(optionsSchema, options, "drupal7UserStore"), "drupal7UserStore");
+  const parsed = parseOptions(optionsSchema, options, "drupal7UserStore");
+  const db = drupal7Database(parsed, "drupal7UserStore");
+  const parallelRun = parsed.parallelRun ?? false;
   const users = db.table("users");
   // One query whatever it finds, roles included: a name with an account costs what one without does.
-  const withRoles = (from: string, where = "") =>
-    `SELECT u.*, r.rid AS ${ROLE_RID}, r.name AS ${ROLE_NAME} FROM ${from} ` +
-    `LEFT JOIN (${db.table("users_roles")} ur INNER JOIN ${db.table("role")} r ON r.rid = ur.rid) ON ur.uid = u.uid ${where} ORDER BY u.uid, r.rid`;
+  const withRoles = (from: string, where = "") => usersWithRolesSql(db, from, where);
   let nameColumn: Promise<NameColumn> | undefined;
 
   /** How MySQL compares `users.name`: read once, and again after a failed read. */
@@ -135,11 +95,11 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
       if (db.dialect === "mysql") {
         // MySQL refuses to compare a 3-byte utf8 column with a character it cannot hold: no account has one.
         if (THREE_BYTE_UTF8.test((await mysqlNameColumn()).charset) && ASTRAL.test(name)) return null;
-        return recordsOf(await db.select<Row>(withRoles(`${users} u`, "WHERE u.name = ? AND u.uid > 0"), [name]))[0] ?? null;
+        return recordsOf(await db.select<UserRow>(withRoles(`${users} u`, "WHERE u.name = ? AND u.uid > 0"), [name]))[0] ?? null;
       }
       // PostgreSQL compares case-sensitively and its unique key does too, so two rows may differ only in case.
       // No ORDER BY inside: with one, a table without fresh statistics is read in uid order instead of by the LOWER(name) index.
-      const found = recordsOf(await db.select<Row>(withRoles(`(SELECT * FROM ${users} WHERE LOWER(name) = LOWER(?) AND uid > 0 LIMIT 10) u`), [name]));
+      const found = recordsOf(await db.select<UserRow>(withRoles(`(SELECT * FROM ${users} WHERE LOWER(name) = LOWER(?) AND uid > 0 LIMIT 10) u`), [name]));
       const exact = found.find((user) => user.name === name);
       if (exact !== undefined) return exact;
       // Ambiguous without an exact match: refuse rather than pick an account.
@@ -163,7 +123,7 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
     },
     async findById(uid) {
       if (!UID_PATTERN.test(uid)) return null;
-      return recordsOf(await db.select<Row>(withRoles(`${users} u`, "WHERE u.uid = ?"), [Number(uid)]))[0] ?? null;
+      return recordsOf(await db.select<UserRow>(withRoles(`${users} u`, "WHERE u.uid = ?"), [Number(uid)]))[0] ?? null;
     },
     async recordLogin(uid, at) {
       if (!UID_PATTERN.test(uid)) return;
@@ -172,6 +132,12 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
     },
     async updatePasswordHash(uid, expected, next) {
       if (!UID_PATTERN.test(uid)) return false;
+      // Drupal still checks this account's password: a hash it cannot read would lock the user out of it.
+      if (parallelRun && !isDrupal7StoredHash(next)) {
+        throw new Error(
+          "drupal7UserStore: parallelRun: refusing to store a password hash Drupal 7 cannot check; use drupal7Hasher() while Drupal serves the same users",
+        );
+      }
       // MySQL's usual collation ignores case, and hashes differ in case: compare bytes there.
       const same = db.dialect === "mysql" ? "pass = CAST(? AS BINARY)" : "pass = ?";
       const changed = await db.write(`UPDATE ${users} SET pass = ? WHERE uid = ? AND ${same}`, [next, Number(uid), expected]);

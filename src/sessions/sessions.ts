@@ -186,13 +186,15 @@ export class Sessions {
       return undefined;
     }
     // Drupal joins the session to its user on status = 1: a blocked user's sessions are void.
-    const user = await this.#users.findById(record.uid);
+    const joined = session.user;
+    const user = joined !== undefined ? joined : await this.#users.findById(record.uid);
     if (user === null || !user.active) {
       await this.#store.destroy(session.handle);
       this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, requestId);
       return undefined;
     }
-    return { kind: "live", sessid, session, user };
+    // Routes see the session without the account the store joined to it (its password hash among it).
+    return { kind: "live", sessid, session: joined === undefined ? session : { handle: session.handle, record }, user };
   }
 
   /** Which of its deadlines a session has passed at `now`, if any. */
