@@ -75,6 +75,7 @@ class HonoRequestInfo implements FetchRequestInfo {
   readonly #c: Context;
   readonly #incoming: IncomingMessage | undefined;
   readonly #address: ((c: Context) => string | undefined) | undefined;
+  #headers: NodeHeaders | undefined | null = null;
 
   constructor(c: Context, address: ((c: Context) => string | undefined) | undefined) {
     this.#c = c;
@@ -91,9 +92,15 @@ class HonoRequestInfo implements FetchRequestInfo {
 
   /** Node's parsed headers, when they are this very request's (not an outer one's, for a request of the app's own making). */
   get headers(): NodeHeaders | undefined {
+    if (this.#headers === null) this.#headers = this.#ownHeaders();
+    return this.#headers;
+  }
+
+  #ownHeaders(): NodeHeaders | undefined {
     const incoming = this.#incoming;
-    if (incoming?.url === undefined || incoming.method !== this.#c.req.raw.method) return undefined;
-    const { url } = this.#c.req.raw;
+    const { raw } = this.#c.req;
+    if (incoming?.url === undefined || incoming.method !== raw.method) return undefined;
+    const { url } = raw;
     const path = url.indexOf("/", url.indexOf("://") + 3);
     return path !== -1 && url.slice(path) === incoming.url ? incoming.headers : undefined;
   }
