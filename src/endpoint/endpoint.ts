@@ -283,7 +283,7 @@ export class ServicesEndpoint {
     const context = known ?? (await this.#sessions.context(request));
     if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
     const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
-    const setCookie = deletionHeaders(context.cookie, context.sent);
+    const setCookie = deletionHeaders(context.cookie, context.sent, request.cookieHeader);
     return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }
 

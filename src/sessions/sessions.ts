@@ -183,7 +183,7 @@ export class Sessions {
     try {
       const session = immediate.session(sessid, now);
       if (session === null || this.#pending.covers(session))
-        return { cookie, sent: 1, state: { kind: "stale", sessid }, now, setCookie: deletionHeaders(cookie, 1) };
+        return { cookie, sent: 1, state: { kind: "stale", sessid }, now, setCookie: deletionHeaders(cookie, 1, request.cookieHeader) };
       const { record } = session;
       if (this.#expiry(record, now) !== undefined || now - record.lastSeenAt >= this.#options.touchInterval) return false;
       const user = immediate.user(record.uid);
@@ -218,7 +218,13 @@ export class Sessions {
       live = found[0];
     }
     if (live === undefined)
-      return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : NO_COOKIES };
+      return {
+        cookie,
+        sent,
+        state: { kind: "stale", sessid: sessids[0]! },
+        now,
+        setCookie: sent === 1 ? deletionHeaders(cookie, sent, request.cookieHeader) : NO_COOKIES,
+      };
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
       await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
