@@ -225,8 +225,10 @@ export class ServicesEndpoint {
   /** `POST user/logout` (`_user_resource_logout`: `[true]`; API 1.1: the anonymous user). */
   logout(request: ServicesCall): Promise<WireResponse> {
     const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
-    return this.#call(request, { csrf: true }, async (_args, context) => {
-      const { result, setCookie, error } = await this.end(request, context);
+    // The token, read as the CSRF check reads it: it picks the caller's session among several its cookies name.
+    const token = (body: unknown) => csrfTokenOf({ ...request, body });
+    return this.#call(request, { csrf: true, args: token }, async (supplied, context) => {
+      const { result, setCookie, error } = await this.end(request, context, supplied);
       if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
       const headers: Record<string, string | readonly string[]> = { ...cookieHeader(setCookie) };
       // Clears every cookie of the origin in a browser, a Drupal site's beside this one too: opt-in.
@@ -275,14 +277,23 @@ export class ServicesEndpoint {
   /**
    * Ends the request's session, if it has a live one (a logout, failing closed), and resolves
    * whether it had one. The cookies to set delete the session cookie wherever a copy may sit.
+   * When the request's cookies name no one session (live sessions of two accounts: one may be
+   * planted), the CSRF `token` it supplied, if any, picks the one to end: its own, never another.
    * When a shared store refused to record the logout, `error` is `ERR_STORE_UNAVAILABLE`:
    * the session is refused here and the logout retried, but other instances may still take it.
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
    */
-  async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "requestId">, known?: SessionContext): Promise<SessionChange<boolean>> {
+  async end(
+    request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "requestId">,
+    known?: SessionContext,
+    token?: string,
+  ): Promise<SessionChange<boolean>> {
     const context = known ?? (await this.#sessions.context(request));
-    if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
-    const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
+    let live = context.state.kind === "live" ? context.state : undefined;
+    if (live === undefined && token !== undefined && context.state.kind === "none" && context.sent > 1)
+      live = await this.#sessions.liveForToken(request, context.cookie, token, context.now);
+    if (live === undefined) return { result: false, setCookie: context.setCookie };
+    const recorded = await this.#sessions.end(live, request.ip, request.requestId);
     const setCookie = deletionHeaders(context.cookie, context.sent, request.cookieHeader);
     return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }

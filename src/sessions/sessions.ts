@@ -319,6 +319,20 @@ export class Sessions {
     return true;
   }
 
+  /**
+   * Of the session cookies a request carried (its `cookie` name), the live session whose CSRF
+   * token is `token`, if any: how a logout finds its own session when its cookies name none
+   * (live sessions of two accounts, one of them maybe planted from a sibling subdomain, or
+   * more values than are looked up). Every value's token is worked out (one MAC each, bounded
+   * by the header's size) and compared in constant time, and only the value it matches is
+   * looked up: a planted value neither hides the caller's session nor can be ended by a token
+   * that is not its own.
+   */
+  async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
+    const sessid = readCookies(request.cookieHeader, cookie.name).find((value) => safeEqual(token, this.token(value)));
+    return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId);
+  }
+
   /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */
   list(uid: string): Promise<StoredSession[]> {
     return this.#store.listByUser(uid);
