@@ -1,6 +1,7 @@
 import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
 import { unaddressedReporter } from "../login/client-address.js";
+import { devicePlacement } from "../login/device-cookie.js";
 import type { CookieSettings } from "../cookie/options.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
@@ -101,9 +102,6 @@ export type EndpointDeps = EndpointSettings &
   Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength" | "deviceCookies"> &
   Pick<CookieSettings, "baseUrl" | "sameSite" | "cookieSecure">;
 
-/** The most device cookie values of one login read: a client holds one (a Drupal-era domain copy at most beside it). */
-const DEVICE_COOKIES_READ = 4;
-
 /**
  * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
  * root, method overrides, HEAD, OPTIONS, the 404s), then the four calls in the order of
@@ -187,7 +185,9 @@ export class ServicesEndpoint {
       // name is "blocked" before anything else is checked, and nothing is counted or hashed.
       if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
       const devices = this.#options.deviceCookies;
-      const deviceCookies = devices === false ? undefined : readCookies(request.cookieHeader, devices.name).slice(0, DEVICE_COOKIES_READ);
+      const placement = devices === false ? undefined : devicePlacement(devices.name, context.cookie.attributes, devices.maxAge);
+      // Every value: planted ones (a sibling subdomain sends them first, on a longer Path) must not hide the client's own.
+      const deviceCookies = placement === undefined ? undefined : readCookies(request.cookieHeader, placement.name);
       const { sessid, user, deviceCookie } = await this.#auth.login({
         name,
         password,
@@ -198,12 +198,9 @@ export class ServicesEndpoint {
         deviceCookies,
       });
       const { result, setCookie } = this.#opened(sessid, user, context);
-      // The device cookie goes where the session cookie goes, for as long as it is good; before
-      // it, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
+      // Before the session cookie, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
       const device =
-        devices === false || deviceCookie === undefined
-          ? []
-          : [setCookieHeader(devices.name, deviceCookie, { ...context.cookie.attributes, maxAge: devices.maxAge }, context.now)];
+        placement === undefined || deviceCookie === undefined ? [] : [setCookieHeader(placement.name, deviceCookie, placement.attributes, context.now)];
       return jsonReply(result, cookieHeader([...device, ...setCookie]));
     });
   }

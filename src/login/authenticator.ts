@@ -3,7 +3,7 @@ import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
 import { addressGroup, plainAddress } from "./client-address.js";
-import { DeviceCookies } from "./device-cookie.js";
+import { DeviceCookies, type DeviceToken } from "./device-cookie.js";
 import { loginNameHasher } from "./login-name.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "./options.js";
@@ -58,8 +58,9 @@ interface Checked {
  * Under concurrency: an attempt is counted (reserved) before its password is checked, and
  * refused at once when over a limit, so a burst costs no more checks than the limits allow.
  * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
- * With `deviceCookies` on, a login that carries a device cookie of its name (set by an
- * earlier success) is counted against that cookie alone and checked ahead of the queue.
+ * With `deviceCookies` on, a login that carries a device cookie of its account (set by an
+ * earlier success of that account, as the user store tells accounts apart) is counted against
+ * that cookie alone and checked ahead of the queue.
  *
  * Equal cost: every failed login that reaches a check does the same work whatever the
  * account: one verification against a hash of each cost class met (the hasher's
@@ -175,8 +176,13 @@ export class Authenticator {
     // account exists, and one the address's limit makes never reaches the user store.
     let nameHash: Promise<string> | undefined;
     const hashOf = (): Promise<string> => (nameHash ??= this.#nameHash(name));
-    // A device cookie (signed here, still good) lets its holder skip the address's and account's counts for its own name.
-    const device = attempt.deviceCookies === undefined ? undefined : this.#devices?.read(attempt.deviceCookies, attempt.now);
+    // A device cookie earned by this account lets its holder skip the address's and account's
+    // counts. Which account a name reaches is the user store's to say, so with one in hand the
+    // account is looked up first (and only then: a cookie signed here, for a name that folds
+    // alike, which its holder has logged in with); without one, nothing changes.
+    let found: Promise<UserRecord | null> | undefined;
+    const lookUp = (): Promise<UserRecord | null> => (found ??= this.#lookUp(name));
+    const device = await this.#device(attempt, hashOf, lookUp);
     const reservation = await this.#throttle?.reserve(address, async () => ({ nameHash: await hashOf() }), device);
     if (reservation !== undefined && reservation.flood !== null) {
       const who = reservation.flood === "user" ? { nameHash: await hashOf() } : {};
@@ -184,10 +190,7 @@ export class Authenticator {
       throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
     }
     const hashed = await hashOf();
-    const trusted = device !== undefined && device.nameHash === hashed;
-    // An over-long name names no account (nothing that long can be stored); an over-long
-    // password is looked up, so that it counts against the account like any wrong one.
-    const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#users.findByName(name);
+    const user = await lookUp();
     // Audit events name an account by uid; a password typed into the name field is in none.
     const who = user === null ? { nameHash: hashed } : { uid: user.uid };
 
@@ -206,7 +209,7 @@ export class Authenticator {
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
     const checked = refused
       ? { verified: false }
-      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId, trusted);
+      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId, device !== undefined);
     if (!checked.verified || user === null || !user.active) {
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
       this.#emit({ type: "login.failure", reason, ...who, ip }, requestId);
@@ -216,7 +219,29 @@ export class Authenticator {
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
     const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
-    return this.#devices === undefined ? opened : { ...opened, deviceCookie: this.#devices.issue(hashed, attempt.now) };
+    return this.#devices === undefined ? opened : { ...opened, deviceCookie: this.#devices.issue(hashed, user.uid, attempt.now) };
+  }
+
+  /**
+   * The device cookie of the attempt's account, if it carries one: signed here, still good,
+   * earned with a name that folds like this one (no lookup for any other), and by the account
+   * the user store finds for this name (`uid`), not another whose name folds alike.
+   */
+  async #device(attempt: LoginAttempt, hashOf: () => Promise<string>, lookUp: () => Promise<UserRecord | null>): Promise<DeviceToken | undefined> {
+    if (this.#devices === undefined || attempt.deviceCookies === undefined || attempt.deviceCookies.length === 0) return undefined;
+    const good = this.#devices.read(attempt.deviceCookies, attempt.now);
+    if (good.length === 0) return undefined;
+    const hashed = await hashOf();
+    const forName = good.filter((token) => token.nameHash === hashed);
+    if (forName.length === 0) return undefined;
+    const user = await lookUp();
+    return user === null ? undefined : this.#devices.forAccount(forName, user.uid);
+  }
+
+  /** The account a login name reaches. An over-long name names none (nothing that long can be stored), nor does an empty one. */
+  async #lookUp(name: string): Promise<UserRecord | null> {
+    // An over-long password is looked up, so that it counts against the account like any wrong one.
+    return name === "" || name.length > this.#options.maxNameLength ? null : this.#users.findByName(name);
   }
 
   /**

@@ -29,7 +29,7 @@ export interface LoginSubject {
 /** An attempt counted before its password is checked. */
 export interface Reservation {
   readonly flood: Flood;
-  /** Counted against a device cookie of the name (see {@link LoginThrottle.reserve}), not its address or account. */
+  /** Counted against a device cookie of the account (see {@link LoginThrottle.reserve}), not its address or account. */
   readonly device: boolean;
   /** The attempt is not to count after all (it was never checked): give its counts back. */
   release(): Promise<void>;
@@ -70,13 +70,14 @@ export class LoginThrottle {
    * addressGroup) there is no address to limit and the account is counted alone, as with
    * `perAccountOnly`: one shared count would let any client's failures lock every user out.
    *
-   * An attempt that carries a device cookie of the same name (`device`, already checked) is
-   * counted against that cookie alone, with the account's limit: its holder logged in before,
-   * and keeps its own budget however many failures others cause on its address or account.
+   * An attempt that carries a device cookie of its account (`device`, already checked against
+   * the account the name reaches) is counted against that cookie alone, with the account's
+   * limit: its holder logged in to that account before, and keeps its own budget however many
+   * failures others cause on its address or account.
    */
   async reserve(address: string | undefined, subject: () => Promise<LoginSubject>, device?: DeviceToken): Promise<Reservation> {
     const counters = this.#counters;
-    if (device !== undefined && (await subject()).nameHash === device.nameHash) {
+    if (device !== undefined) {
       const key = `device:${device.nonce}`;
       const count = await counters.increment(key, this.#limits.userWindow);
       return {
