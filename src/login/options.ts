@@ -124,7 +124,8 @@ export interface ThrottleOptions {
  * are served fairly, one per client address (an IPv6 /64 counts as one) in turn, so a burst
  * from one address waits behind itself. A login that would wait longer than `maxWait` is
  * answered at once with `503` and `Retry-After`, is not counted as a failed login, and
- * changes nothing.
+ * changes nothing. `maxWait` also bounds the wait of a login the throttle holds back only
+ * because other attempts of its address or account are still being checked.
  *
  * @example
  * ```ts
@@ -138,14 +139,16 @@ export interface HashingOptions {
    */
   concurrency?: number;
   /**
-   * Seconds a login may wait for a check before it is answered `503`. Keep it below your
+   * Seconds a login may wait in all, for a check or for its turn behind other attempts of its
+   * address or account still being checked, before it is answered `503`. Keep it below your
    * clients' request timeout (OkHttp's default read timeout is 10 s), so they read the 503.
    * At most 120.
    * @default 5
    */
   maxWait?: number;
   /**
-   * The most logins waiting at once, whatever their wait.
+   * The most logins waiting at once for a check, whatever their wait; and, apart, the most
+   * waiting for their turn behind others of their address or account still being checked.
    * @default 1000
    */
   maxQueue?: number;
