@@ -32,10 +32,10 @@ const server = await sportsApiServer(
   tls,
 );
 const scheme = tls === undefined ? "http" : "https";
+if (login.deviceCookies === true) console.log("device cookies on (DEVICE_COOKIES): a client that logged in before keeps its own failure budget");
 server.listen(port, () => {
   console.log(`sports API on ${scheme}://localhost:${port} (${framework}) with ${stores.kind} sessions  (log in as demo / demo-password)`);
   if (hybrid.trustedOrigins !== undefined) console.log(`app origins (logins and CORS): ${hybrid.trustedOrigins.join(", ")}`);
-  if (login.deviceCookies === true) console.log("device cookies on (DEVICE_COOKIES): a client that logged in before keeps its own failure budget");
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
