@@ -67,7 +67,10 @@ export type AuthEvent = AuthEventContext &
         readonly ip: string;
       })
     | (LoginSubjectFields & { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly ip: string })
-    /** A login waited too long for a password check and was answered 503 (not counted as a failure). */
+    /**
+     * A login waited too long for a password check, or for its turn behind other attempts of its
+     * address or account still being checked, and was answered 503 (not counted as a failure).
+     */
     | { readonly type: "login.busy"; readonly ip: string; readonly retryAfter: number }
     /**
      * A login posted from another site's page was refused (403). `message` says why, and how

@@ -1,6 +1,7 @@
 import { demoUserStore, trustProxySetting } from "./app.js";
 import { exampleFramework, sportsApiServer } from "./frameworks.js";
 import { httpsFromEnv, hybridOptionsFromEnv } from "./hybrid.js";
+import { loginOptionsFromEnv } from "./login-env.js";
 import { storesFromEnv } from "./stores.js";
 
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
@@ -16,6 +17,8 @@ const framework = exampleFramework(process.env.EXAMPLE_FRAMEWORK);
 const stores = await storesFromEnv(process.env, secret);
 // Hybrid and browser apps on other origins: TRUSTED_ORIGINS, SESSION_SAMESITE, COOKIE_SECURE (docs/hybrid-apps.md).
 const hybrid = hybridOptionsFromEnv(process.env);
+// DEVICE_COOKIES=true: device cookies against lockout abuse (docs/security.md).
+const login = loginOptionsFromEnv(process.env);
 // HTTPS_CERT and HTTPS_KEY: serve HTTPS here, as a SameSite=None cookie needs.
 const tls = httpsFromEnv(process.env);
 const userStore = demoUserStore();
@@ -25,10 +28,11 @@ const port = Number(process.env.PORT ?? 3000);
 // Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
 const server = await sportsApiServer(
   framework,
-  { secret, userStore, extra: { ...stores.authOptions, ...hybrid }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) },
+  { secret, userStore, extra: { ...stores.authOptions, ...hybrid, ...login }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) },
   tls,
 );
 const scheme = tls === undefined ? "http" : "https";
+if (login.deviceCookies === true) console.log("device cookies on (DEVICE_COOKIES): a client that logged in before keeps its own failure budget");
 server.listen(port, () => {
   console.log(`sports API on ${scheme}://localhost:${port} (${framework}) with ${stores.kind} sessions  (log in as demo / demo-password)`);
   if (hybrid.trustedOrigins !== undefined) console.log(`app origins (logins and CORS): ${hybrid.trustedOrigins.join(", ")}`);

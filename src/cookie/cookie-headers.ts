@@ -98,6 +98,12 @@ export interface CookiePlacement {
   readonly name: string;
   readonly attributes: CookieAttributes;
   readonly variants: readonly CookieAttributes[];
+  /**
+   * Over HTTPS, the name Drupal gives the cookie over plain HTTP (`SESS…` beside `SSESS…`),
+   * when the name is derived: a copy of it is deleted wherever the session cookie is, as
+   * Drupal's `_drupal_session_destroy()` deletes it.
+   */
+  readonly insecureName?: string | undefined;
 }
 
 /** Deletions for the other places a copy of the session cookie may sit (see {@link CookiePlacement.variants}). */
@@ -110,9 +116,18 @@ export function variantDeletionHeaders(cookie: CookiePlacement): string[] {
  * sends it (same path, domain and secure flag). When the request carried more than one value
  * (`sent`), for its other places too, so that a Drupal-era copy goes as well; a request with
  * one value shows no second copy, and gets Drupal's one deletion (a login over it still
- * deletes the other places).
+ * deletes the other places). Over HTTPS, when the request also carried the plain-HTTP name
+ * (`cookieHeader`, see {@link CookiePlacement.insecureName}), that one goes last, without
+ * `secure`, as Drupal deletes it (it ends no session: Drupal deletes only the cookie).
  */
-export function deletionHeaders(cookie: CookiePlacement, sent: number): string[] {
+export function deletionHeaders(cookie: CookiePlacement, sent: number, cookieHeader?: string): string[] {
   const own = deletionHeader(cookie.name, cookie.attributes);
-  return sent > 1 ? [own, ...variantDeletionHeaders(cookie)] : [own];
+  const deletions = sent > 1 ? [own, ...variantDeletionHeaders(cookie)] : [own];
+  const insecure = cookie.insecureName;
+  if (insecure !== undefined && readCookies(cookieHeader, insecure).length > 0) {
+    // A browser refuses SameSite=None without Secure, and would keep the cookie; SameSite plays no part in matching it.
+    const sameSite = cookie.attributes.sameSite === "None" ? undefined : cookie.attributes.sameSite;
+    deletions.push(deletionHeader(insecure, { ...cookie.attributes, secure: false, sameSite }));
+  }
+  return deletions;
 }

@@ -6,7 +6,7 @@ import { drupalSessionName } from "./session-name.js";
 /**
  * The session cookie for a request to `host` (its `Host` header): the configured name or
  * Drupal's derivation, `Domain` by Drupal's rule or `cookieDomain`, `Secure` over HTTPS
- * (or always), `SameSite` only if configured.
+ * (or always), `SameSite` only if configured; over HTTPS, the derived name's plain-HTTP twin.
  */
 export function placeSessionCookie(options: CookieSettings, host: string, secure: boolean): CookiePlacement {
   const { sessionName, cookieDomain, baseUrl, absoluteTimeout, sameSite } = options;
@@ -19,10 +19,13 @@ export function placeSessionCookie(options: CookieSettings, host: string, secure
   const derived = drupalCookieDomain(host);
   if (derived !== undefined) places.set(domainKey(derived), derived);
   places.delete(domain === undefined ? undefined : domainKey(domain));
+  const name = sessionName ?? drupalSessionName({ cookieDomain, baseUrl, host, secure: https });
   return {
-    name: sessionName ?? drupalSessionName({ cookieDomain, baseUrl, host, secure: https }),
+    name,
     attributes,
     variants: [...places.values()].map((other) => ({ ...attributes, domain: other })),
+    // Over HTTPS only (Drupal's $is_https, not cookie_secure), and only for a derived SSESS… name: substr(session_name(), 1).
+    insecureName: secure && sessionName === undefined && name.startsWith("SSESS") ? name.slice(1) : undefined,
   };
 }
 

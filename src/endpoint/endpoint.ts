@@ -1,5 +1,6 @@
 import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
+import { devicePlacement } from "../login/device-cookie.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
 import type { EndpointSettings } from "./options.js";
@@ -102,9 +103,6 @@ export type EndpointDeps = EndpointSettings &
     readonly checkAddress: (ip: string, requestId?: string) => void;
   };
 
-/** The most device cookie values of one login read: a client holds one (a Drupal-era domain copy at most beside it). */
-const DEVICE_COOKIES_READ = 4;
-
 /**
  * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
  * root, method overrides, HEAD, OPTIONS, the 404s), then the four calls in the order of
@@ -191,7 +189,9 @@ export class ServicesEndpoint {
       // name is "blocked" before anything else is checked, and nothing is counted or hashed.
       if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
       const devices = this.#options.deviceCookies;
-      const deviceCookies = devices === false ? undefined : readCookies(request.cookieHeader, devices.name).slice(0, DEVICE_COOKIES_READ);
+      const placement = devices === false ? undefined : devicePlacement(devices.name, context.cookie.attributes, devices.maxAge);
+      // Every value: planted ones (a sibling subdomain sends them first, on a longer Path) must not hide the client's own.
+      const deviceCookies = placement === undefined ? undefined : readCookies(request.cookieHeader, placement.name);
       const { sessid, user, deviceCookie } = await this.#auth.login({
         name,
         password,
@@ -202,12 +202,9 @@ export class ServicesEndpoint {
         deviceCookies,
       });
       const { result, setCookie } = this.#opened(sessid, user, context);
-      // The device cookie goes where the session cookie goes, for as long as it is good; before
-      // it, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
+      // Before the session cookie, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
       const device =
-        devices === false || deviceCookie === undefined
-          ? []
-          : [setCookieHeader(devices.name, deviceCookie, { ...context.cookie.attributes, maxAge: devices.maxAge }, context.now)];
+        placement === undefined || deviceCookie === undefined ? [] : [setCookieHeader(placement.name, deviceCookie, placement.attributes, context.now)];
       return jsonReply(result, cookieHeader([...device, ...setCookie]));
     });
   }
@@ -231,8 +228,10 @@ export class ServicesEndpoint {
   logout(call: ServicesCall): Promise<WireResponse> {
     const { request } = call;
     const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
-    return this.#call(call, { csrf: true }, async (_args, context) => {
-      const { result, setCookie, error } = await this.end(request, context);
+    // The token, read as the CSRF check reads it: it picks the caller's session among several its cookies name.
+    const token = (body: unknown) => csrfTokenOf({ csrfHeader: request.csrfHeader, queryToken: request.queryToken, contentType: request.contentType, body });
+    return this.#call(call, { csrf: true, args: token }, async (supplied, context) => {
+      const { result, setCookie, error } = await this.end(request, context, supplied);
       if (!result) throw new SessionAuthError("ERR_NOT_LOGGED_IN");
       const headers: Record<string, string | readonly string[]> = { ...cookieHeader(setCookie) };
       // Clears every cookie of the origin in a browser, a Drupal site's beside this one too: opt-in.
@@ -281,15 +280,24 @@ export class ServicesEndpoint {
   /**
    * Ends the request's session, if it has a live one (a logout, failing closed), and resolves
    * whether it had one. The cookies to set delete the session cookie wherever a copy may sit.
+   * When the request's cookies name no one session (live sessions of two accounts: one may be
+   * planted), the CSRF `token` it supplied, if any, picks the one to end: its own, never another.
    * When a shared store refused to record the logout, `error` is `ERR_STORE_UNAVAILABLE`:
    * the session is refused here and the logout retried, but other instances may still take it.
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
    */
-  async end(request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "requestId">, known?: SessionContext): Promise<SessionChange<boolean>> {
+  async end(
+    request: Pick<ServicesRequest, "host" | "secure" | "cookieHeader" | "ip" | "requestId">,
+    known?: SessionContext,
+    token?: string,
+  ): Promise<SessionChange<boolean>> {
     const context = known ?? (await this.#sessions.context(request));
-    if (context.state.kind !== "live") return { result: false, setCookie: context.setCookie };
-    const recorded = await this.#sessions.end(context.state, request.ip, request.requestId);
-    const setCookie = deletionHeaders(context.cookie, context.sent);
+    let live = context.state.kind === "live" ? context.state : undefined;
+    if (live === undefined && token !== undefined && context.state.kind === "none" && context.sent > 1)
+      live = await this.#sessions.liveForToken(request, context.cookie, token, context.now);
+    if (live === undefined) return { result: false, setCookie: context.setCookie };
+    const recorded = await this.#sessions.end(live, request.ip, request.requestId);
+    const setCookie = deletionHeaders(context.cookie, context.sent, request.cookieHeader);
     return recorded ? { result: true, setCookie } : { result: true, setCookie, error: new SessionAuthError("ERR_STORE_UNAVAILABLE") };
   }
 

@@ -57,6 +57,16 @@ export class HashAdmission {
     this.#options = options;
   }
 
+  /** What one check costs, in seconds: measured on recent checks (1 until one has been). */
+  get checkSeconds(): number {
+    return this.#cost;
+  }
+
+  /** Seconds a login turned away should wait before it tries again: about one check, at least 1, at most `maxWait`. */
+  get retryAfter(): number {
+    return Math.max(1, Math.min(Math.ceil(this.#cost), Math.ceil(this.#options.maxWait)));
+  }
+
   /** Tasks running now and waiting now: for tests and health checks. */
   get load(): { readonly running: number; readonly waiting: number } {
     return { running: this.#running, waiting: this.#waiting };
@@ -65,13 +75,14 @@ export class HashAdmission {
   /**
    * Runs `task` for `client` when a slot is free and its turn comes. A task with no client
    * (no IP address to tell clients apart by) is a client of its own: such tasks are served
-   * first come, first served, never pooled into one client's turn.
+   * first come, first served, never pooled into one client's turn. `within` is the most
+   * seconds it may wait (`maxWait`, or what a login has left of it after waiting elsewhere).
    * @throws SessionAuthError `ERR_LOGIN_BUSY` when it would wait too long.
    */
-  async run<T>(from: string | undefined, task: () => Promise<T>, priority = false): Promise<T> {
+  async run<T>(from: string | undefined, task: () => Promise<T>, priority = false, within = this.#options.maxWait): Promise<T> {
     // A key no address group can be (they are IP addresses and prefixes).
     const client = from ?? `unaddressed ${++this.#unaddressed}`;
-    if (this.#running >= this.#options.concurrency || this.#waiting > 0) await (priority ? this.#waitFirst(client) : this.#wait(client));
+    if (this.#running >= this.#options.concurrency || this.#waiting > 0) await (priority ? this.#waitFirst(client, within) : this.#wait(client, within));
     else this.#start(client);
     const started = performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -101,8 +112,8 @@ export class HashAdmission {
     this.#lastStart.set(client, ++this.#starts);
   }
 
-  #wait(client: string): Promise<void> {
-    const { concurrency, maxWait, maxQueue } = this.#options;
+  #wait(client: string, maxWait: number): Promise<void> {
+    const { concurrency, maxQueue } = this.#options;
     const own = this.#queues.get(client)?.length ?? 0;
     // Before this task come this client's own waiting tasks, and of every other client's at
     // most one per round: one more round for a client whose turn comes first.
@@ -140,8 +151,8 @@ export class HashAdmission {
   }
 
   /** Waits in the priority lane: behind the priority tasks already waiting, ahead of every client queue. */
-  #waitFirst(client: string): Promise<void> {
-    const { concurrency, maxWait, maxQueue } = this.#options;
+  #waitFirst(client: string, maxWait: number): Promise<void> {
+    const { concurrency, maxQueue } = this.#options;
     const wait = (this.#priority.length / concurrency + 1) * this.#cost;
     // A full queue makes room by turning away the newest task of the longest client queue, whatever its length.
     if (wait > maxWait || (this.#waiting >= maxQueue && !this.#shed(-1))) return Promise.reject(this.#busy());

@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
+import { HeldLogins } from "./held-logins.js";
 import { addressGroup, plainAddress } from "../http-input/address.js";
-import { DeviceCookies } from "./device-cookie.js";
+import { DeviceCookies, type DeviceToken } from "./device-cookie.js";
 import { loginNameHasher } from "./login-name.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "./options.js";
@@ -41,6 +42,13 @@ const MAX_COST_CLASSES = 8;
 const SAMPLE_BUDGET = 3;
 /** Milliseconds of sample work always allowed, however cheap the current hasher: a cheap class costs nothing worth refusing. */
 const SAMPLE_FLOOR_MS = 50;
+/**
+ * How often a login held back by others in flight looks again when nothing settles in this
+ * process (they may be on another instance sharing the counter store): half a check's
+ * measured time, between these bounds, since a check is what they wait for. One look (a few
+ * store calls) per counter and interval, however many logins wait.
+ */
+const HELD_POLL_MS = { min: 50, max: 1000 } as const;
 
 /** What a password check found: whether it matched, and the new hash when the stored one is to be upgraded. */
 interface Checked {
@@ -58,8 +66,9 @@ interface Checked {
  * Under concurrency: an attempt is counted (reserved) before its password is checked, and
  * refused at once when over a limit, so a burst costs no more checks than the limits allow.
  * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
- * With `deviceCookies` on, a login that carries a device cookie of its name (set by an
- * earlier success) is counted against that cookie alone and checked ahead of the queue.
+ * With `deviceCookies` on, a login that carries a device cookie of its account (set by an
+ * earlier success of that account, as the user store tells accounts apart) is counted against
+ * that cookie alone and checked ahead of the queue.
  *
  * Equal cost: every failed login that reaches a check does the same work whatever the
  * account: one verification against a hash of each cost class met (the hasher's
@@ -103,8 +112,11 @@ export class Authenticator {
     this.#users = stores.users;
     this.#options = options;
     this.#hasher = options.hasher;
-    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle);
     this.#admission = new HashAdmission(options.hashing);
+    const admission = this.#admission;
+    const poll = () => Math.min(HELD_POLL_MS.max, Math.max(HELD_POLL_MS.min, admission.checkSeconds * 500));
+    const held = new HeldLogins(options.hashing.maxQueue, poll, () => admission.retryAfter);
+    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle, held);
     this.#hashName = loginNameHasher(options.nameKey);
     this.#devices = options.deviceCookies === false ? undefined : new DeviceCookies(options.deviceCookies.key, options.deviceCookies.maxAge);
     // Made now, so the first unknown-name login costs no more than any other. Not through
@@ -175,19 +187,26 @@ export class Authenticator {
     // account exists, and one the address's limit makes never reaches the user store.
     let nameHash: Promise<string> | undefined;
     const hashOf = (): Promise<string> => (nameHash ??= this.#nameHash(name));
-    // A device cookie (signed here, still good) lets its holder skip the address's and account's counts for its own name.
-    const device = attempt.deviceCookies === undefined ? undefined : this.#devices?.read(attempt.deviceCookies, attempt.now);
-    const reservation = await this.#throttle?.reserve(address, async () => ({ nameHash: await hashOf() }), device);
-    if (reservation !== undefined && reservation.flood !== null) {
-      const who = reservation.flood === "user" ? { nameHash: await hashOf() } : {};
-      this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
-      throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+    // A device cookie earned by this account lets its holder skip the address's and account's
+    // counts. Which account a name reaches is the user store's to say, so with one in hand the
+    // account is looked up first (and only then: a cookie signed here, for a name that folds
+    // alike, which its holder has logged in with); without one, nothing changes.
+    let found: Promise<UserRecord | null> | undefined;
+    const lookUp = (): Promise<UserRecord | null> => (found ??= this.#lookUp(name));
+    const device = await this.#device(attempt, hashOf, lookUp);
+    // One wait for the whole login, however it is split between the throttle and the hashing queue.
+    const deadline = performance.now() + this.#options.hashing.maxWait * 1000;
+    const reservation = await this.#reserve(address, ip, hashOf, deadline, device, requestId);
+    let hashed: string;
+    let user: UserRecord | null;
+    try {
+      hashed = await hashOf();
+      user = await lookUp();
+    } catch (error) {
+      // Nothing was checked: the attempt does not count.
+      await reservation?.release();
+      throw error;
     }
-    const hashed = await hashOf();
-    const trusted = device !== undefined && device.nameHash === hashed;
-    // An over-long name names no account (nothing that long can be stored); an over-long
-    // password is looked up, so that it counts against the account like any wrong one.
-    const user = name === "" || name.length > this.#options.maxNameLength ? null : await this.#users.findByName(name);
     // Audit events name an account by uid; a password typed into the name field is in none.
     const who = user === null ? { nameHash: hashed } : { uid: user.uid };
 
@@ -206,8 +225,9 @@ export class Authenticator {
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
     const checked = refused
       ? { verified: false }
-      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), requestId, trusted);
+      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), { requestId, first: device !== undefined, deadline });
     if (!checked.verified || user === null || !user.active) {
+      await reservation?.fail();
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
       this.#emit({ type: "login.failure", reason, ...who, ip }, requestId);
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
@@ -216,7 +236,29 @@ export class Authenticator {
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
     const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
-    return this.#devices === undefined ? opened : { ...opened, deviceCookie: this.#devices.issue(hashed, attempt.now) };
+    return this.#devices === undefined ? opened : { ...opened, deviceCookie: this.#devices.issue(hashed, user.uid, attempt.now) };
+  }
+
+  /**
+   * The device cookie of the attempt's account, if it carries one: signed here, still good,
+   * earned with a name that folds like this one (no lookup for any other), and by the account
+   * the user store finds for this name (`uid`), not another whose name folds alike.
+   */
+  async #device(attempt: LoginAttempt, hashOf: () => Promise<string>, lookUp: () => Promise<UserRecord | null>): Promise<DeviceToken | undefined> {
+    if (this.#devices === undefined || attempt.deviceCookies === undefined || attempt.deviceCookies.length === 0) return undefined;
+    const good = this.#devices.read(attempt.deviceCookies, attempt.now);
+    if (good.length === 0) return undefined;
+    const hashed = await hashOf();
+    const forName = good.filter((token) => token.nameHash === hashed);
+    if (forName.length === 0) return undefined;
+    const user = await lookUp();
+    return user === null ? undefined : this.#devices.forAccount(forName, user.uid);
+  }
+
+  /** The account a login name reaches. An over-long name names none (nothing that long can be stored), nor does an empty one. */
+  async #lookUp(name: string): Promise<UserRecord | null> {
+    // An over-long password is looked up, so that it counts against the account like any wrong one.
+    return name === "" || name.length > this.#options.maxNameLength ? null : this.#users.findByName(name);
   }
 
   /**
@@ -235,24 +277,60 @@ export class Authenticator {
     return this.#hashName(this.#users.nameKey === undefined ? cut : await this.#users.nameKey(cut));
   }
 
-  /** Runs a password check through admission control; a login turned away there was never checked, so it does not count. */
+  /**
+   * Counts the attempt (see {@link LoginThrottle.reserve}) and refuses a flood. One held back
+   * by others of its address or account still being checked waits its turn, until `deadline`,
+   * and is then told to retry: never counted, never "blocked".
+   * @throws SessionAuthError `ERR_IP_THROTTLED`, `ERR_USER_THROTTLED`, `ERR_LOGIN_BUSY`.
+   */
+  async #reserve(
+    address: string | undefined,
+    ip: string,
+    hashOf: () => Promise<string>,
+    deadline: number,
+    device: DeviceToken | undefined,
+    requestId: string | undefined,
+  ): Promise<Reservation | undefined> {
+    if (this.#throttle === undefined) return undefined;
+    let reservation: Reservation;
+    try {
+      reservation = await this.#throttle.reserve(address, async () => ({ nameHash: await hashOf() }), deadline, device);
+    } catch (error) {
+      this.#reportBusy(error, ip, requestId);
+      throw error;
+    }
+    if (reservation.flood === null) return reservation;
+    const who = reservation.flood === "user" ? { nameHash: await hashOf() } : {};
+    this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
+    throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+  }
+
+  /**
+   * Runs a password check through admission control, within what is left of the login's wait.
+   * A login turned away there was never checked, so it does not count; a check that failed
+   * with an error (a hasher's fault) counts as a failure, as it may have compared the password.
+   */
   async #admitted(
     address: string | undefined,
     ip: string,
     reservation: Reservation | undefined,
     check: () => Promise<Checked>,
-    requestId: string | undefined,
-    first: boolean,
+    how: { readonly requestId: string | undefined; readonly first: boolean; readonly deadline: number },
   ): Promise<Checked> {
     try {
-      return await this.#admission.run(address, check, first);
+      return await this.#admission.run(address, check, how.first, Math.max(0, (how.deadline - performance.now()) / 1000));
     } catch (error) {
-      if (isSessionAuthError(error) && error.code === "ERR_LOGIN_BUSY") {
-        await reservation?.release();
-        this.#emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 }, requestId);
-      }
+      if (this.#reportBusy(error, ip, how.requestId)) await reservation?.release();
+      else await reservation?.fail();
       throw error;
     }
+  }
+
+  /** Whether `error` turned a login away as busy (503), with its `login.busy` event. */
+  #reportBusy(error: unknown, ip: string, requestId: string | undefined): boolean {
+    if (!isSessionAuthError(error) || error.code !== "ERR_LOGIN_BUSY") return false;
+    this.#emit({ type: "login.busy", ip, retryAfter: error.retryAfter ?? 1 }, requestId);
+    return true;
   }
 
   /** Strings (or numbers, as PHP would take them), marked when over the length limits; anything else is no credential at all. */

@@ -46,12 +46,16 @@ export interface LoginOptions {
   hashing?: HashingOptions;
   /**
    * Device cookies against lockout abuse (OWASP's "device cookies"): after a successful
-   * login, the reply also sets a signed cookie naming the account (by the keyed hash of its
-   * name, never the name). A later login that carries it for the same name is counted
-   * against that cookie alone, with the account's limit (`throttle.userLimit` per
-   * `userWindow`), not against its address or the account, so others' failures, from its
-   * own network or anywhere, cannot lock its holder out; and it goes ahead of other clients
-   * in the hashing queue. A holder's own failures use up its cookie, not the account.
+   * login, the reply also sets a signed cookie bound to the account (by keyed tags of its
+   * name and its uid, never either). A later login that carries it for the same account (the
+   * one the user store finds for the name: `démo` earns nothing at `demo` where the store
+   * tells them apart) is counted against that cookie alone, with the account's limit
+   * (`throttle.userLimit` per `userWindow`), not against its address or the account, so
+   * others' failures, from its own network or anywhere, cannot lock its holder out; and it
+   * goes ahead of other clients in the hashing queue. A holder's own failures use up its
+   * cookie, not the account. Every value of the cookie a request carries is read, so values
+   * planted beside it never hide it; over HTTPS it is a `__Host-` cookie, which a sibling
+   * subdomain cannot plant at all (see {@link DeviceCookieOptions}).
    * `true` for the defaults of {@link DeviceCookieOptions}. Off by default because it adds a
    * second `Set-Cookie` to the login reply, which Drupal never sent: a client written for
    * Drupal that reads one `Set-Cookie` header to find its session (Java's
@@ -65,8 +69,10 @@ export interface LoginOptions {
 }
 
 /**
- * The device cookie (see {@link LoginOptions.deviceCookies}): `HttpOnly`, with the session
- * cookie's `Domain`, `Secure` and `SameSite`.
+ * The device cookie (see {@link LoginOptions.deviceCookies}): `HttpOnly`, host-only (no
+ * `Domain`), `path=/`, with the session cookie's `Secure` and `SameSite`. Where the session
+ * cookie is `Secure` (HTTPS), it is named `__Host-<name>`, a name a browser accepts only from
+ * this host over HTTPS, so a sibling subdomain cannot plant one; only that name is read there.
  *
  * @example
  * ```ts
@@ -74,7 +80,7 @@ export interface LoginOptions {
  * ```
  */
 export interface DeviceCookieOptions {
-  /** @default "ssa_device" */
+  /** The name, without a prefix: over HTTPS the cookie is `__Host-<name>`. @default "ssa_device" */
   name?: string;
   /** How long a device cookie is good for, in seconds; each successful login sets a new one. @default 7776000 (90 days) */
   maxAge?: number;
@@ -118,7 +124,8 @@ export interface ThrottleOptions {
  * are served fairly, one per client address (an IPv6 /64 counts as one) in turn, so a burst
  * from one address waits behind itself. A login that would wait longer than `maxWait` is
  * answered at once with `503` and `Retry-After`, is not counted as a failed login, and
- * changes nothing.
+ * changes nothing. `maxWait` also bounds the wait of a login the throttle holds back only
+ * because other attempts of its address or account are still being checked.
  *
  * @example
  * ```ts
@@ -132,14 +139,16 @@ export interface HashingOptions {
    */
   concurrency?: number;
   /**
-   * Seconds a login may wait for a check before it is answered `503`. Keep it below your
+   * Seconds a login may wait in all, for a check or for its turn behind other attempts of its
+   * address or account still being checked, before it is answered `503`. Keep it below your
    * clients' request timeout (OkHttp's default read timeout is 10 s), so they read the 503.
    * At most 120.
    * @default 5
    */
   maxWait?: number;
   /**
-   * The most logins waiting at once, whatever their wait.
+   * The most logins waiting at once for a check, whatever their wait; and, apart, the most
+   * waiting for their turn behind others of their address or account still being checked.
    * @default 1000
    */
   maxQueue?: number;
@@ -194,6 +203,11 @@ export const loginShape = {
         name: z
           .string()
           .regex(/^[\w!#$%&'*+\-.^`|~]{1,64}$/, "must be a cookie name: letters, digits and !#$%&'*+-.^_`|~")
+          // Browsers refuse a prefixed cookie over plain HTTP; over HTTPS the package adds __Host- itself.
+          .refine(
+            (name) => !/^__(?:host|secure)-/i.test(name),
+            "must not start with __Host- or __Secure-: over HTTPS the package names it __Host-<name> itself",
+          )
           .optional(),
         maxAge: count.optional(),
       }),

@@ -166,7 +166,13 @@ export class Sessions {
       live = found[0];
     }
     if (live === undefined)
-      return { cookie, sent, state: { kind: "stale", sessid: sessids[0]! }, now, setCookie: sent === 1 ? deletionHeaders(cookie, sent) : NO_COOKIES };
+      return {
+        cookie,
+        sent,
+        state: { kind: "stale", sessid: sessids[0]! },
+        now,
+        setCookie: sent === 1 ? deletionHeaders(cookie, sent, request.cookieHeader) : NO_COOKIES,
+      };
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
       await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
@@ -261,6 +267,20 @@ export class Sessions {
     }
     this.#emit({ type: "logout", uid: live.user.uid, session, ip }, requestId);
     return true;
+  }
+
+  /**
+   * Of the session cookies a request carried (its `cookie` name), the live session whose CSRF
+   * token is `token`, if any: how a logout finds its own session when its cookies name none
+   * (live sessions of two accounts, one of them maybe planted from a sibling subdomain, or
+   * more values than are looked up). Every value's token is worked out (one MAC each, bounded
+   * by the header's size) and compared in constant time, and only the value it matches is
+   * looked up: a planted value neither hides the caller's session nor can be ended by a token
+   * that is not its own.
+   */
+  async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
+    const sessid = readCookies(request.cookieHeader, cookie.name).find((value) => safeEqual(token, this.token(value)));
+    return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId);
   }
 
   /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */

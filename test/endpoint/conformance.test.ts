@@ -1,7 +1,9 @@
 /**
  * Conformance with a real Drupal 7 site: every scenario of the recording in
  * test/fixtures/drupal7-transcript (Drupal 7.101 + Services 7.x-3.28, 123 scenarios, 201
- * requests) is replayed over real HTTP on loopback against an app configured like the
+ * requests), and of its later HTTPS recording (5 scenarios, 18 requests: the `SSESS…` cookie
+ * beside a `SESS…` one, behind a loopback proxy's `X-Forwarded-Proto: https`), is replayed
+ * over real HTTP on loopback against an app configured like the
  * recorded site, the raw requests sent as recorded (method, target, headers with the
  * recorded Host, body bytes), and each reply compared with Drupal's: status line, the
  * headers clients read (Content-Type, Set-Cookie with its attributes, order and expiry,
@@ -21,7 +23,7 @@ import { describe, expect, it } from "vitest";
 import { ScenarioReplay, type Difference } from "./conformance/compare.js";
 import { rawRequest } from "./conformance/raw-http.js";
 import { FRAMEWORKS, recordedSite } from "./conformance/recorded-site.js";
-import { transcript } from "./conformance/transcript.js";
+import { httpsTranscript, transcript, type Scenario } from "./conformance/transcript.js";
 
 interface Deliberate {
   readonly reason: string;
@@ -61,11 +63,14 @@ const DELIBERATE: Readonly<Record<string, Deliberate>> = {
   },
 };
 
+/** Every recorded scenario: the first recording's, then the HTTPS one's. */
+const SCENARIOS: readonly Scenario[] = [...transcript.scenarios, ...httpsTranscript.scenarios];
+
 // One table of cases, every binding: the same scenarios and the same deliberate differences.
 describe.each(FRAMEWORKS)("conformance with the recorded Drupal 7 site, on %s", (framework) => {
   const outcomes = new Map<string, "matched" | "deliberate">();
 
-  it.each(transcript.scenarios.map((scenario) => [scenario.id, scenario] as const))("%s", async (id, scenario) => {
+  it.each(SCENARIOS.map((scenario) => [scenario.id, scenario] as const))("%s", async (id, scenario) => {
     const { port, close } = await recordedSite(framework);
     const replay = new ScenarioReplay();
     const differences: Difference[] = [];
@@ -100,12 +105,12 @@ describe.each(FRAMEWORKS)("conformance with the recorded Drupal 7 site, on %s", 
     const matched = [...outcomes.values()].filter((outcome) => outcome === "matched").length;
     const deliberate = [...outcomes].filter(([, outcome]) => outcome === "deliberate").map(([id]) => id);
     console.log(
-      `\n  Drupal 7 conformance on ${framework}: ${matched} of ${transcript.scenarios.length} scenarios match the recording, ${deliberate.length} differ on purpose:`,
+      `\n  Drupal 7 conformance on ${framework}: ${matched} of ${SCENARIOS.length} scenarios match the recordings, ${deliberate.length} differ on purpose:`,
     );
     for (const id of deliberate) console.log(`    ${id}: ${DELIBERATE[id]!.reason}`);
     console.log("    and on every reply: Cache-Control: no-store where Drupal sent no-cache, must-revalidate (the replies carry session ids and tokens)");
-    expect(transcript.scenarios.length).toBe(123);
-    expect(matched + deliberate.length).toBe(transcript.scenarios.length);
+    expect([transcript.scenarios.length, httpsTranscript.scenarios.length]).toEqual([123, 5]);
+    expect(matched + deliberate.length).toBe(SCENARIOS.length);
     expect(deliberate.sort()).toEqual(Object.keys(DELIBERATE).sort());
   });
 });

@@ -43,7 +43,7 @@ describe("device cookies", () => {
     expect(ok.status).toBe(200);
     const [device, session] = setCookies(ok);
     expect(session).toMatch(/^SESS\w+=/);
-    expect(device).toMatch(/^ssa_device=[\w-]{22}\.\d+\.[\w-]{22}\.[\w-]{43}; expires=.+; Max-Age=7776000; path=\/; HttpOnly$/);
+    expect(device).toMatch(/^ssa_device=[\w-]{22}\.[\w-]{22}\.\d+\.[\w-]{22}\.[\w-]{43}; expires=.+; Max-Age=7776000; path=\/; HttpOnly$/);
     expect(device).not.toContain("demo");
     expect(setCookies(await post(test, HOME, { username: "demo", password: "wrong" }))).toEqual([]);
     const off = createTestApp();
@@ -111,6 +111,8 @@ describe("device cookies", () => {
     const res = await post(test, HOME, { username: "demo", password: "demo-password" });
     expect(setCookies(res)[0]).toMatch(/^app_device=[^;]+; expires=.+; Max-Age=3600; path=\/; HttpOnly$/);
     expect(() => createTestApp({ deviceCookies: { name: "a b" } })).toThrow(TypeError);
+    // The prefix is the package's to add, over HTTPS only: a browser refuses it elsewhere.
+    for (const name of ["__Host-device", "__secure-device"]) expect(() => createTestApp({ deviceCookies: { name } })).toThrow(/__Host-/);
   });
 });
 
@@ -118,15 +120,22 @@ describe("DeviceCookies", () => {
   const key = Buffer.alloc(32, 7);
   const nameHash = "A".repeat(22);
 
-  it("reads back what it issued while it is good, and the first good one of several", () => {
+  it("reads back what it issued while it is good, every good one of several, each bound to its account", () => {
     const devices = new DeviceCookies(key, 100);
-    const value = devices.issue(nameHash, 1000);
-    expect(devices.read([value], 1099)).toEqual({ nameHash, nonce: value.split(".")[2] });
-    expect(devices.read([value], 1100)).toBeUndefined();
-    expect(devices.read(["junk", value], 1050)?.nameHash).toBe(nameHash);
+    const value = devices.issue(nameHash, "14", 1000);
+    const [token] = devices.read([value], 1099);
+    expect(token).toEqual({ nameHash, account: value.split(".")[1], nonce: value.split(".")[3] });
+    expect(devices.read([value], 1100)).toEqual([]);
+    const other = devices.issue(nameHash, "30", 1000);
+    expect(devices.read(["junk", other, value], 1050).map((one) => one.nonce)).toEqual([other.split(".")[3], value.split(".")[3]]);
+    expect(devices.forAccount(devices.read(["junk", other, value], 1050), "14")).toEqual(token);
+    expect(devices.forAccount(devices.read([other], 1050), "14")).toBeUndefined();
     // Issued too far in the future (another instance's clock is not that far off).
-    expect(devices.read([devices.issue(nameHash, 2000)], 1000)).toBeUndefined();
-    expect(new DeviceCookies(Buffer.alloc(32, 8), 100).read([value], 1001)).toBeUndefined();
+    expect(devices.read([devices.issue(nameHash, "14", 2000)], 1000)).toEqual([]);
+    expect(new DeviceCookies(Buffer.alloc(32, 8), 100).read([value], 1001)).toEqual([]);
+    // The account tag cannot be swapped: the MAC covers it.
+    const swapped = [value.split(".")[0], other.split(".")[1], ...value.split(".").slice(2)].join(".");
+    expect(devices.read([swapped], 1050)).toEqual([]);
   });
 });
 

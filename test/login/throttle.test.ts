@@ -2,11 +2,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createClient } from "redis";
 import { memoryCounterStore, type CounterStore, type PasswordHasher } from "services-session-auth";
 import { redisCounterStore } from "services-session-auth/redis";
-import { floodOf } from "../../src/login/throttle.js";
+import { verdictOf } from "../../src/login/throttle.js";
 import { listen, postJson, type Reply } from "../helpers/clients.js";
 import { createTestApp, fastHasher, statusText, USERS } from "../helpers/app.js";
 import { fakeClock } from "../helpers/doubles.js";
-import { redisUrl, uniquePrefix } from "../stores/redis-helpers.js";
+import { deleteKeys, redisUrl, uniquePrefix } from "../stores/redis-helpers.js";
+import { arrivalGate } from "../helpers/arrival-gate.js";
 
 const USERS_WITH_ALICE = [...USERS, { uid: "21", name: "alice", password: "alice-password" }, { uid: "22", name: "alice2", password: "alice-password" }];
 
@@ -27,12 +28,15 @@ function visible(reply: Reply): unknown {
   return { status: reply.status, reason: reply.reason, type: reply.headers["content-type"], body: reply.body, cookie: reply.headers["set-cookie"] };
 }
 
-describe("floodOf", () => {
-  it("decides on the counts that include this attempt: the IP limit first, then the account's", () => {
-    expect(floodOf(50, 5, limits)).toBeNull();
-    expect(floodOf(51, 1, limits)).toBe("ip");
-    expect(floodOf(51, 6, limits)).toBe("ip");
-    expect(floodOf(1, 6, limits)).toBe("user");
+describe("verdictOf", () => {
+  it("decides on the count that includes this attempt, and on recorded failures alone when it is over the limit", () => {
+    const never = () => {
+      throw new Error("recorded failures are read only over the limit");
+    };
+    expect(verdictOf(5, never, limits.userLimit)).toBe("within");
+    expect(verdictOf(6, () => 5, limits.userLimit)).toBe("blocked");
+    expect(verdictOf(6, () => 4, limits.userLimit)).toBe("held");
+    expect(verdictOf(51, () => 0, limits.ipLimit)).toBe("held");
   });
 });
 
@@ -143,7 +147,8 @@ describe("login throttling: an address over its limit", () => {
     for (let i = 0; i < 2; i += 1) await agent.post(LOGIN).send({ username: `n${i}`, password: "x" });
     incremented.length = 0;
     for (let i = 0; i < 20; i += 1) expect((await agent.post(LOGIN).send({ username: `fresh-${i}`, password: "x".repeat(2000) })).status).toBe(406);
-    expect(incremented.every((key) => key.startsWith("ip:"))).toBe(true);
+    // The address's count, and its record of failures (each refusal is one, as in Drupal).
+    expect(incremented.filter((key) => !key.startsWith("ip:") && !key.startsWith("failed-ip:"))).toEqual([]);
   });
 
   it("cannot reset a lockout from a flooded address, however many names it tries", async () => {
@@ -281,7 +286,7 @@ function expectAtMostTheLimit(replies: readonly Reply[], verified: readonly stri
 }
 
 describe("login throttling under concurrency", () => {
-  it("checks at most the account's limit of 40 parallel wrong passwords, and refuses the rest at once", async () => {
+  it("checks at most the account's limit of 40 parallel wrong passwords, and refuses the rest once those have failed", async () => {
     const { hasher, verified } = counting();
     const test = createTestApp({ hasher });
     const server = await listen(test.app);
@@ -322,8 +327,8 @@ describe.skipIf(!redisUrl)("login throttling on Redis: an address over its limit
     for (let i = 0; i < 100; i += 1) await agent.post(LOGIN).send({ username: `fresh-${i}`, password: "x".repeat(2000) });
     const keys: string[] = [];
     for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) keys.push(...batch);
-    // The address's key and the one account key of the attempt within the limit.
-    expect(keys).toHaveLength(2);
+    // The address's count and failures, and the one account's of the attempt within the limit.
+    expect(keys.map((key) => key.slice(prefix.length).split(":")[0]).sort()).toEqual(["failed-ip", "failed-user", "ip", "user"]);
     if (keys.length > 0) await client.del(keys);
   });
 });
@@ -346,6 +351,37 @@ describe.skipIf(!redisUrl)("login throttling under concurrency on Redis (REDIS_U
     } finally {
       await server.close();
     }
+  });
+
+  /** 40 right passwords at once for one account from one address, against one instance or two sharing one Redis. */
+  async function rightPasswords(instances: number) {
+    const prefix = uniquePrefix("right");
+    const gate = arrivalGate(40);
+    const stores = clients.slice(0, instances).map((client) => gate.counting(redisCounterStore({ client, prefix })));
+    // An address limit below the burst: refusals counted as its failures would lock it at once.
+    const options = { hasher: gate.hasher, hashing: { maxWait: 60 }, throttle: { ipLimit: 10 } };
+    const servers = await Promise.all(stores.map((counterStore) => listen(createTestApp({ ...options, counterStore }).app)));
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => postJson(servers[i % instances]!.port, LOGIN, { username: "demo", password: "demo-password" })),
+      );
+      expect(replies.map((reply) => reply.status)).toEqual(Array(40).fill(200));
+      expect(gate.verified).toHaveLength(40);
+      // Nothing failed, so nothing is on record: not the address, not the account.
+      for (const key of ["ip:127.0.0.1", "failed-ip:127.0.0.1"]) await expect(stores[0]!.get(key)).resolves.toBe(0);
+      expect((await postJson(servers[0]!.port, LOGIN, { username: "admin", password: "admin-password" })).status).toBe(200);
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+      await deleteKeys([redisUrl!], prefix);
+    }
+  }
+
+  it("lets in 40 right passwords at once for one account, never 'blocked', on one instance", async () => {
+    await rightPasswords(1);
+  });
+
+  it("lets in 40 right passwords at once for one account, never 'blocked', across two instances sharing one Redis", async () => {
+    await rightPasswords(2);
   });
 
   it("checks at most the limit across two instances sharing one Redis", async () => {

@@ -136,7 +136,7 @@ export class ScenarioReplay {
 
   /**
    * A value of a varying kind. The session name is derived from the Host sent (the recorded
-   * one), so it must be exactly Drupal's. Ids and tokens: one the scenario saw before, or one
+   * one) and the scheme, so it must be exactly Drupal's. Ids and tokens: one the scenario saw before, or one
    * the request itself carried (an echoed cookie), must be that value as this server knows it;
    * a new one must be new here too, and shaped like Drupal's. Timestamps keep their JSON type.
    */
@@ -147,7 +147,9 @@ export class ScenarioReplay {
     }
     if (kind === "SESSNAME") {
       const host = request.headers.find(([name]) => name.toLowerCase() === "host")?.[1] ?? "";
-      const derived = `SESS${createHash("sha256").update(host.toLowerCase()).digest("hex").slice(0, 32)}`;
+      // SSESS over HTTPS, with the same hash: the recorded name says which one was sent.
+      const prefix = String(raw).startsWith("SSESS") ? "SSESS" : "SESS";
+      const derived = `${prefix}${createHash("sha256").update(host.toLowerCase()).digest("hex").slice(0, 32)}`;
       if (actual !== derived || raw !== derived) diff(where, derived, actual);
       return;
     }

@@ -28,7 +28,8 @@ export type Framework = (typeof FRAMEWORKS)[number];
  * the rdf module's mapping as a Drupal user store would supply it. `?q=` routing, the
  * session token call and Services' own 404s are mounted as the example app mounts them,
  * on the given framework: the Express router, the Fastify plugin, or the fetch handler
- * (served by node:http, see {@link serveFetch}).
+ * (served by node:http, see {@link serveFetch}). Like the recording kit's router, each
+ * trusts a loopback proxy's `X-Forwarded-Proto: https`: the HTTPS recording is replayed so.
  */
 export async function recordedSite(framework: Framework): Promise<RunningSite> {
   const userStore = memoryUserStore(
@@ -63,7 +64,7 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
   };
 
   if (framework === "fastify") {
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl(), trustProxy: "loopback" });
     await app.register(fastifySessionAuth, options);
     app.setNotFoundHandler(app.sessionAuth.notFound());
     app.setErrorHandler(app.sessionAuth.errorHandler());
@@ -79,7 +80,7 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
 
   let server: Server;
   if (framework === "fetch") {
-    const sessionAuth = createSessionAuthHandler(options);
+    const sessionAuth = createSessionAuthHandler({ ...options, trustProxy: "loopback" });
     const notFound = sessionAuth.notFound();
     server = serveFetch(async (request, incoming) => {
       try {
@@ -92,6 +93,7 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
     const auth = createSessionAuthRouter(options);
     const app = express();
     app.disable("x-powered-by");
+    app.set("trust proxy", "loopback");
     app.use(auth);
     app.use("/services/json", auth.notFound());
     app.use(auth.errorHandler());

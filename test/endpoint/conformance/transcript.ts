@@ -39,10 +39,15 @@ export interface Transcript {
   readonly normalisation: { readonly ignoredHeaders: readonly string[] };
 }
 
+function recording(file: string): Transcript {
+  return JSON.parse(readFileSync(new URL(`../../fixtures/drupal7-transcript/${file}`, import.meta.url), "utf8")) as Transcript;
+}
+
 /** The recording of a real Drupal 7.101 + Services 7.x-3.28 site, kept in the test fixtures with its README. */
-export const transcript: Transcript = JSON.parse(
-  readFileSync(new URL("../../fixtures/drupal7-transcript/transcript.json", import.meta.url), "utf8"),
-) as Transcript;
+export const transcript: Transcript = recording("transcript.json");
+
+/** The same site answering over HTTPS (`X-Forwarded-Proto: https` from loopback), recorded later: the `SSESS…` cookie beside a `SESS…` one. */
+export const httpsTranscript: Transcript = recording("https-transcript.json");
 
 /** The bytes of a recorded body. */
 export function bodyBytes(body: string | null, encoding: "utf8" | "base64" | null): Buffer {

@@ -1,0 +1,107 @@
+import { SessionAuthError } from "../errors.js";
+
+interface Held {
+  readonly go: () => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
+/** One throttle counter's waiting logins, oldest first, and the timer that lets the first look again. */
+interface Line {
+  readonly held: Held[];
+  poll: ReturnType<typeof setTimeout> | undefined;
+}
+
+/**
+ * Logins held back by the throttle only because other attempts on the same counter are still
+ * being checked (see `LoginThrottle.reserve`): they wait here, in this process, in the order
+ * they came, one line per counter. The first of a line tries again when an attempt counted on
+ * that counter here settles, or every `pollMs` (an attempt on another instance sharing the
+ * store may have settled), so the store is asked about once per settled attempt or interval
+ * and counter, never by every waiting login at once. A login tries again, and if held once more, takes its
+ * place at the front again. At most `maxWaiting` logins wait at once, each until its deadline:
+ * then, or when the lines are full, it is told to retry (`ERR_LOGIN_BUSY`, with `retryAfter`).
+ */
+export class HeldLogins {
+  readonly #lines = new Map<string, Line>();
+  readonly #maxWaiting: number;
+  readonly #pollMs: () => number;
+  readonly #retryAfter: () => number;
+  #waiting = 0;
+
+  /**
+   * @param maxWaiting - The most logins held at once in this process.
+   * @param pollMs - How often the first of a line looks again without being woken, asked each time.
+   * @param retryAfter - The seconds a refused login is told to wait: about one check's time.
+   */
+  constructor(maxWaiting: number, pollMs: () => number, retryAfter: () => number) {
+    this.#maxWaiting = maxWaiting;
+    this.#pollMs = pollMs;
+    this.#retryAfter = retryAfter;
+  }
+
+  /** Logins held now: for tests and health checks. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
+  /**
+   * Waits for a turn on the counter `key`, until `deadline` (`performance.now()` milliseconds);
+   * `again` for a login that waited before (it goes first).
+   * @throws SessionAuthError `ERR_LOGIN_BUSY` at the deadline, or at once when the lines are full.
+   */
+  wait(key: string, deadline: number, again: boolean): Promise<void> {
+    const left = deadline - performance.now();
+    if (left <= 0 || this.#waiting >= this.#maxWaiting) return Promise.reject(this.#busy());
+    let line = this.#lines.get(key);
+    if (line === undefined) this.#lines.set(key, (line = { held: [], poll: undefined }));
+    const queue = line;
+    return new Promise<void>((resolve, reject) => {
+      const held: Held = {
+        go: () => {
+          clearTimeout(held.timer);
+          resolve();
+        },
+        // Unref'd: a login still waiting must not keep a stopping process alive.
+        timer: setTimeout(() => {
+          this.#remove(key, queue, held);
+          reject(this.#busy());
+        }, left).unref(),
+      };
+      if (again) queue.held.unshift(held);
+      else queue.held.push(held);
+      this.#waiting += 1;
+      queue.poll ??= setTimeout(() => this.settled(key), this.#pollMs()).unref();
+    });
+  }
+
+  /**
+   * An attempt counted on `key` settled here (or a held login tried again and did not wait once
+   * more): the first login waiting on it tries again.
+   */
+  settled(key: string): void {
+    const line = this.#lines.get(key);
+    if (line === undefined) return;
+    clearTimeout(line.poll);
+    line.poll = undefined;
+    const first = line.held.shift();
+    if (first === undefined) return;
+    this.#waiting -= 1;
+    if (line.held.length === 0) this.#lines.delete(key);
+    else line.poll = setTimeout(() => this.settled(key), this.#pollMs()).unref();
+    first.go();
+  }
+
+  #remove(key: string, line: Line, held: Held): void {
+    const at = line.held.indexOf(held);
+    if (at === -1) return;
+    line.held.splice(at, 1);
+    this.#waiting -= 1;
+    if (line.held.length > 0) return;
+    clearTimeout(line.poll);
+    if (this.#lines.get(key) === line) this.#lines.delete(key);
+  }
+
+  #busy(): SessionAuthError {
+    return new SessionAuthError("ERR_LOGIN_BUSY", undefined, { retryAfter: this.#retryAfter() });
+  }
+}

@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { isSessionAuthError } from "services-session-auth";
+import { HeldLogins } from "../../src/login/held-logins.js";
+
+const flush = () => Promise.resolve().then(() => undefined);
+
+describe("HeldLogins", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Waits `label` on `key`, recording when it is let go or turned away. */
+  function waiter(held: HeldLogins, log: string[], key: string, label: string, again = false, deadline = performance.now() + 5000) {
+    return held.wait(key, deadline, again).then(
+      () => log.push(`${label} goes`),
+      (error: unknown) => log.push(isSessionAuthError(error) ? `${label} ${error.code} ${error.retryAfter}` : `${label} ${String(error)}`),
+    );
+  }
+
+  it("lets one waiting login go per settled attempt, oldest first, and one held again goes first", async () => {
+    const held = new HeldLogins(
+      10,
+      () => 100,
+      () => 2,
+    );
+    const log: string[] = [];
+    void waiter(held, log, "user:a", "first");
+    void waiter(held, log, "user:a", "second");
+    void waiter(held, log, "user:b", "other");
+    expect(held.waiting).toBe(3);
+    held.settled("user:a");
+    await flush();
+    expect(log).toEqual(["first goes"]);
+    // Held once more: it goes before the second.
+    void waiter(held, log, "user:a", "first again", true);
+    held.settled("user:a");
+    await flush();
+    expect(log).toEqual(["first goes", "first again goes"]);
+    held.settled("user:nobody");
+    expect(held.waiting).toBe(2);
+  });
+
+  it("lets the first of a line look again every poll interval, for attempts settled on another instance", async () => {
+    const held = new HeldLogins(
+      10,
+      () => 100,
+      () => 2,
+    );
+    const log: string[] = [];
+    void waiter(held, log, "ip:x", "a");
+    void waiter(held, log, "ip:x", "b");
+    await vi.advanceTimersByTimeAsync(99);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(log).toEqual(["a goes"]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(log).toEqual(["a goes", "b goes"]);
+    expect(held.waiting).toBe(0);
+  });
+
+  it("turns a login away at its deadline, or at once when as many as it holds are waiting, with the retry time", async () => {
+    const held = new HeldLogins(
+      2,
+      () => 10_000,
+      () => 3,
+    );
+    const log: string[] = [];
+    void waiter(held, log, "user:a", "a", false, performance.now() + 500);
+    void waiter(held, log, "user:a", "b");
+    void waiter(held, log, "user:c", "full");
+    await flush();
+    expect(log).toEqual(["full ERR_LOGIN_BUSY 3"]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(log).toEqual(["full ERR_LOGIN_BUSY 3", "a ERR_LOGIN_BUSY 3"]);
+    expect(held.waiting).toBe(1);
+    // A deadline already past: turned away at once.
+    void waiter(held, log, "user:a", "late", false, performance.now());
+    await flush();
+    expect(log.at(-1)).toBe("late ERR_LOGIN_BUSY 3");
+    held.settled("user:a");
+    await flush();
+    expect(log.at(-1)).toBe("b goes");
+  });
+});
