@@ -1,6 +1,5 @@
 import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
-import { devicePlacement } from "../login/device-cookie.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
 import type { EndpointSettings } from "./options.js";
@@ -185,26 +184,19 @@ export class ServicesEndpoint {
     };
     return this.#call(call, { csrf: true, args, sameSite: true }, async ({ name, password }, context) => {
       if (context.state.kind === "live") throw new SessionAuthError("ERR_ALREADY_LOGGED_IN", context.state.user.name);
-      // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
-      // name is "blocked" before anything else is checked, and nothing is counted or hashed.
-      if (name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
-      const devices = this.#options.deviceCookies;
-      const placement = devices === false ? undefined : devicePlacement(devices.name, context.cookie.attributes, devices.maxAge);
-      // Every value: planted ones (a sibling subdomain sends them first, on a longer Path) must not hide the client's own.
-      const deviceCookies = placement === undefined ? undefined : readCookies(request.cookieHeader, placement.name);
-      const { sessid, user, deviceCookie } = await this.#auth.login({
+      const login = await this.#auth.login({
         name,
         password,
         ip: request.ip,
         userAgent: request.userAgent,
         now: context.now,
         requestId: request.requestId,
-        deviceCookies,
+        cookieHeader: request.cookieHeader,
+        cookie: context.cookie.attributes,
       });
-      const { result, setCookie } = this.#opened(sessid, user, context);
-      // Before the session cookie, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
-      const device =
-        placement === undefined || deviceCookie === undefined ? [] : [setCookieHeader(placement.name, deviceCookie, placement.attributes, context.now)];
+      const { result, setCookie } = this.#opened(login.sessid, login.user, context);
+      // The device cookie before the session cookie, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
+      const device = login.setCookie;
       return jsonReply(result, cookieHeader([...device, ...setCookie]));
     });
   }

@@ -27,5 +27,5 @@ export { createSessionAuthHandler } from "../fetch/create-session-auth-handler.j
 export type { FetchGuard, FetchSessionAuthOptions, GuardResult, SessionAuthHandler } from "../fetch/create-session-auth-handler.js";
 export type { HeaderRecord } from "../http-input/headers.js";
 export type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
-export type { TrustProxy } from "../fetch/trust-proxy.js";
+export type { TrustProxy } from "../http-input/trust-proxy.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

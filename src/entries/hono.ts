@@ -19,6 +19,6 @@
  */
 export { honoSessionAuth } from "../hono/middleware.js";
 export type { HonoSessionAuth, HonoSessionAuthOptions, SessionAuthVariables } from "../hono/middleware.js";
-export type { TrustProxy } from "../fetch/trust-proxy.js";
+export type { TrustProxy } from "../http-input/trust-proxy.js";
 export type { HeaderRecord } from "../http-input/headers.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -11,7 +11,7 @@ import type { StoredSession, UserRecord } from "../types.js";
 import { fn, parseOptions } from "../validate.js";
 import { FetchHttpRequest, type FetchRequestInfo } from "./request.js";
 import { toResponse, withHeaders } from "./respond.js";
-import { compileTrust, type TrustFunction, type TrustProxy } from "./trust-proxy.js";
+import { compileTrust, type TrustFunction, type TrustProxy } from "../http-input/trust-proxy.js";
 
 /** The options of {@link createSessionAuthHandler}: the package's, and which proxies in front to believe. */
 export interface FetchSessionAuthOptions extends SessionAuthOptions {

@@ -1,6 +1,6 @@
 import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { readWebBody } from "../http-input/read-web-stream.js";
-import { clientAddressOf, type TrustFunction } from "./trust-proxy.js";
+import { clientAddressOf, type TrustFunction } from "../http-input/trust-proxy.js";
 
 /**
  * What a `Request` does not carry: where it came from. Runtimes know it beside the request

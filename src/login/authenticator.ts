@@ -4,7 +4,8 @@ import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../typ
 import { HashAdmission } from "./admission.js";
 import { HeldLogins } from "./held-logins.js";
 import { addressGroup, plainAddress } from "../http-input/address.js";
-import { DeviceCookies, type DeviceToken } from "./device-cookie.js";
+import { readCookies, setCookieHeader, type CookieAttributes } from "../cookie/cookie-headers.js";
+import { DeviceCookies, devicePlacement, type DeviceToken } from "./device-cookie.js";
 import { loginNameHasher } from "./login-name.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "./options.js";
@@ -20,16 +21,18 @@ export interface LoginAttempt {
   readonly now: number;
   /** The request's id, for the audit events. */
   readonly requestId?: string | undefined;
-  /** The values of the device cookie the request carried (see `deviceCookies`), if any. */
-  readonly deviceCookies?: readonly string[] | undefined;
+  /** The request's `Cookie` header: where a device cookie (see `deviceCookies`) comes from. */
+  readonly cookieHeader?: string | undefined;
+  /** The session cookie's attributes, which a device cookie follows. */
+  readonly cookie: CookieAttributes;
 }
 
 /** A successful login: the new session's id and the user. */
 export interface LoginResult {
   readonly sessid: string;
   readonly user: UserRecord;
-  /** A new device cookie value for the client, when device cookies are on and the password was checked here. */
-  readonly deviceCookie?: string;
+  /** `Set-Cookie` values for the reply: a new device cookie, when device cookies are on and the password was checked here. */
+  readonly setCookie: readonly string[];
 }
 
 /** The most cost classes of hash kept as samples (see {@link Authenticator}). */
@@ -173,6 +176,9 @@ export class Authenticator {
    * @throws SessionAuthError for every refusal, in Drupal's order.
    */
   async login(attempt: LoginAttempt): Promise<LoginResult> {
+    // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
+    // name is "blocked" before anything else is checked, and nothing is counted or hashed.
+    if (attempt.name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
     const ip = plainAddress(attempt.ip);
     const { requestId } = attempt;
     const address = addressGroup(attempt.ip, this.#options.ipv6Prefix);
@@ -236,7 +242,10 @@ export class Authenticator {
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
     const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
-    return this.#devices === undefined ? opened : { ...opened, deviceCookie: this.#devices.issue(hashed, user.uid, attempt.now) };
+    const placement = this.#placement(attempt);
+    if (this.#devices === undefined || placement === undefined) return { ...opened, setCookie: [] };
+    const value = this.#devices.issue(hashed, user.uid, attempt.now);
+    return { ...opened, setCookie: [setCookieHeader(placement.name, value, placement.attributes, attempt.now)] };
   }
 
   /**
@@ -244,9 +253,18 @@ export class Authenticator {
    * earned with a name that folds like this one (no lookup for any other), and by the account
    * the user store finds for this name (`uid`), not another whose name folds alike.
    */
+  /** Where the device cookie goes, beside the session cookie; `undefined` with device cookies off. */
+  #placement(attempt: LoginAttempt): { readonly name: string; readonly attributes: CookieAttributes } | undefined {
+    const devices = this.#options.deviceCookies;
+    return devices === false ? undefined : devicePlacement(devices.name, attempt.cookie, devices.maxAge);
+  }
+
   async #device(attempt: LoginAttempt, hashOf: () => Promise<string>, lookUp: () => Promise<UserRecord | null>): Promise<DeviceToken | undefined> {
-    if (this.#devices === undefined || attempt.deviceCookies === undefined || attempt.deviceCookies.length === 0) return undefined;
-    const good = this.#devices.read(attempt.deviceCookies, attempt.now);
+    const placement = this.#placement(attempt);
+    // Every value: planted ones (a sibling subdomain sends them first, on a longer Path) must not hide the client's own.
+    const values = placement === undefined ? [] : readCookies(attempt.cookieHeader, placement.name);
+    if (this.#devices === undefined || values.length === 0) return undefined;
+    const good = this.#devices.read(values, attempt.now);
     if (good.length === 0) return undefined;
     const hashed = await hashOf();
     const forName = good.filter((token) => token.nameHash === hashed);
@@ -265,7 +283,7 @@ export class Authenticator {
    * Opens a session for a user whose password was checked here, or whom the app
    * authenticated itself: records the login time (Drupal's `users.login`), then a new session.
    */
-  async open(user: UserRecord, client: SessionClient): Promise<LoginResult> {
+  async open(user: UserRecord, client: SessionClient): Promise<Omit<LoginResult, "setCookie">> {
     await this.#users.recordLogin(user.uid, client.now);
     const sessid = await this.#sessions.start(user, client);
     return { sessid, user: { ...user, login: client.now } };
