@@ -1,4 +1,4 @@
-import { readCookies, setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
+import { setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
