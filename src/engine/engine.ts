@@ -56,6 +56,28 @@ export interface SessionChange<T> {
   readonly error?: SessionAuthError | undefined;
 }
 
+/** What every binding hands out besides its framework's own pieces, over its engine. */
+export interface SessionAuthBase {
+  /** Where the endpoint is served, with a leading slash: `"/services/json"` unless the `endpoint` option says otherwise. */
+  readonly endpointPath: string;
+  /** A user's live sessions, oldest first (each handle is a hash, safe to show). */
+  listSessions(uid: string): Promise<StoredSession[]>;
+  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
+  endUserSessions(uid: string): Promise<number>;
+  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
+  openApi(routes?: OpenApiRoutes): OpenApiObject;
+}
+
+/** The {@link SessionAuthBase} of an engine, for a binding to spread into what it hands out. */
+export function sessionAuthBase(engine: Engine): SessionAuthBase {
+  return {
+    endpointPath: engine.endpointPath,
+    listSessions: (uid) => engine.listSessions(uid),
+    endUserSessions: (uid) => engine.endUserSessions(uid),
+    openApi: (routes) => engine.openApi(routes),
+  };
+}
+
 /** What a binding builds on: one engine per set of options, translated to its framework and back. */
 export interface Engine extends Front {
   readonly options: ResolvedOptions;

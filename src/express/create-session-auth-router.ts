@@ -1,10 +1,9 @@
 import type { ServerResponse } from "node:http";
-import { createEngine, type NotFoundOptions } from "../engine/engine.js";
+import { createEngine, sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { isSessionAuthError } from "../errors.js";
-import type { OpenApiObject, OpenApiRoutes } from "../openapi/openapi.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
-import type { StoredSession, UserRecord } from "../types.js";
+import type { UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
 import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
 import { ExpressHttpRequest, type ExpressRequest } from "./request.js";
@@ -18,76 +17,41 @@ export type ExpressHandler = (req: ExpressRequest, res: ServerResponse, next: Ex
 export type ExpressErrorHandler = (error: unknown, req: ExpressRequest, res: ServerResponse, next: ExpressNext) => void;
 
 /**
- * What {@link createSessionAuthRouter} returns: a middleware to mount once at the app's root
- * (`app.use(sessionAuth)`), which serves every call a Drupal 7 Services client makes, and the
- * guards and handlers for the app's own routes, all over one engine (one set of options, one
- * session owner, one login throttle and hashing queue).
+ * What {@link createSessionAuthRouter} returns: a middleware to mount once at the app's root,
+ * which serves every call a Drupal 7 Services client makes, and the guards and handlers for the
+ * app's own routes, all over one engine. See the README's "What the router gives you".
  */
-export interface SessionAuthRouter extends ExpressHandler {
-  /** Where the endpoint is served, with a leading slash: `"/services/json"` unless the `endpoint` option says otherwise. */
-  readonly endpointPath: string;
+export interface SessionAuthRouter extends ExpressHandler, SessionAuthBase {
   /**
-   * A route's guard: a live session, its `X-CSRF-Token` on unsafe methods (or `services_token`
-   * in the query or a form body the app parsed), and one of `roles`; else a 401, 401 `CSRF
-   * validation failed` or 403 in the wire format, and a 503 when a store fails (never a silent
-   * anonymous request). Sets `req.auth`. With `onDenied: "next"`, a denial goes to the app's
-   * error handlers as a `SessionAuthError` (its `status` the wire format's). A request from an
-   * origin of `trustedOrigins` gets the CORS headers on whatever reply it gets.
+   * A route's guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the
+   * wire format's 401, 403 or 503 (with `onDenied: "next"`, the error goes to the app's error handlers). Sets `req.auth`.
    * @throws TypeError at start-up for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): ExpressHandler;
-  /**
-   * Sets `req.auth` when the request has a live session, and never refuses it for lack of one.
-   * On an unsafe method a session counts only with its CSRF token. A failing store still answers 503.
-   * @throws TypeError at start-up for an invalid option.
-   */
+  /** Sets `req.auth` when a live session comes (with its token on an unsafe method), and never refuses for lack of one. */
   optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): ExpressHandler;
-  /** `services/session/token` as a handler of its own (any method), for another path; the router already answers it at `/services/session/token`. */
+  /** `services/session/token` as a handler of its own, for another path. */
   tokenHandler(): ExpressHandler;
-  /**
-   * The last handler for paths no route answered, in the wire format: mounted below the root
-   * (at the endpoint path), Services' `404 Not found : Could not find resource <name>.` (or
-   * `… the controller.` below `user`, `system` and `resources`); at the site root, Drupal's
-   * `404 Not Found`. Empty body, never Express's HTML page.
-   * @throws TypeError at start-up for an invalid option.
-   */
+  /** The last handler: Services' 404s mounted at the endpoint path, Drupal's body-less `404 Not Found` at the root. */
   notFound(options?: NotFoundOptions): ExpressHandler;
-  /**
-   * The last error handler on the app: errors in the wire format, anything else a body-less
-   * 500 with an `internal.error` event, and logged (see {@link ErrorHandlerOptions.log}). Never
-   * a stack trace to the client.
-   * @throws TypeError at start-up for an invalid option.
-   */
+  /** The last error handler: errors in the wire format, anything else a body-less 500, logged (see {@link ErrorHandlerOptions.log}). */
   errorHandler(options?: ErrorHandlerOptions): ExpressErrorHandler;
   /**
-   * Opens a session for a user the app authenticated itself (single sign-on, a sign-up) and
-   * sets its cookie on `res` with `Cache-Control: no-store`: a new id whatever the request
-   * carried. Resolves what `user/login` answers, for the app to send.
+   * Opens a session for a user the app authenticated itself, its cookie on `res`; resolves what `user/login` answers.
    * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
    */
   startSession(req: ExpressRequest, res: ServerResponse, user: UserRecord): Promise<LoginReply>;
   /**
-   * Ends the request's session, if it has a live one, as a logout does, and deletes its cookie
-   * on `res`. Resolves whether there was one.
-   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot be read, or could not record the end everywhere (the cookie is deleted all the same).
+   * Ends the request's session as a logout does, deleting its cookie on `res`; resolves whether there was one.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the end could not be read or recorded everywhere.
    */
   endSession(req: ExpressRequest, res: ServerResponse): Promise<boolean>;
-  /** A user's live sessions, oldest first (the handle is a hash, safe to show). */
-  listSessions(uid: string): Promise<StoredSession[]>;
-  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
-  endUserSessions(uid: string): Promise<number>;
-  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
-  openApi(routes?: OpenApiRoutes): OpenApiObject;
 }
 
 /**
- * Drupal 7 Services' session authentication for an Express 4 or 5 app, as one middleware to
- * mount at the app's root, before any body parser: `user/login`, `system/connect`,
- * `user/logout`, `user/token` and the endpoint root under the endpoint path (`services/json`
- * by default), `services/session/token`, their `?q=` spellings (a `?q=` the package routes
- * becomes `req.url`, so the app's routes below the endpoint answer it too), and CORS for the
- * app origins of `trustedOrigins`. Every other request goes straight on. The options are
- * validated once, here: a `TypeError` names each problem.
+ * Drupal 7 Services' session authentication for an Express 4 or 5 app: one middleware to mount
+ * at the root, before any body parser, serving the Services calls, `services/session/token`,
+ * their `?q=` spellings and CORS for `trustedOrigins`; every other request goes straight on.
  *
  * @example
  * ```ts
@@ -134,8 +98,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     send(res, await engine.token(new ExpressHttpRequest(req)));
   }
 
-  const pieces: Omit<SessionAuthRouter, keyof ExpressHandler> = {
-    endpointPath,
+  const pieces: Omit<SessionAuthRouter, keyof ExpressHandler | keyof SessionAuthBase> = {
     requireSession: (guardOptions) => guard(guardOptions, false),
     optionalSession: (guardOptions) => guard(guardOptions, true),
     tokenHandler: () => (req, res, next) => void servicesSessionToken(req, res).catch(next),
@@ -174,9 +137,6 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
       if (error !== undefined) throw error;
       return result;
     },
-    listSessions: (uid) => engine.listSessions(uid),
-    endUserSessions: (uid) => engine.endUserSessions(uid),
-    openApi: (routes) => engine.openApi(routes),
   };
-  return Object.assign(router, pieces);
+  return Object.assign(router, sessionAuthBase(engine), pieces);
 }

@@ -1,11 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
-import { createEngine, type NotFoundOptions } from "../engine/engine.js";
+import { createEngine, sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
-import type { OpenApiObject, OpenApiRoutes } from "../openapi/openapi.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
-import type { StoredSession, UserRecord } from "../types.js";
+import type { UserRecord } from "../types.js";
 import { addHeaders, FastifyHttpRequest, send } from "./request.js";
 
 declare module "fastify" {
@@ -20,32 +19,23 @@ declare module "fastify" {
 }
 
 /** What the plugin decorates the instance with (`fastify.sessionAuth`): the guards and handlers for the app's own routes. */
-export interface FastifySessionAuth {
-  /** Where the endpoint is served, with a leading slash, the prefix the plugin was registered under included. */
-  readonly endpointPath: string;
+export interface FastifySessionAuth extends SessionAuthBase {
   /**
-   * A `preHandler`: a live session, its `X-CSRF-Token` on unsafe methods, and one of `roles`;
-   * else a 401, 401 `CSRF validation failed` or 403 in the wire format, a 503 when a store
-   * fails. Sets `request.auth`. With `onDenied: "next"`, a denial goes to Fastify's error handler.
+   * A `preHandler` guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the
+   * wire format's 401, 403 or 503 (with `onDenied: "next"`, the error goes to Fastify's error handler). Sets `request.auth`.
    * @throws TypeError at once for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): preHandlerHookHandler;
   /** A `preHandler` that sets `request.auth` when a live session comes, and never refuses for lack of one. */
   optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): preHandlerHookHandler;
-  /** For `setNotFoundHandler`: Services' 404s below the endpoint path, Drupal's `404 Not Found` elsewhere. */
+  /** For `setNotFoundHandler`: Services' 404s below the endpoint path, Drupal's body-less `404 Not Found` elsewhere. */
   notFound(options?: NotFoundOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
   /** For `setErrorHandler`: errors in the wire format, anything else a body-less 500 logged with `request.log.error`. */
   errorHandler(): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
   /** Opens a session for a user the app authenticated itself, its cookie on `reply`; resolves the login reply. */
   startSession(request: FastifyRequest, reply: FastifyReply, user: UserRecord): Promise<LoginReply>;
-  /** Ends the request's session, if live, deleting its cookie on `reply`; throws `ERR_STORE_UNAVAILABLE` if it could not be recorded everywhere. */
+  /** Ends the request's session as a logout does, deleting its cookie on `reply`; throws `ERR_STORE_UNAVAILABLE` if it could not be recorded everywhere. */
   endSession(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
-  /** A user's live sessions, oldest first. */
-  listSessions(uid: string): Promise<StoredSession[]>;
-  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
-  endUserSessions(uid: string): Promise<number>;
-  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
-  openApi(routes?: OpenApiRoutes): OpenApiObject;
 }
 
 /** The plugin's options: the package's own ({@link SessionAuthOptions}), checked when the plugin is registered. */
@@ -109,6 +99,7 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
 
   fastify.decorateRequest("auth", undefined);
   fastify.decorate("sessionAuth", {
+    ...sessionAuthBase(engine),
     endpointPath: `${prefix}${engine.endpointPath}`,
     requireSession: (guardOptions) => guard(guardOptions, false),
     optionalSession: (guardOptions) => guard(guardOptions, true),
@@ -139,9 +130,6 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
       if (error !== undefined) throw error;
       return result;
     },
-    listSessions: (uid) => engine.listSessions(uid),
-    endUserSessions: (uid) => engine.endUserSessions(uid),
-    openApi: (routes) => engine.openApi(routes),
   } satisfies FastifySessionAuth);
 
   // The Services routes in a context of their own: the endpoint reads its bodies as Services
@@ -176,12 +164,10 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
 }
 
 /**
- * Drupal 7 Services' session authentication as a Fastify 5 plugin: the Services calls under the
- * endpoint path (below the prefix it is registered under), `services/session/token`, CORS for
- * the app origins of `trustedOrigins`, and `fastify.sessionAuth` with the `preHandler` guards
- * (typed `request.auth`), Services' 404s and the wire format's error handler. Not encapsulated
- * (the decorators reach the app); its routes are, with a body reader of their own. For
- * Drupal's `?q=` paths, give Fastify {@link drupalRewriteUrl}.
+ * Drupal 7 Services' session authentication as a Fastify 5 plugin: the Services routes under
+ * the endpoint path (below the prefix it is registered under), CORS for `trustedOrigins`, and
+ * `fastify.sessionAuth`. Not encapsulated (the decorators reach the app); its routes are, with a
+ * body reader of their own. For Drupal's `?q=` paths, give Fastify {@link drupalRewriteUrl}.
  *
  * @example
  * ```ts

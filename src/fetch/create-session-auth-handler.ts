@@ -1,17 +1,14 @@
-import { z } from "zod";
-import { createEngine, type Engine, type NotFoundOptions } from "../engine/engine.js";
+import { createEngine, sessionAuthBase, type Engine, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import type { SessionAuthError } from "../errors.js";
 import type { HeaderRecord } from "../http-input/headers.js";
 import { splitTarget } from "../http-input/target.js";
-import type { OpenApiObject, OpenApiRoutes } from "../openapi/openapi.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
-import type { StoredSession, UserRecord } from "../types.js";
-import { fn, parseOptions } from "../validate.js";
+import type { UserRecord } from "../types.js";
 import { FetchHttpRequest, type FetchRequestInfo } from "./request.js";
 import { toResponse, withHeaders } from "./respond.js";
-import { compileTrust, type TrustFunction, type TrustProxy } from "../http-input/trust-proxy.js";
+import { trustProxyOption, type TrustProxy } from "../http-input/trust-proxy.js";
 
 /** The options of {@link createSessionAuthHandler}: the package's, and which proxies in front to believe. */
 export interface FetchSessionAuthOptions extends SessionAuthOptions {
@@ -24,12 +21,6 @@ export interface FetchSessionAuthOptions extends SessionAuthOptions {
    */
   trustProxy?: TrustProxy;
 }
-
-const bindingSchema = z.strictObject({
-  trustProxy: z
-    .union([z.boolean(), z.number().int().nonnegative(), z.string(), z.array(z.string()).readonly(), fn<TrustFunction>("(address, hop) => boolean")])
-    .optional(),
-});
 
 /**
  * What a guard resolves: the request goes on (`auth`, and the `headers` its response carries:
@@ -45,30 +36,23 @@ export type GuardResult<Auth = RequestAuth> =
 export type FetchGuard<Auth = RequestAuth> = (request: Request, info?: FetchRequestInfo) => Promise<GuardResult<Auth>>;
 
 /** What {@link createSessionAuthHandler} returns: the Services calls, and the guards and answers for the app's own routes, over one engine. */
-export interface SessionAuthHandler {
-  /** Where the endpoint is served, with a leading slash. */
-  readonly endpointPath: string;
-  /**
-   * Answers the Services calls (and their `?q=` spellings) and the CORS preflights of the paths
-   * CORS covers; `undefined` for any other request, which the app routes. Call it before
-   * anything reads the body.
-   */
+export interface SessionAuthHandler extends SessionAuthBase {
+  /** The Services calls (and their `?q=` spellings) and the CORS preflights of the paths CORS covers; `undefined` for the app's requests. Call it before anything reads the body. */
   handle(request: Request, info?: FetchRequestInfo): Promise<Response | undefined>;
   /**
-   * A guard: a live session, its `X-CSRF-Token` on unsafe methods (or `services_token` in the
-   * query), one of `roles`; else `response` is the 401, 403 or 503 in the wire format.
+   * A guard: a live session, its CSRF token on unsafe methods, one of `roles`; else `response` is the wire format's 401, 403 or 503.
    * @throws TypeError at once for an invalid option.
    */
   requireSession(options?: Omit<RequireSessionOptions, "onDenied">): FetchGuard;
   /** A guard that never refuses for lack of a session: `auth` is the live session or `undefined`. */
   optionalSession(): FetchGuard<RequestAuth | undefined>;
-  /** The answer to a request no route answered: Services' 404s below the endpoint, Drupal's `404 Not Found` elsewhere. */
+  /** The answer to a request no route answered: Services' 404s below the endpoint, Drupal's body-less `404 Not Found` elsewhere. */
   notFound(options?: NotFoundOptions): (request: Request, info?: FetchRequestInfo) => Response;
   /** The response to an error thrown while answering a request: the wire format's, anything else a body-less 500. */
   errorResponse(error: unknown, request?: Request, info?: FetchRequestInfo): Response;
-  /** The path the app routes by: `?q=`'s on Drupal's query paths, else the URL's (Hono's `getPath`). */
+  /** The path the app routes by: `?q=`'s on Drupal's query paths, else the URL's. */
   routedPath(request: Request): string;
-  /** The app's response with a guard's `headers` added, on a copy (see {@link SessionAuthHandler.withHeaders}). */
+  /** The app's response with a guard's `headers` added (see {@link SessionAuthHandler.withHeaders}). */
   withGuard(response: Response, result: { readonly headers: HeaderRecord }): Response;
   /** The app's response with `headers` added (`Vary` merged, cookies appended), on a copy; itself when it lacks nothing. */
   withHeaders(response: Response, headers: HeaderRecord): Response;
@@ -76,29 +60,14 @@ export interface SessionAuthHandler {
   withCors(request: Request, response: Response, info?: FetchRequestInfo): Response;
   /** Opens a session for a user the app authenticated itself: the login reply, and the `headers` (its cookie, `no-store`) for the response. */
   startSession(request: Request, user: UserRecord, info?: FetchRequestInfo): Promise<{ reply: LoginReply; headers: HeaderRecord }>;
-  /**
-   * Ends the request's session, if live: whether there was one, and the `headers` that delete
-   * its cookie; `error` when the end could not be recorded everywhere (send the headers all the same).
-   */
+  /** Ends the request's session, if live: whether there was one, the `headers` deleting its cookie, and `error` when it could not be recorded everywhere. */
   endSession(request: Request, info?: FetchRequestInfo): Promise<{ ended: boolean; headers: HeaderRecord; error?: SessionAuthError | undefined }>;
-  /** A user's live sessions, oldest first. */
-  listSessions(uid: string): Promise<StoredSession[]>;
-  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
-  endUserSessions(uid: string): Promise<number>;
-  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
-  openApi(routes?: OpenApiRoutes): OpenApiObject;
 }
 
 /** The engine for a fetch-based binding, and its translation of a `Request` (with `trustProxy` applied). */
 export function fetchBinding(options: FetchSessionAuthOptions, factory: string, addressHint: string) {
-  const { trustProxy: setting, ...engineOptions } = options ?? ({} as FetchSessionAuthOptions);
-  const trustProxy = parseOptions(bindingSchema, { trustProxy: setting }, factory).trustProxy ?? false;
-  let trust: TrustFunction | undefined;
-  try {
-    trust = compileTrust(trustProxy);
-  } catch (error) {
-    throw new TypeError(`${factory}: invalid options: trustProxy: ${(error as Error).message}`);
-  }
+  const { trustProxy, ...engineOptions } = options ?? ({} as FetchSessionAuthOptions);
+  const trust = trustProxyOption(trustProxy, factory);
   const engine: Engine = createEngine(engineOptions, factory, addressHint);
   return { engine, describe: (request: Request, info?: FetchRequestInfo) => new FetchHttpRequest(request, info, trust) };
 }
@@ -141,7 +110,7 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
   }
 
   return {
-    endpointPath: engine.endpointPath,
+    ...sessionAuthBase(engine),
     async handle(request, info) {
       const served = engine.serve(describe(request, info));
       const reply = await served?.reply;
@@ -172,8 +141,5 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
       const { result, headers, error } = await engine.endSession(describe(request, info));
       return { ended: result, headers, error };
     },
-    listSessions: (uid) => engine.listSessions(uid),
-    endUserSessions: (uid) => engine.endUserSessions(uid),
-    openApi: (routes) => engine.openApi(routes),
   };
 }

@@ -2,29 +2,16 @@ import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { readWebBody } from "../http-input/read-web-stream.js";
 import { clientAddressOf, type TrustFunction } from "../http-input/trust-proxy.js";
 
-/**
- * What a `Request` does not carry: where it came from. Runtimes know it beside the request
- * (Deno's `info.remoteAddr`, Bun's `server.requestIP(req)`, @hono/node-server's socket).
- */
+/** What a `Request` does not carry, as the runtime knows it beside the request (Deno's `info.remoteAddr`, Bun's `server.requestIP(req)`). */
 export interface FetchRequestInfo {
   /**
-   * The peer's IP address, as the runtime reports it: the client's, unless `trustProxy` names
-   * it as a proxy (then the client is read from `X-Forwarded-For`). It keys the login throttle
-   * and the hashing queue; without it a request has no per-address login limit (an
-   * `address.unknown` event says so, once).
+   * The peer's IP address: the client's, unless `trustProxy` names it as a proxy. It keys the
+   * login throttle; without it a request has no per-address login limit (an `address.unknown` event says so, once).
    */
   readonly clientAddress?: string | undefined;
-  /**
-   * The request's headers as the server already parsed them, lower-case names (Node's
-   * `IncomingMessage.headers`), read instead of building the `Request`'s. They must be this
-   * same request's.
-   */
+  /** This very request's headers as the server already parsed them (Node's `IncomingMessage.headers`), read instead of the `Request`'s. */
   readonly headers?: NodeHeaders | undefined;
-  /**
-   * Whether the connection itself is TLS, as the server knows it (Node: `socket.encrypted`):
-   * the scheme, unless a trusted proxy's `X-Forwarded-Proto` says otherwise.
-   * @default the URL's scheme
-   */
+  /** Whether the connection itself is TLS (Node: `socket.encrypted`). @default the URL's scheme */
   readonly secure?: boolean | undefined;
 }
 

@@ -1,12 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
-import type { NotFoundOptions } from "../engine/engine.js";
+import { sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
-import type { OpenApiObject, OpenApiRoutes } from "../openapi/openapi.js";
 import type { RequireSessionOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
-import type { StoredSession, UserRecord } from "../types.js";
+import type { UserRecord } from "../types.js";
 import { loadOptionalPeer } from "../stores/optional-peer.js";
 import { fn, parseOptions } from "../validate.js";
 import { fetchBinding, type FetchSessionAuthOptions } from "../fetch/create-session-auth-handler.js";
@@ -36,36 +35,27 @@ export interface HonoSessionAuthOptions extends FetchSessionAuthOptions {
 }
 
 /** What {@link honoSessionAuth} returns: the Services calls, the guards, and the app's not-found and error handlers, as Hono takes them. */
-export interface HonoSessionAuth {
-  /** Where the endpoint is served, with a leading slash. */
-  readonly endpointPath: string;
-  /** Hono's `getPath`: Drupal's `?q=` paths route the app's own routes too (`new Hono({ getPath: sessionAuth.getPath })`). */
+export interface HonoSessionAuth extends SessionAuthBase {
+  /** Hono's `getPath`, so that Drupal's `?q=` paths route the app's own routes too: `new Hono({ getPath: sessionAuth.getPath })`. */
   getPath(request: Request): string;
   /** The Services calls, their `?q=` spellings and CORS preflights, as the first middleware: `app.use(sessionAuth.services())`. */
   services(): MiddlewareHandler;
   /**
-   * A guard: a live session, its `X-CSRF-Token` on unsafe methods, one of `roles`; else the
-   * 401, 403 or 503 in the wire format (with `onDenied: "next"`, the error is thrown to `onError`).
-   * Sets `c.var.auth`.
+   * A guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the wire
+   * format's 401, 403 or 503 (with `onDenied: "next"`, the error is thrown to `onError`). Sets `c.var.auth`.
    * @throws TypeError at once for an invalid option.
    */
   requireSession(options?: RequireSessionOptions): MiddlewareHandler<SessionAuthVariables>;
   /** Sets `c.var.auth` when a live session comes, and never refuses for lack of one. */
   optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>;
-  /** For `app.notFound()`: Services' 404s below the endpoint, Drupal's `404 Not Found` elsewhere. */
+  /** For `app.notFound()`: Services' 404s below the endpoint, Drupal's body-less `404 Not Found` elsewhere. */
   notFound(options?: NotFoundOptions): NotFoundHandler;
   /** For `app.onError()`: errors in the wire format, anything else a body-less 500. */
   onError(): ErrorHandler;
   /** Opens a session for a user the app authenticated itself, its cookie on the context's response; resolves the login reply. */
   startSession(c: Context, user: UserRecord): Promise<LoginReply>;
-  /** Ends the request's session, if live, deleting its cookie; throws `ERR_STORE_UNAVAILABLE` if it could not be recorded everywhere. */
+  /** Ends the request's session as a logout does, deleting its cookie; throws `ERR_STORE_UNAVAILABLE` if it could not be recorded everywhere. */
   endSession(c: Context): Promise<boolean>;
-  /** A user's live sessions, oldest first. */
-  listSessions(uid: string): Promise<StoredSession[]>;
-  /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
-  endUserSessions(uid: string): Promise<number>;
-  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
-  openApi(routes?: OpenApiRoutes): OpenApiObject;
 }
 
 const honoSchema = z.object({ clientAddress: fn<(c: Context) => string | undefined>("c => string | undefined").optional() });
@@ -179,7 +169,7 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
   }
 
   return {
-    endpointPath: engine.endpointPath,
+    ...sessionAuthBase(engine),
     getPath(request) {
       const { url } = request;
       const mark = url.indexOf("?");
@@ -216,8 +206,5 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
       if (error !== undefined) throw error;
       return result;
     },
-    listSessions: (uid) => engine.listSessions(uid),
-    endUserSessions: (uid) => engine.endUserSessions(uid),
-    openApi: (routes) => engine.openApi(routes),
   };
 }

@@ -1,4 +1,6 @@
 import proxyAddr from "proxy-addr";
+import { z } from "zod";
+import { fn, parseOptions } from "../validate.js";
 
 /**
  * Which proxies in front of a fetch handler are believed, read as Express's `trust proxy`
@@ -51,4 +53,23 @@ export function clientAddressOf(peer: string | undefined, forwardedFor: string |
   if (trust === undefined || forwardedFor === undefined) return peer;
   // proxy-addr reads the peer from the socket and the header from the headers: a request of that shape, and nothing more.
   return proxyAddr({ socket: { remoteAddress: peer }, headers: { "x-forwarded-for": forwardedFor } } as unknown as Parameters<typeof proxyAddr>[0], trust);
+}
+
+const trustProxySchema = z.strictObject({
+  trustProxy: z
+    .union([z.boolean(), z.number().int().nonnegative(), z.string(), z.array(z.string()).readonly(), fn<TrustFunction>("(address, hop) => boolean")])
+    .optional(),
+});
+
+/**
+ * The `trustProxy` option of a binding that reads forwarded headers itself, checked and compiled.
+ * @throws TypeError naming `factory` for an invalid setting.
+ */
+export function trustProxyOption(setting: unknown, factory: string): TrustFunction | undefined {
+  const trustProxy = parseOptions(trustProxySchema, { trustProxy: setting }, factory).trustProxy ?? false;
+  try {
+    return compileTrust(trustProxy);
+  } catch (error) {
+    throw new TypeError(`${factory}: invalid options: trustProxy: ${(error as Error).message}`);
+  }
 }
