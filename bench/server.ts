@@ -16,7 +16,7 @@ import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
 import type { PasswordHasher, SessionStore } from "services-session-auth";
 import { core, drupal, fastify, hono, redis, sealed } from "./built.js";
-import { credentialsOk, expressSessionApp, payload, sendData } from "./peer-apps.js";
+import { credentialsOk, expressSessionApp, fastifySecureSessionApp, fastifySessionApp, honoSessionsApp, payload, sendData } from "./peer-apps.js";
 import { BENCH_NAME, BENCH_PASSWORD, LEGACY_NAME, SECRET } from "./shared.js";
 
 const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
@@ -187,6 +187,18 @@ async function build(config: string): Promise<Express | Server> {
       return createAdaptorServer({ fetch: new Hono().get("/data", async (c) => c.json(payload)).fetch }) as Server;
     case "ours-hono":
       return ourHonoApp();
+    case "fastify-session": {
+      const app = await fastifySessionApp();
+      await app.ready();
+      return app.server;
+    }
+    case "fastify-secure-session": {
+      const app = await fastifySecureSessionApp();
+      await app.ready();
+      return app.server;
+    }
+    case "hono-sessions":
+      return createAdaptorServer({ fetch: honoSessionsApp().fetch }) as Server;
     case "express-session-memory":
     case "express-session-login":
       return expressSessionApp(undefined);
