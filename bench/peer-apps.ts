@@ -97,7 +97,15 @@ export async function fastifySecureSessionApp(): Promise<FastifyInstance> {
 /** hono-sessions over its memory store, as its README mounts it (`app.use("*", sessionMiddleware(…))`), `GET /data` for a session only. */
 export function honoSessionsApp(): Hono<{ Variables: { session: HonoSession<{ uid: string }>; session_key_rotation: boolean } }> {
   const app = new Hono<{ Variables: { session: HonoSession<{ uid: string }>; session_key_rotation: boolean } }>();
-  app.use("*", sessionMiddleware({ store: new MemoryStore(), encryptionKey: SECRET, expireAfterSeconds: 900, cookieOptions: { sameSite: "Lax", path: "/", httpOnly: true } }));
+  app.use(
+    "*",
+    sessionMiddleware({
+      store: new MemoryStore(),
+      encryptionKey: SECRET,
+      expireAfterSeconds: 900,
+      cookieOptions: { sameSite: "Lax", path: "/", httpOnly: true },
+    }),
+  );
   app.post("/login", async (c) => {
     if (!credentialsOk(await c.req.json())) return c.json({ error: "wrong credentials" }, 401);
     c.get("session").set("uid", "1");

@@ -118,7 +118,7 @@ async function ourHonoApp(): Promise<Server> {
     counterStore: memoryCounterStore(),
   });
   const app = new Hono({ getPath: sessionAuth.getPath });
-  app.use(sessionAuth.services());
+  app.use("/services/*", sessionAuth.services());
   app.get("/data", sessionAuth.requireSession(), (c) => c.json(payload));
   app.notFound(sessionAuth.notFound());
   app.onError(sessionAuth.onError());

@@ -84,8 +84,12 @@ export type AuthEvent = AuthEventContext &
      * once; written to stderr when there is no `onEvent`.
      */
     | { readonly type: "config.cross-site-cookie"; readonly origins: readonly string[]; readonly message: string }
-    /** A `?q=` request the framework did not route by its `?q=` path (Fastify without `drupalRewriteUrl`): `message` says how to set it up. Once. */
-    | { readonly type: "config.query-routing"; readonly message: string }
+    /**
+     * A Services call the binding was not set up to route (a `?q=` call on Fastify without
+     * `drupalRewriteUrl`, a call on Hono where `services()` is not mounted): it was answered all
+     * the same; `message` says how to set it up. Once.
+     */
+    | { readonly type: "config.routing"; readonly message: string }
     /**
      * A login from an app origin of another site whose session cookie the browser will drop:
      * the cookie is not `SameSite=None` and `Secure`, or the request came over plain http.
@@ -181,7 +185,7 @@ const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set([
   "rehash.failed",
   "logout.unrecorded",
   "config.cross-site-cookie",
-  "config.query-routing",
+  "config.routing",
   "cookie.cross-site",
   "address.unknown",
 ]);

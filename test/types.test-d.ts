@@ -136,7 +136,7 @@ describe("option types", () => {
       | "login.busy"
       | "login.cross-site"
       | "config.cross-site-cookie"
-      | "config.query-routing"
+      | "config.routing"
       | "cookie.cross-site"
       | "logout"
       | "logout.unrecorded"

@@ -106,7 +106,7 @@ export interface Engine extends Front {
   listSessions(uid: string): Promise<StoredSession[]>;
   endUserSessions(uid: string): Promise<number>;
   /** Raises a configuration event once per process and engine (a binding's word on how it is set up). */
-  reportOnce(type: "config.query-routing", message: string): void;
+  reportOnce(type: "config.routing", message: string): void;
   /** The OpenAPI document of this set-up, from the options it resolved. */
   openApi(routes?: OpenApiRoutes): OpenApiObject;
 }

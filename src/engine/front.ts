@@ -59,7 +59,7 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
       const token = !below && isTokenPath(path);
       const decision = corsAtPath(path, endpointPath, cors, () => view);
       // Nothing of the package's here after all (a ?q= the app keeps, a path CORS does not cover).
-      if (!below && !token && decision === undefined) return undefined;
+      if (!below && !token && decision === undefined && rewritten === undefined) return undefined;
       const target = rewritten ?? http.target;
       // A preflight never reaches a route of the app's: answered here, before any of them.
       if (decision !== undefined && "preflight" in decision) return { reply: Promise.resolve(decision.preflight), target, headers: NO_HEADERS };

@@ -109,7 +109,7 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
         // A Services call by its ?q= spelling, which Fastify routes only with drupalRewriteUrl: answered all the same, and reported once.
         if (request.url === request.originalUrl && engine.route(describe(request).target) !== undefined) {
           engine.reportOnce(
-            "config.query-routing",
+            "config.routing",
             "a ?q= request reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options) }) so the app's routes see the ?q= path too",
           );
           const wire = await engine.serve(describe(request))?.reply;

@@ -38,7 +38,11 @@ export interface HonoSessionAuthOptions extends FetchSessionAuthOptions {
 export interface HonoSessionAuth extends SessionAuthBase {
   /** Hono's `getPath`, so that Drupal's `?q=` paths route the app's own routes too: `new Hono({ getPath: sessionAuth.getPath })`. */
   getPath(request: Request): string;
-  /** The Services calls, their `?q=` spellings and CORS preflights, as the first middleware: `app.use(sessionAuth.services())`. */
+  /**
+   * The Services calls, their `?q=` spellings and CORS preflights, as middleware before the app's
+   * routes: on the paths it serves (`app.use("/services/*", …)` for the default endpoint and
+   * `services/session/token`), or on every path (needed for `cors.paths`).
+   */
   services(): MiddlewareHandler;
   /**
    * A guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the wire
@@ -192,7 +196,16 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
     optionalSession: (guardOptions) => guard(guardOptions, true) as MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>,
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
-      return (c) => toResponse(answer(describe(c)));
+      return async (c) => {
+        // A Services call on a path services() is not mounted on: answered all the same, and reported once.
+        const wire = await engine.serve(describe(c))?.reply;
+        if (wire === undefined) return toResponse(answer(describe(c)));
+        engine.reportOnce(
+          "config.routing",
+          `a Services call reached Hono's not-found handler: mount services() on ${engine.endpointPath}/* and /services/session/token (or on every path)`,
+        );
+        return toResponse(wire);
+      };
     },
     onError: () => (error, c) => toResponse(engine.replyToError(error, describe(c))),
     async startSession(c, user) {

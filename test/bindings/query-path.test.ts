@@ -21,3 +21,22 @@ describe.each(BINDINGS)("?q= paths on %s", (binding) => {
     expect(first.headers["set-cookie"]).toBeUndefined();
   });
 });
+
+describe.each(BINDINGS)("?q= reaches only what Drupal clients call there, on %s", (binding) => {
+  it("routes the endpoint and the token call, never another app path unless queryRoutes lists it", async () => {
+    const { server } = await bindingApp(binding);
+    const agent = request(server);
+    // The app's own routes outside the endpoint: /welcome answers 200 when reached.
+    expect((await agent.get("/welcome")).status).toBe(200);
+    for (const target of ["/?q=welcome", "/index.php?q=welcome", "/?q=services/json/../../welcome", "/?q=/welcome/", "/?q=WELCOME"]) {
+      const res = await agent.get(target);
+      expect([target, res.status, res.text]).toEqual([target, 404, ""]);
+    }
+    // Towards the endpoint it routes, the app's routes there included.
+    expect((await agent.get("/?q=services/json/players")).status).toBe(401);
+    expect((await agent.get("/index.php?q=services/session/token")).text).toMatch(/^[\w-]{43}$/);
+    // A prefix the app lists.
+    const { server: listed } = await bindingApp(binding, { queryRoutes: ["/welcome"] });
+    expect((await request(listed).get("/?q=welcome")).status).toBe(200);
+  });
+});

@@ -198,3 +198,28 @@ describe("fastifySessionAuth", () => {
     expect((await preflight("/sso")).statusCode).toBe(404);
   });
 });
+
+describe("fastifySessionAuth without drupalRewriteUrl", () => {
+  it("still answers a Services call by its ?q= spelling, and says once how to route the app's ?q= paths", async () => {
+    const events: AuthEvent[] = [];
+    const app = Fastify();
+    apps.push(app);
+    const options = {
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      onEvent: (event: AuthEvent) => events.push(event),
+    };
+    await app.register(fastifySessionAuth, options);
+    app.setNotFoundHandler(app.sessionAuth.notFound());
+    await app.ready();
+    for (let i = 0; i < 2; i++) await login(app, "/?q=services/json/user/login.json");
+    // What q names for the app's own paths stays the app's parameter: Drupal's page-not-found here.
+    const elsewhere = await app.inject({ method: "GET", url: "/?q=metrics" });
+    expect([elsewhere.statusCode, elsewhere.body]).toEqual([404, ""]);
+    expect(events.filter((event) => event.type === "config.routing")).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("rewriteUrl: drupalRewriteUrl(options)") }),
+    ]);
+  });
+});

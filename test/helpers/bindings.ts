@@ -64,7 +64,7 @@ export async function bindingApp(
   if (binding === "fastify") {
     const hops = trustProxy;
     const trust = typeof hops === "number" ? (_address: string, hop: number) => hop < hops : hops;
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl(), ...(trust === undefined ? {} : { trustProxy: trust }) });
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl(options), ...(trust === undefined ? {} : { trustProxy: trust }) });
     await app.register(fastifySessionAuth, options);
     const { requireSession, optionalSession } = app.sessionAuth;
     app.get("/services/json/players", { preHandler: requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));

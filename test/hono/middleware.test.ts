@@ -234,3 +234,37 @@ describe("services-session-auth/hono under middleware that rebuilds the response
     expect([relayed.status, await relayed.text(), relayed.headers.get("access-control-allow-origin")]).toEqual([200, "from upstream", ORIGIN]);
   });
 });
+
+describe("services-session-auth/hono mounted on the paths it serves", () => {
+  it("answers a Services call it was not mounted for from the not-found handler, and says once where to mount it", async () => {
+    const events: AuthEvent[] = [];
+    const sessionAuth = honoSessionAuth({
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      endpoint: "api/v1",
+      onEvent: (event) => events.push(event),
+    });
+    const app = new Hono({ getPath: sessionAuth.getPath });
+    // Mounted as the quick start mounts it, for the default endpoint: this one is api/v1.
+    app.use("/services/*", sessionAuth.services());
+    app.get("/api/v1/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
+    app.notFound(sessionAuth.notFound());
+    const login = () =>
+      app.request("/api/v1/user/login", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: "demo", password: "demo-password" }),
+      });
+    const first = await login();
+    expect(first.status).toBe(200);
+    const { session_name, sessid } = (await first.json()) as { session_name: string; sessid: string };
+    expect((await app.request("/api/v1/me", { headers: { Cookie: `${session_name}=${sessid}` } })).status).toBe(200);
+    expect((await login()).status).toBe(200);
+    // Unmounted paths that are no call still get their 404.
+    expect((await app.request("/api/v1/nothing")).status).toBe(404);
+    const said = events.filter((event) => event.type === "config.routing");
+    expect(said).toEqual([expect.objectContaining({ message: expect.stringContaining("mount services() on /api/v1/*") })]);
+  });
+});
