@@ -35,6 +35,13 @@ export function serveFetch(
   return tls === undefined ? createServer(listener) : createHttpsServer(tls, listener);
 }
 
+/** The path and query of a request line's target: absolute-form (`http://host/a?b`) too, whose scheme and host the socket decides instead. */
+function originForm(target: string): string {
+  if (target.startsWith("/")) return target;
+  const { pathname, search } = new URL(target, "http://localhost");
+  return `${pathname}${search}`;
+}
+
 async function respond(
   req: IncomingMessage,
   res: ServerResponse,
@@ -45,7 +52,7 @@ async function respond(
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null, duplex: "half" } as RequestInit;
-  const response = await handler(new Request(`${scheme}://localhost${req.url ?? "/"}`, init), req);
+  const response = await handler(new Request(`${scheme}://localhost${originForm(req.url ?? "/")}`, init), req);
   res.statusCode = response.status;
   if (response.statusText !== "") res.statusMessage = response.statusText;
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);

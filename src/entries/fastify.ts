@@ -19,6 +19,6 @@
  * @module
  */
 export { fastifySessionAuth } from "../fastify/plugin.js";
-export { drupalRewriteUrl } from "../fastify/rewrite-url.js";
+export { drupalRewriteUrl, type RewriteMount } from "../fastify/rewrite-url.js";
 export type { FastifySessionAuth, FastifySessionAuthOptions } from "../fastify/plugin.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -6,6 +6,7 @@ import type { RequireSessionOptions, SessionAuthOptions } from "../options/optio
 import type { UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
 import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
+import { absoluteFormPrefix, originForm } from "../http-input/target.js";
 import { ExpressHttpRequest, type ExpressRequest } from "./request.js";
 import { addHeaders, send } from "./respond.js";
 
@@ -66,13 +67,15 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const { endpointPath } = engine;
 
   const router: ExpressHandler = function servicesSessionAuth(req, res, next) {
-    if (!engine.claims(req.url ?? "/")) return next();
-    const served = engine.serve(new ExpressHttpRequest(req));
+    if (!engine.claims(originForm(req.url ?? "/"))) return next();
+    const http = new ExpressHttpRequest(req);
+    const served = engine.serve(http);
     if (served === undefined) return next();
     served.reply.then((reply) => {
       if (reply !== undefined) return send(res, reply);
-      // The app's: routed by the ?q= path, with the headers its reply owes the app origins.
-      req.url = served.target;
+      // The app's: routed by the ?q= path (only then is req.url Express's to rewrite), with the headers its reply owes the app origins.
+      // Express keeps an absolute-form's scheme and host in req.url when it mounts a router: so must this.
+      if (served.target !== http.target) req.url = `${absoluteFormPrefix(req.url ?? "/")}${served.target}`;
       addHeaders(res, served.headers);
       next();
     }, next);
@@ -104,8 +107,12 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     tokenHandler: () => (req, res, next) => void servicesSessionToken(req, res).catch(next),
     notFound(notFoundOptions) {
       const reply = engine.notFound(notFoundOptions);
-      // Mounted below the root (at the endpoint path, as Express strips it into baseUrl), it answers for the endpoint.
-      return (req, res) => send(res, reply(new ExpressHttpRequest(req, `${req.baseUrl ? endpointPath : ""}${req.url ?? "/"}`)));
+      return (req, res) => {
+        // Mounted at the endpoint path (Express strips it into baseUrl), it answers for the endpoint; elsewhere as the router sees paths, from where it is mounted.
+        const path = originForm(req.url ?? "/");
+        const atEndpoint = req.baseUrl !== undefined && req.baseUrl.toLowerCase().endsWith(endpointPath.toLowerCase());
+        send(res, reply(new ExpressHttpRequest(req, atEndpoint ? `${endpointPath}${path}` : path)));
+      };
     },
     errorHandler(handlerOptions = {}) {
       // Without onEvent the internal.error event is itself written to stderr: once is enough.

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { HttpRequest, RequestBody } from "../http-input/request.js";
+import { originForm } from "../http-input/target.js";
 import { readStream } from "../http-input/read-stream.js";
 
 /**
@@ -24,7 +25,7 @@ export class ExpressHttpRequest implements HttpRequest {
   /** @param target - The target relative to where the router is mounted: `req.url` unless given. */
   constructor(req: ExpressRequest, target: string = req.url ?? "/") {
     this.#req = req;
-    this.target = target;
+    this.target = originForm(target);
   }
 
   get method(): string {

@@ -3,6 +3,7 @@ import { mergeVary, type HeaderRecord } from "../http-input/headers.js";
 import { closeAfterReply } from "../http-input/linger.js";
 import { readStream } from "../http-input/read-stream.js";
 import type { HttpRequest, RequestBody } from "../http-input/request.js";
+import { originForm } from "../http-input/target.js";
 import type { WireResponse } from "../wire/reply.js";
 
 /**
@@ -15,7 +16,8 @@ export class FastifyHttpRequest implements HttpRequest {
 
   constructor(request: FastifyRequest, prefix: string, url: string = request.url) {
     this.#request = request;
-    this.target = prefix !== "" && url.startsWith(prefix) ? url.slice(prefix.length) || "/" : url;
+    const path = originForm(url);
+    this.target = prefix !== "" && path.startsWith(prefix) ? path.slice(prefix.length) || "/" : path;
   }
 
   get method(): string {

@@ -1,31 +1,55 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { endpointSettings, endpointShape } from "../endpoint/options.js";
-import { queryRouter } from "../http-input/target.js";
+import { originForm, queryRouter } from "../http-input/target.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import { parseOptions } from "../validate.js";
 
 const routingSchema = z.looseObject({ endpoint: endpointShape.endpoint, queryPaths: endpointShape.queryPaths, queryRoutes: endpointShape.queryRoutes });
+
+/** Where the plugin is registered, for {@link drupalRewriteUrl}. */
+export interface RewriteMount {
+  /**
+   * The prefix the plugin is registered under (`"/api"`): `?q=` is then read on the prefix's
+   * query paths (`/api/?q=…`, `/api/index.php?q=…`) and routes below it, as a Drupal installed
+   * in that directory answered.
+   * @default "" (the site root)
+   */
+  prefix?: string;
+}
+
+const mountSchema = z.strictObject({
+  prefix: z
+    .string()
+    .regex(/^(\/[^/?#]+)*$/, 'a path such as "/api": a leading slash, no trailing one')
+    .optional(),
+});
 
 /**
  * Fastify's `rewriteUrl` for Drupal's `?q=` paths (`/?q=services/json/user/login.json`, as
  * jDrupal and DrupalGap call): `q` becomes the path Fastify routes by, by the plugin's rule
  * (towards the endpoint, `services/session/token` and `queryRoutes`; elsewhere `q` is the
  * app's). Fastify takes it only when the server is made: give it the plugin's options (it
- * reads `endpoint`, `queryPaths` and `queryRoutes`).
+ * reads `endpoint`, `queryPaths` and `queryRoutes`), and the prefix the plugin is under.
  *
  * @example
  * ```ts
  * const app = Fastify({ rewriteUrl: drupalRewriteUrl(options) });
  * await app.register(fastifySessionAuth, options);
  * ```
- * @throws TypeError for an invalid `endpoint`, `queryPaths` or `queryRoutes`.
+ * @throws TypeError for an invalid `endpoint`, `queryPaths`, `queryRoutes` or `prefix`.
  */
-export function drupalRewriteUrl(options: Partial<SessionAuthOptions> = {}): (request: IncomingMessage) => string {
+export function drupalRewriteUrl(options: Partial<SessionAuthOptions> = {}, mount: RewriteMount = {}): (request: IncomingMessage) => string {
   const settings = endpointSettings(parseOptions(routingSchema, options, "drupalRewriteUrl"));
+  const prefix = parseOptions(mountSchema, mount, "drupalRewriteUrl").prefix ?? "";
   const route = queryRouter(settings);
   return function rewriteUrl(request) {
     const url = request.url ?? "/";
-    return route(url) ?? url;
+    const target = originForm(url);
+    if (prefix === "") return route(target) ?? url;
+    // Below the prefix only, as Fastify's router strips it: `/apix/?q=` is not the prefix's.
+    if (!target.startsWith(`${prefix}/`)) return url;
+    const routed = route(target.slice(prefix.length));
+    return routed === undefined ? url : `${prefix}${routed}`;
   };
 }

@@ -17,6 +17,24 @@ export interface Target {
   readonly query: string;
 }
 
+/**
+ * A request target in origin-form (`/a/b?c`): a request line's absolute-form
+ * (`http://host/a/b?c`, which Node leaves in `req.url`) without its scheme and authority, as
+ * the routers of Express and Fastify match it.
+ */
+export function originForm(target: string): string {
+  const authority = absoluteFormPrefix(target);
+  if (authority === "") return target;
+  const rest = target.slice(authority.length);
+  return rest.charCodeAt(0) === SLASH ? rest : `/${rest}`;
+}
+
+/** The `scheme://authority` an absolute-form target starts with; `""` for any other. */
+export function absoluteFormPrefix(target: string): string {
+  return target.charCodeAt(0) === SLASH ? "" : (ABSOLUTE_FORM.exec(target)?.[0] ?? "");
+}
+const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+
 /** Splits a target (origin-form, `/a/b?c`) into path and query, a fragment dropped; no URL is parsed. */
 export function splitTarget(target: string): Target {
   const hash = target.indexOf("#");
@@ -80,8 +98,14 @@ export function queryRouter(routing: QueryRouting): (target: string) => string |
     query.delete("q");
     // Re-encoded segment by segment: q arrives decoded, and a raw "?" or "#" must not start a new URL part.
     const rest = query.toString();
-    return `/${segments.map(encodeURIComponent).join("/")}${rest === "" ? "" : `?${rest}`}`;
+    return `/${segments.map(encodeSegment).join("/")}${rest === "" ? "" : `?${rest}`}`;
   };
 }
+
+/** A path segment as a URL carries it: what a segment may hold as it is (RFC 3986's pchar: `:@$&+,;=` among them) stays, as Drupal's own paths show it. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(PCHAR_ESCAPED, (escaped) => String.fromCharCode(Number.parseInt(escaped.slice(1), 16)));
+}
+const PCHAR_ESCAPED = /%(?:24|26|2B|2C|3A|3B|3D|40)/g;
 
 const SLASH = 0x2f;

@@ -3,8 +3,10 @@
  * last one), as Drupal's `request_path()` routed it, so a proxy or log reading `q` the PHP way
  * sees the route the app takes.
  */
+import type { IncomingMessage } from "node:http";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { drupalRewriteUrl } from "services-session-auth/fastify";
 import { BINDINGS, bindingApp } from "../helpers/bindings.js";
 
 const CREDENTIALS = { username: "demo", password: "demo-password" };
@@ -38,5 +40,15 @@ describe.each(BINDINGS)("?q= reaches only what Drupal clients call there, on %s"
     // A prefix the app lists.
     const { server: listed } = await bindingApp(binding, { queryRoutes: ["/welcome"] });
     expect((await request(listed).get("/?q=welcome")).status).toBe(200);
+  });
+});
+
+describe("the path ?q= names, as a URL carries it", () => {
+  it("keeps what a path segment may hold as it is, and escapes what would start another URL part", () => {
+    const rewrite = drupalRewriteUrl();
+    const url = (target: string) => rewrite({ url: target } as IncomingMessage);
+    expect(url("/?q=services/json/player/a:b@c,d;e=f%2Bg$h%26i&x=1")).toBe("/services/json/player/a:b@c,d;e=f+g$h&i?x=1");
+    expect(url("/?q=services/json/player/a%3Fb%23c%2Fd%25e&x=1")).toBe("/services/json/player/a%3Fb%23c/d%25e?x=1");
+    expect(url("/?q=services/json/player/caf%C3%A9%20ol%C3%A9")).toBe("/services/json/player/caf%C3%A9%20ol%C3%A9");
   });
 });

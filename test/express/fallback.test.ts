@@ -70,6 +70,19 @@ describe("SessionAuthRouter.notFound", () => {
     }
   });
 
+  it("mounted below the root with the router, reads paths as the router does, from where it is mounted", async () => {
+    const auth = bareAuth();
+    const app = express();
+    app.use("/v2", auth);
+    app.use("/v2", auth.notFound());
+    // Mounted at the endpoint path itself, it answers for the endpoint whatever comes before it.
+    app.use("/v3/services/json", auth.notFound());
+    const agent = request(app);
+    expect(statusText(await agent.get("/v2/services/json/teams"))).toBe("Not found : Could not find resource teams.");
+    expect(statusText(await agent.get("/v2/teams"))).toBe("Not Found");
+    expect(statusText(await agent.get("/v3/services/json/teams"))).toBe("Not found : Could not find resource teams.");
+  });
+
   it("refuses options it does not know at start-up", () => {
     expect(() => bareAuth().notFound({ resource: ["players"] } as never)).toThrow(TypeError);
   });
