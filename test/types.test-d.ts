@@ -194,7 +194,7 @@ describe("the fetch handler's types", () => {
 });
 
 describe("the Hono middleware's types", () => {
-  it("types c.var.auth: defined behind requireSession, optional behind optionalSession and elsewhere", () => {
+  it("types c.var.auth: defined behind requireSession, optional behind optionalSession, absent elsewhere", () => {
     const sessionAuth = honoSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
     const app = new Hono({ getPath: sessionAuth.getPath });
     app.use(sessionAuth.services());
@@ -207,7 +207,9 @@ describe("the Hono middleware's types", () => {
       return c.text("hi");
     });
     app.get("/open", (c) => {
-      expectTypeOf(c.var.auth).toEqualTypeOf<RequestAuth | undefined>();
+      // No global augmentation of Hono's ContextVariableMap: an app's own `auth` variable stays its own.
+      // @ts-expect-error no guard ran, so no auth variable is typed here
+      void c.var.auth;
       return c.text("hi");
     });
     app.notFound(sessionAuth.notFound());

@@ -3,7 +3,8 @@ import type { CorsSettings } from "../cors/options.js";
 import type { ServicesEndpoint } from "../endpoint/endpoint.js";
 import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { HttpRequest } from "../http-input/request.js";
-import { isTokenPath, pathBelow } from "../http-input/target.js";
+import { isTokenPath, pathBelow, splitTarget, TOKEN_PATH } from "../http-input/target.js";
+import { matchAction } from "../endpoint/routing.js";
 import type { WireResponse } from "../wire/reply.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
@@ -30,6 +31,12 @@ export interface Front {
    * headers). `undefined` for a request on none of those paths (most of an app's).
    */
   serve(http: HttpRequest): Served | undefined;
+  /**
+   * Whether a target names one of the Services calls (an action below the endpoint, the token
+   * call), matched case-sensitively, as a router that missed it would have matched it: for a
+   * binding to say where it is not mounted, never to answer it there.
+   */
+  names(target: string): boolean;
 }
 
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
@@ -50,6 +57,11 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
 
   return {
     claims,
+    names(target) {
+      const { path } = splitTarget(settings.route(target) ?? target);
+      const below = path.startsWith(`${endpointPath}/`) ? path.slice(endpointPath.length) : undefined;
+      return path.startsWith(TOKEN_PATH) ? isTokenPath(path) : below !== undefined && matchAction(below) !== undefined;
+    },
     serve(http) {
       if (!claims(http.target)) return undefined;
       const rewritten = settings.route(http.target);

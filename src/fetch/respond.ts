@@ -13,8 +13,11 @@ export function toResponse(wire: WireResponse): Response {
     if (typeof value === "string") headers.set(name, value);
     else for (const one of value) headers.append(name, one);
   }
-  return new Response(wire.body, { status: wire.status, statusText: wire.reason ?? "", headers });
+  // An empty body rather than none, so servers say `Content-Length: 0` as Drupal does; a status that has no body takes none.
+  const body = wire.body ?? (NO_BODY.has(wire.status) ? null : "");
+  return new Response(body, { status: wire.status, statusText: wire.reason ?? "", headers });
 }
+const NO_BODY = new Set([101, 204, 205, 304]);
 
 /**
  * The app's response with the headers it lacks added (`Vary` merged with its own, `Set-Cookie`

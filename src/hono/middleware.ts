@@ -1,24 +1,19 @@
 import type { IncomingMessage } from "node:http";
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+// Hono's own path reading (its percent-decoding included): ?q= aside, routes see what they would without getPath.
+import { getPath as honoPath } from "hono/utils/url";
 import { sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { RequireSessionOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
-import { loadOptionalPeer } from "../stores/optional-peer.js";
 import { fn, parseOptions } from "../validate.js";
 import { fetchBinding, type FetchSessionAuthOptions } from "../fetch/create-session-auth-handler.js";
 import type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
 import { toResponse, withHeaders } from "../fetch/respond.js";
 import { z } from "zod";
-
-declare module "hono" {
-  interface ContextVariableMap {
-    /** The session a guard let through (`requireSession()`, `optionalSession()`); `undefined` elsewhere. */
-    auth: RequestAuth | undefined;
-  }
-}
 
 /** The variables a guard sets: `c.var.auth`, defined behind `requireSession()`. */
 export interface SessionAuthVariables<Auth = RequestAuth> {
@@ -64,6 +59,20 @@ export interface HonoSessionAuth extends SessionAuthBase {
 
 const honoSchema = z.object({ clientAddress: fn<(c: Context) => string | undefined>("c => string | undefined").optional() });
 
+/** Where @hono/node-server keeps the IncomingMessage a `Request` of its making was built from: found once. */
+let incomingKey: symbol | undefined;
+
+/**
+ * Whether `request` is the very one @hono/node-server built from `incoming`, not one the app made
+ * (a copy with headers taken out, say) and handed on with the same `env`: only then are Node's
+ * parsed headers the request's own. Anything else, or another server, reads the `Request`.
+ */
+function builtFrom(request: Request, incoming: IncomingMessage): boolean {
+  const own = request as unknown as Record<symbol, unknown>;
+  incomingKey ??= Object.getOwnPropertySymbols(request).find((key) => own[key] === incoming);
+  return incomingKey !== undefined && own[incomingKey] === incoming;
+}
+
 /** What the runtime says of a request beside it: on Node, its socket and the headers Node already parsed. */
 class HonoRequestInfo implements FetchRequestInfo {
   readonly #c: Context;
@@ -92,11 +101,7 @@ class HonoRequestInfo implements FetchRequestInfo {
 
   #ownHeaders(): NodeHeaders | undefined {
     const incoming = this.#incoming;
-    const { raw } = this.#c.req;
-    if (incoming?.url === undefined || incoming.method !== raw.method) return undefined;
-    const { url } = raw;
-    const path = url.indexOf("/", url.indexOf("://") + 3);
-    return path !== -1 && url.slice(path) === incoming.url ? incoming.headers : undefined;
+    return incoming !== undefined && builtFrom(this.#c.req.raw, incoming) ? incoming.headers : undefined;
   }
 
   /** The socket's word, not the URL's: a request line's absolute form could claim HTTPS. */
@@ -112,6 +117,16 @@ function setHeaders(c: Context, headers: HeaderRecord): void {
     if (typeof value !== "string") for (const one of value) c.header(name, one, { append: true });
     else c.header(name, value, { append: name === "Vary" });
   }
+}
+
+/** The headers given to Hono with `c.header()` for a response not yet made. */
+function stagedHeaders(c: Context): HeaderRecord {
+  const staged = c.res.headers;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of staged) if (name !== "set-cookie" && name !== "content-type") headers[name] = value;
+  const cookies = staged.getSetCookie();
+  if (cookies.length > 0) headers["Set-Cookie"] = cookies;
+  return headers;
 }
 
 /**
@@ -149,8 +164,6 @@ async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRe
 export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAuth {
   const { clientAddress, ...fetchOptions } = options ?? ({} as HonoSessionAuthOptions);
   const address = parseOptions(honoSchema, { clientAddress }, "honoSessionAuth").clientAddress;
-  // Hono's own path reading (its percent-decoding included), so ?q= aside, routes see what they would without getPath.
-  const honoPath = loadOptionalPeer<{ getPath(request: Request): string }>("hono/utils/url", "honoSessionAuth", "hono").getPath;
   const { engine, describe: describeRequest } = fetchBinding(
     fetchOptions,
     "honoSessionAuth",
@@ -196,18 +209,22 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
     optionalSession: (guardOptions) => guard(guardOptions, true) as MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>,
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
-      return async (c) => {
-        // A Services call on a path services() is not mounted on: answered all the same, and reported once.
-        const wire = await engine.serve(describe(c))?.reply;
-        if (wire === undefined) return toResponse(answer(describe(c)));
-        engine.reportOnce(
-          "config.routing",
-          `a Services call reached Hono's not-found handler: mount services() on ${engine.endpointPath}/* and /services/session/token (or on every path)`,
-        );
-        return toResponse(wire);
+      return (c) => {
+        // A Services call where services() is not mounted is never answered here (the app's own middleware may have turned it away): only said, once.
+        if (engine.names(describe(c).target))
+          engine.reportOnce(
+            "config.routing",
+            `a Services call reached Hono's not-found handler: mount services() on ${engine.endpointPath}/* and /services/session/token (or on every path)`,
+          );
+        return toResponse(answer(describe(c)));
       };
     },
-    onError: () => (error, c) => toResponse(engine.replyToError(error, describe(c))),
+    onError: () => (error, c) => {
+      // Hono's own (basic-auth's 401 with its WWW-Authenticate, a route's HTTPException) answer as Hono has them.
+      const own = error instanceof HTTPException ? error.getResponse() : toResponse(engine.replyToError(error, describe(c)));
+      // What a guard gave Hono for the reply before it threw (onDenied: "next"): its cookies and CORS headers.
+      return withHeaders(own, stagedHeaders(c));
+    },
     async startSession(c, user) {
       const { result, headers } = await engine.startSession(describe(c), user);
       setHeaders(c, headers);

@@ -17,15 +17,14 @@ function isMissing(error: unknown, name: string): boolean {
  * ```ts
  * const iron = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore");
  * ```
- * @param pkg - The package to install, when `name` is a path inside it.
  * @throws TypeError naming the package and the `npm install` that fixes it, when it is not installed.
  */
-export function loadOptionalPeer<T>(name: string, neededBy: string, pkg: string = name): T {
+export function loadOptionalPeer<T>(name: string, neededBy: string): T {
   try {
     return createRequire(import.meta.url)(name) as T;
   } catch (error) {
     if (!isMissing(error, name)) throw error;
-    throw new TypeError(`${neededBy} needs the optional peer dependency "${pkg}", which is not installed: run \`npm install ${pkg}\` in the app`, {
+    throw new TypeError(`${neededBy} needs the optional peer dependency "${name}", which is not installed: run \`npm install ${name}\` in the app`, {
       cause: error,
     });
   }

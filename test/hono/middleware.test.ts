@@ -2,6 +2,7 @@
 import { connect, type AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
+import { basicAuth } from "hono/basic-auth";
 import { etag } from "hono/etag";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
@@ -18,6 +19,14 @@ function honoApp(options: SessionAuthOptions): Hono {
   const sessionAuth = honoSessionAuth(options);
   const app = new Hono({ getPath: sessionAuth.getPath });
   app.use(sessionAuth.services());
+  // The app hands on a copy of the request with its cookie taken out, same URL, same env (and so the same IncomingMessage).
+  app.use("/services/json/me", async (c, next) => {
+    if (c.req.header("X-Anonymous") === undefined) return next();
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("Cookie");
+    headers.delete("X-Anonymous");
+    c.res = await app.fetch(new Request(c.req.raw, { headers }), c.env);
+  });
   app.get("/services/json/me", sessionAuth.requireSession(), (c) => {
     const { user, session } = c.var.auth; // typed: RequestAuth behind requireSession, never the password hash
     return c.json({ name: user.name, roles: Object.values(user.roles), since: session.record.createdAt });
@@ -25,6 +34,9 @@ function honoApp(options: SessionAuthOptions): Hono {
   app.post("/services/json/players", sessionAuth.requireSession(), (c) => c.json({ added: true }, 201));
   app.get("/services/json/admin/stats", sessionAuth.requireSession({ roles: ["administrator"] }), (c) => c.json({ admin: true }));
   app.get("/welcome", sessionAuth.optionalSession(), (c) => c.text(c.var.auth === undefined ? "Hello, visitor" : `Hello, ${c.var.auth.user.name}`));
+  // Hono's own HTTPException (basic-auth's 401 with its challenge), and a refusal handed to onError.
+  app.get("/metrics", basicAuth({ username: "ops", password: "ops-password" }), (c) => c.text("up 1"));
+  app.get("/services/json/players", sessionAuth.requireSession({ onDenied: "next" }), (c) => c.json({ players: [] }));
   app.notFound(sessionAuth.notFound({ resources: ["players", "me", "admin"] }));
   app.onError(sessionAuth.onError());
   return app;
@@ -76,6 +88,28 @@ describe("services-session-auth/hono on @hono/node-server", () => {
     // The outer request carries the session; the one the route makes carries no cookie.
     const relayed = await fetch(`${base}/relay`, { headers: { Cookie: demo.cookie } });
     expect([relayed.status, await relayed.json()]).toEqual([401, ["Access denied for user anonymous"]]);
+    // A copy of the request itself, the cookie taken out: Node's parsed headers are the original's, not the copy's.
+    const copied = await fetch(`${base}/services/json/me`, { headers: { Cookie: demo.cookie, "X-Anonymous": "1" } });
+    expect([copied.status, await copied.json()]).toEqual([401, ["Access denied for user anonymous"]]);
+  });
+
+  it("answers Hono's own HTTPException as Hono has it, and a refusal it was handed with the guard's headers", async () => {
+    const challenged = await fetch(`${base}/metrics`);
+    expect([challenged.status, challenged.headers.get("www-authenticate"), await challenged.text()]).toEqual([
+      401,
+      'Basic realm="Secure Area"',
+      "Unauthorized",
+    ]);
+    const ops = await fetch(`${base}/metrics`, { headers: { Authorization: `Basic ${Buffer.from("ops:ops-password").toString("base64")}` } });
+    expect(await ops.text()).toBe("up 1");
+    const { session_name } = await login();
+    const refused = await fetch(`${base}/services/json/players`, { headers: { Cookie: `${session_name}=${"x".repeat(43)}` } });
+    expect([refused.status, await refused.json()]).toEqual([401, ["Access denied for user anonymous"]]);
+    // A body-less reply says so, as Drupal's do: Content-Length 0, not a chunked nothing.
+    const missing = await fetch(`${base}/services/json/teams`);
+    expect([missing.status, missing.headers.get("content-length"), missing.headers.get("transfer-encoding")]).toEqual([404, "0", null]);
+    // The stale cookie's deletion the guard staged before it threw.
+    expect(refused.headers.getSetCookie()).toEqual([expect.stringMatching(new RegExp(`^${session_name}=deleted; `))]);
   });
 
   it("asks for the CSRF token on an unsafe method, and checks roles", async () => {
@@ -236,7 +270,7 @@ describe("services-session-auth/hono under middleware that rebuilds the response
 });
 
 describe("services-session-auth/hono mounted on the paths it serves", () => {
-  it("answers a Services call it was not mounted for from the not-found handler, and says once where to mount it", async () => {
+  it("never answers a Services call where it is not mounted: the not-found handler's 404, and one event saying where to mount it", async () => {
     const events: AuthEvent[] = [];
     const sessionAuth = honoSessionAuth({
       userStore: memoryUserStore(USERS, { hasher: fastHasher }),
@@ -249,7 +283,6 @@ describe("services-session-auth/hono mounted on the paths it serves", () => {
     const app = new Hono({ getPath: sessionAuth.getPath });
     // Mounted as the quick start mounts it, for the default endpoint: this one is api/v1.
     app.use("/services/*", sessionAuth.services());
-    app.get("/api/v1/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
     app.notFound(sessionAuth.notFound());
     const login = () =>
       app.request("/api/v1/user/login", {
@@ -257,14 +290,17 @@ describe("services-session-auth/hono mounted on the paths it serves", () => {
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ username: "demo", password: "demo-password" }),
       });
-    const first = await login();
-    expect(first.status).toBe(200);
-    const { session_name, sessid } = (await first.json()) as { session_name: string; sessid: string };
-    expect((await app.request("/api/v1/me", { headers: { Cookie: `${session_name}=${sessid}` } })).status).toBe(200);
-    expect((await login()).status).toBe(200);
-    // Unmounted paths that are no call still get their 404.
+    // An app's middleware before the not-found handler (a rate limit, an IP block) must not be
+    // stepped around by a login answered there: Services' 404, no cookie.
+    for (let i = 0; i < 2; i++) {
+      const missed = await login();
+      expect([missed.status, missed.headers.get("set-cookie")]).toEqual([404, null]);
+    }
+    // Paths that are no Services call get their 404 and no event.
     expect((await app.request("/api/v1/nothing")).status).toBe(404);
+    expect((await app.request("/elsewhere")).status).toBe(404);
     const said = events.filter((event) => event.type === "config.routing");
     expect(said).toEqual([expect.objectContaining({ message: expect.stringContaining("mount services() on /api/v1/*") })]);
+    expect(events.filter((event) => event.type.startsWith("login"))).toEqual([]);
   });
 });
