@@ -86,8 +86,8 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "config.cross-site-cookie"; readonly origins: readonly string[]; readonly message: string }
     /**
      * A Services call the binding was not set up to route (a `?q=` call on Fastify without
-     * `drupalRewriteUrl`, a call on Hono where `services()` is not mounted): it was answered all
-     * the same; `message` says how to set it up. Once.
+     * `drupalRewriteUrl`, a call on Hono where `services()` is not mounted): it got the not-found
+     * handler's 404, never an answer past the app's own hooks; `message` says how to set it up. Once.
      */
     | { readonly type: "config.routing"; readonly message: string }
     /**

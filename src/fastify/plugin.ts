@@ -69,11 +69,11 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     const { guard: decide, settings } = engine.guard(guardOptions, optional);
     return function sessionGuard(request, reply, done) {
       decide(describe(request)).then((result) => {
+        // A refusal's reply carries its headers already; the route's, or the error handler's, gets them here.
+        if (result.reply !== undefined && (result.error === undefined || settings.onDenied !== "next")) return void send(reply, result.reply);
         addHeaders(reply, result.headers);
         if (result.reply === undefined) request.auth = result.auth;
-        else if (result.error !== undefined && settings.onDenied === "next") return done(result.error);
-        else return void send(reply, result.reply);
-        done();
+        done(result.error);
       }, done);
     };
   }
@@ -106,15 +106,13 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return async (request, reply) => {
-        // A Services call by its ?q= spelling, which Fastify routes only with drupalRewriteUrl: answered all the same, and reported once.
-        if (request.url === request.originalUrl && engine.route(describe(request).target) !== undefined) {
+        // A Services call by its ?q= spelling, which Fastify routes only with drupalRewriteUrl: never answered here (the app's hooks on
+        // its routes did not run), only said, once.
+        if (request.url === request.originalUrl && engine.names(describe(request).target))
           engine.reportOnce(
             "config.routing",
-            "a ?q= request reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options) }) so the app's routes see the ?q= path too",
+            `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`}) })`,
           );
-          const wire = await engine.serve(describe(request))?.reply;
-          if (wire !== undefined) return send(reply, wire);
-        }
         return send(reply, answer(describe(request)));
       };
     },

@@ -39,7 +39,8 @@ describe.each(BINDINGS)("route guards on %s", (binding) => {
       '["Access denied for user anonymous"]',
     ]);
     const junk = await agent.get("/services/json/players").set("Cookie", `${session.session_name}=junk`);
-    expect([junk.status, String(junk.headers["set-cookie"])]).toEqual([401, expect.stringMatching(/=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT/)]);
+    // One deletion: the refusal's reply carries the guard's headers once.
+    expect([junk.status, junk.headers["set-cookie"]]).toEqual([401, [expect.stringMatching(/=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT/)]]);
     expect((await agent.post("/services/json/user/logout").set("Cookie", session.cookie).set("X-CSRF-Token", session.token).send()).status).toBe(200);
     expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(401);
   });

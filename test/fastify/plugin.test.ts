@@ -200,7 +200,7 @@ describe("fastifySessionAuth", () => {
 });
 
 describe("fastifySessionAuth without drupalRewriteUrl", () => {
-  it("still answers a Services call by its ?q= spelling, and says once how to route the app's ?q= paths", async () => {
+  it("never answers a ?q= Services call Fastify did not route: the not-found handler's 404, and one event saying how to route it", async () => {
     const events: AuthEvent[] = [];
     const app = Fastify();
     apps.push(app);
@@ -214,12 +214,70 @@ describe("fastifySessionAuth without drupalRewriteUrl", () => {
     await app.register(fastifySessionAuth, options);
     app.setNotFoundHandler(app.sessionAuth.notFound());
     await app.ready();
-    for (let i = 0; i < 2; i++) await login(app, "/?q=services/json/user/login.json");
-    // What q names for the app's own paths stays the app's parameter: Drupal's page-not-found here.
+    for (let i = 0; i < 2; i++) {
+      const missed = await app.inject({ method: "POST", url: "/?q=services/json/user/login.json", payload: { username: "demo", password: "demo-password" } });
+      expect([missed.statusCode, missed.headers["set-cookie"]]).toEqual([404, undefined]);
+    }
+    // What q names for the app's own paths stays the app's parameter: Drupal's page-not-found, and no event.
     const elsewhere = await app.inject({ method: "GET", url: "/?q=metrics" });
     expect([elsewhere.statusCode, elsewhere.body]).toEqual([404, ""]);
     expect(events.filter((event) => event.type === "config.routing")).toEqual([
       expect.objectContaining({ message: expect.stringContaining("rewriteUrl: drupalRewriteUrl(options)") }),
+    ]);
+    expect(events.filter((event) => event.type.startsWith("login"))).toEqual([]);
+  });
+});
+
+describe("drupalRewriteUrl with the plugin under a prefix", () => {
+  it("reads ?q= on the prefix's query paths and routes below it, and refuses a prefix it cannot route by", async () => {
+    const events: AuthEvent[] = [];
+    const options = {
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      onEvent: (event: AuthEvent) => events.push(event),
+    };
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl(options, { prefix: "/drupal" }) });
+    apps.push(app);
+    await app.register(
+      async (api) => {
+        await api.register(fastifySessionAuth, options);
+        api.setNotFoundHandler(api.sessionAuth.notFound());
+      },
+      { prefix: "/drupal" },
+    );
+    for (const url of ["/drupal/?q=services/json/user/login", "/drupal/index.php?q=services/json/user/login.json"]) {
+      const res = await app.inject({ method: "POST", url, payload: { username: "demo", password: "demo-password" } });
+      expect([url, res.statusCode, res.headers["set-cookie"]]).toEqual([url, 200, expect.stringMatching(/^SESS/)]);
+    }
+    // The site root and look-alike prefixes are not the plugin's.
+    for (const url of ["/?q=services/json/user/login", "/drupalx/?q=services/json/user/login"]) {
+      expect((await app.inject({ method: "POST", url, payload: { username: "demo", password: "demo-password" } })).statusCode, url).toBe(404);
+    }
+    expect(events.filter((event) => event.type === "config.routing")).toEqual([]);
+    for (const prefix of ["drupal", "/drupal/", "/a?b"]) expect(() => drupalRewriteUrl(options, { prefix }), prefix).toThrow(TypeError);
+  });
+
+  it("says, when the server lacks it, which prefix to give", async () => {
+    const events: AuthEvent[] = [];
+    const app = Fastify();
+    apps.push(app);
+    await app.register(
+      async (api) => {
+        await api.register(fastifySessionAuth, {
+          userStore: memoryUserStore([]),
+          sessionStore: memorySessionStore(),
+          secret: SECRET,
+          onEvent: (event: AuthEvent) => events.push(event),
+        });
+        api.setNotFoundHandler(api.sessionAuth.notFound());
+      },
+      { prefix: "/drupal" },
+    );
+    expect((await app.inject({ method: "POST", url: "/drupal/?q=services/json/user/login" })).statusCode).toBe(404);
+    expect(events.filter((event) => event.type === "config.routing")).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('drupalRewriteUrl(options, { prefix: "/drupal" })') }),
     ]);
   });
 });
