@@ -47,10 +47,11 @@ export interface CorsConfig {
    * slash): `["/api/*"]`. The endpoint path and everything below it (`/services/json/*`)
    * and `/services/session/token` always do, and the guards (`requireSession`,
    * `optionalSession`) add the headers to the replies of the routes they guard wherever
-   * those are, but answer no preflight: list here every other route a page calls with a
-   * preflight (a method other than GET, HEAD or POST, or a header such as `X-CSRF-Token`),
-   * guarded ones included, since a preflight never reaches a route's own handlers.
-   * @default [] (the endpoint and `services/session/token` always answer preflights; guarded routes get the headers on their replies only)
+   * those are, and answer a preflight that reaches them (a route for every method): list
+   * here every other route a page calls with a preflight (a method other than GET, HEAD or
+   * POST, or a header such as `X-CSRF-Token`), since a router sends an `OPTIONS` to no `GET`
+   * or `POST` route.
+   * @default [] (the endpoint and `services/session/token` always answer preflights; a guarded route answers one only if its route takes `OPTIONS`)
    */
   paths?: readonly string[];
 }
