@@ -38,6 +38,19 @@ async function build(overrides: Partial<SessionAuthOptions> = {}) {
   return { app, events };
 }
 
+/** The plugin's options over the demo users, with the events they raise. */
+function recorded() {
+  const events: AuthEvent[] = [];
+  const options = {
+    userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+    sessionStore: memorySessionStore(),
+    secret: SECRET,
+    hasher: fastHasher,
+    onEvent: (event: AuthEvent) => events.push(event),
+  };
+  return { options, events };
+}
+
 async function login(app: FastifyInstance, url = "/services/json/user/login.json") {
   const res = await app.inject({
     method: "POST",
@@ -201,16 +214,9 @@ describe("fastifySessionAuth", () => {
 
 describe("fastifySessionAuth without drupalRewriteUrl", () => {
   it("never answers a ?q= Services call Fastify did not route: the not-found handler's 404, and one event saying how to route it", async () => {
-    const events: AuthEvent[] = [];
+    const { options, events } = recorded();
     const app = Fastify();
     apps.push(app);
-    const options = {
-      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
-      sessionStore: memorySessionStore(),
-      secret: SECRET,
-      hasher: fastHasher,
-      onEvent: (event: AuthEvent) => events.push(event),
-    };
     await app.register(fastifySessionAuth, options);
     app.setNotFoundHandler(app.sessionAuth.notFound());
     await app.ready();
@@ -230,14 +236,7 @@ describe("fastifySessionAuth without drupalRewriteUrl", () => {
 
 describe("drupalRewriteUrl with the plugin under a prefix", () => {
   it("reads ?q= on the prefix's query paths and routes below it, and refuses a prefix it cannot route by", async () => {
-    const events: AuthEvent[] = [];
-    const options = {
-      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
-      sessionStore: memorySessionStore(),
-      secret: SECRET,
-      hasher: fastHasher,
-      onEvent: (event: AuthEvent) => events.push(event),
-    };
+    const { options, events } = recorded();
     const app = Fastify({ rewriteUrl: drupalRewriteUrl(options, { prefix: "/drupal" }) });
     apps.push(app);
     await app.register(
