@@ -1,10 +1,6 @@
 /**
- * Errors. Every failure the package reports at request time is a {@link SessionAuthError}
- * with a stable `code`; the one table that turns a code into a Drupal status line and body
- * is `src/wire/status.ts`. Test `err.code`, not `instanceof`: the package ships both ESM
- * and CJS builds, and a class from one is not the class from the other.
- *
- * Misconfiguration is not a SessionAuthError: factories throw a `TypeError` at start-up.
+ * Request-time failures are {@link SessionAuthError}s with a stable `code` (its status line and
+ * body: `src/wire/status.ts`); misconfiguration is a `TypeError` at start-up.
  *
  * @module
  */
@@ -69,11 +65,8 @@ const HTTP_STATUS: Readonly<Record<SessionAuthErrorCode, number>> = {
 };
 
 /**
- * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the
- * value the Drupal message names (the missing argument, the user name, the MIME type);
- * `cause` keeps an underlying error for the server's logs, never for the client;
- * `retryAfter` is the number of seconds a client is told to wait (`Retry-After`), when the
- * failure is temporary.
+ * A request-time failure with a stable {@link SessionAuthErrorCode}: `detail` is the value the
+ * Drupal message names, `cause` is for the server's logs only, `retryAfter` is in seconds.
  *
  * @example
  * ```ts
