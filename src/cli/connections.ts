@@ -36,10 +36,8 @@ export function connectionOptions(...sources: readonly ConnectionSource[]): Reco
 }
 
 /**
- * The URL for one connection, from the first of: `--<option>`, `--<option>-url-file`,
- * `$<ENV>`, `$<ENV>_FILE`. A file's content is trimmed of the white space around it (the line
- * end an editor or `echo` adds). `secrets` receives the URL's credentials before anything
- * else can fail; a password given on the command line is still taken, with a warning.
+ * The URL for one connection, from the first of `--<option>`, `--<option>-url-file`, `$<ENV>`,
+ * `$<ENV>_FILE`; its credentials go to `secrets` at once, for redaction.
  * @throws UsageError when none is given, or both the option and its file.
  */
 export function connectionUrl(source: ConnectionSource, values: Readonly<Record<string, unknown>>, io: Io, secrets: string[], command: string): string {
