@@ -21,9 +21,8 @@ export interface SessionNameSource {
 }
 
 /**
- * The session cookie's name exactly as Drupal 7 (7.85+) derives it in
- * `drupal_settings_initialize()`: `SESS` (or `SSESS` on HTTPS) followed by the first 32
- * hex characters of `sha256` of the cookie domain, or of the base URL without its scheme.
+ * The session cookie's name as Drupal 7.85+ derives it: `SESS` (`SSESS` on HTTPS) + 32 hex of
+ * `sha256` of the cookie domain, or of the base URL without its scheme.
  *
  * @example
  * ```ts
