@@ -1,9 +1,8 @@
 import { z } from "zod";
 
 /**
- * The CORS settings of a site, as the Drupal 7 CORS module let a site write them per line
- * (`path|origins|methods|headers|credentials`), less the origins: those are `trustedOrigins`,
- * the one list of app origins that both may log in and may read the replies.
+ * A site's CORS settings, as the Drupal 7 CORS module's columns less the origins, which are
+ * `trustedOrigins`. Each is explained in docs/options.md#cors.
  *
  * @example
  * ```ts
@@ -17,9 +16,7 @@ export interface CorsConfig {
    */
   methods?: readonly string[];
   /**
-   * The request headers a preflight allows (`Access-Control-Allow-Headers`), besides any
-   * `services_<resource>_<method>_version` header (`Services-User-Login-Version`…), which is
-   * always allowed. Compared without regard to case.
+   * The request headers a preflight allows, case-insensitive; `services_*_version` headers always are.
    * @default ["X-CSRF-Token", "Content-Type", "X-HTTP-Method-Override", "X-Requested-With", "Accept"]: what jDrupal, DrupalGap and Services clients send
    */
   allowedHeaders?: readonly string[];
@@ -29,27 +26,19 @@ export interface CorsConfig {
    */
   exposedHeaders?: readonly string[];
   /**
-   * Seconds a browser may reuse a preflight's answer (`Access-Control-Max-Age`; Chromium
-   * caps it at 7200, Firefox at 86400).
+   * Seconds a browser may reuse a preflight's answer (Chromium caps it at 7200, Firefox at 86400).
    * @default 600
    */
   maxAge?: number;
   /**
-   * Whether replies carry `Access-Control-Allow-Credentials: true`, so that the browser sends
-   * and accepts the session cookie. A session API needs it; `false` only for an app that
-   * authenticates otherwise.
+   * Whether replies carry `Access-Control-Allow-Credentials: true`, as a cookie session needs.
    * @default true
    */
   credentials?: boolean;
   /**
-   * Path patterns of the app's own routes that answer other origins too, as the CORS module's
-   * path column (`*` matches any characters, `/` included; with or without the leading
-   * slash): `["/api/*"]`. The endpoint path and everything below it (`/services/json/*`)
-   * and `/services/session/token` always do, and the guards (`requireSession`,
-   * `optionalSession`) add the headers to the replies of the routes they guard wherever
-   * those are, but answer no preflight: list here every other route a page calls with a
-   * preflight (a method other than GET, HEAD or POST, or a header such as `X-CSRF-Token`),
-   * guarded ones included, since a preflight never reaches a route's own handlers.
+   * Patterns (`*` any characters) of the app's own routes that answer preflights from the app
+   * origins: a preflight never reaches a route's guard, so list guarded routes called with one.
+   * See docs/hybrid-apps.md#the-configuration.
    * @default [] (the endpoint and `services/session/token` always answer preflights; guarded routes get the headers on their replies only)
    */
   paths?: readonly string[];
@@ -58,10 +47,7 @@ export interface CorsConfig {
 /** The options of CORS (cross-origin requests from the app origins of `trustedOrigins`). {@link SessionAuthOptions} includes them. */
 export interface CorsOptions {
   /**
-   * CORS for the origins of `trustedOrigins`: a preflight from one of them is answered, and
-   * every reply to it carries `Access-Control-Allow-Origin` (its origin echoed, never `*`),
-   * `Access-Control-Allow-Credentials: true` and `Vary: Origin`. An origin not listed gets
-   * no CORS header. `false` turns it off (for an app whose proxy or own middleware does CORS).
+   * CORS for the origins of `trustedOrigins` (origin echoed, credentials, `Vary: Origin`); `false` turns it off.
    * @default on, with the {@link CorsConfig} defaults, whenever `trustedOrigins` lists an origin
    */
   cors?: false | CorsConfig;
