@@ -11,10 +11,8 @@ export interface LoginBodyLimits {
 export type LoginArgumentName = "username" | "password" | "name" | "pass";
 
 /**
- * The schemas of `user/login`'s four arguments. A value is a string, or a number as PHP
- * would read one, within the configured limits; an over-long name or password is refused
- * before any hashing (see {@link readLoginArgument}). The endpoint checks each argument
- * with these schemas and the OpenAPI document is generated from them, so the two cannot drift.
+ * The schemas of `user/login`'s arguments (a string, or a number as PHP reads one, within the
+ * limits). The endpoint checks with them and the OpenAPI document is built from them: no drift.
  */
 export function loginArgumentSchemas(limits: LoginBodyLimits): Readonly<Record<LoginArgumentName, z.ZodType<string | number>>> {
   const name = z
@@ -44,11 +42,9 @@ export function loginBodySchema(limits: LoginBodyLimits) {
 const INVALID_ARGUMENT = null;
 
 /**
- * Reads one login argument: `undefined` when absent (PHP `isset()`: a missing key or a JSON
- * `null`), {@link INVALID_ARGUMENT} when present but not a string or number, else the value.
- * A string over its limit is returned as it is: it is still a login attempt, which the
- * authenticator refuses without hashing and counts against flood control, as Drupal counts
- * a password over its own limit.
+ * Reads one login argument: `undefined` when absent (PHP `isset()`), {@link INVALID_ARGUMENT} when
+ * not a string or number. An over-long string is returned as is: the authenticator refuses it
+ * without hashing and counts it, as Drupal counts an over-long password.
  */
 export function readLoginArgument(body: unknown, schema: z.ZodType<string | number>, key: string): string | number | null | undefined {
   const value = bodyArgument(body, key);

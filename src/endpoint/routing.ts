@@ -4,9 +4,8 @@ import { reasonPhrase } from "../wire/status.js";
 import { htmlHeaders, type WireResponse } from "../wire/reply.js";
 
 /**
- * The method Services routes a request by (`ServicesContext` request method): a POST may
- * be turned into another method by an `X-HTTP-Method-Override` header, then by a non-empty
- * `?_method=`; no other method can be overridden. The CSRF rule still uses the real method.
+ * The method Services routes by: a POST may become another by `X-HTTP-Method-Override`, then by
+ * a non-empty `?_method=`. The CSRF rule still uses the real method.
  */
 export function routingMethod(method: string, overrideHeader: string | undefined, queryMethod: string | undefined): string {
   let routed = method;
@@ -26,11 +25,7 @@ export function optionsReply(): WireResponse {
   return { status: 200, headers: htmlHeaders(), body: null };
 }
 
-/**
- * The endpoint root (`rest_server_server()` with an empty canonical path): the plain text
- * `Services Endpoint "<name>" has been setup successfully.`, for any method. Clients in the
- * wild poll it as a health check.
- */
+/** The endpoint root (`rest_server_server()`): `Services Endpoint "<name>" has been setup successfully.`, any method; clients poll it. */
 export function endpointRootReply(endpointName: string): WireResponse {
   return { status: 200, headers: htmlHeaders(), body: `Services Endpoint "${checkPlain(endpointName)}" has been setup successfully.` };
 }
@@ -38,8 +33,7 @@ export function endpointRootReply(endpointName: string): WireResponse {
 /** A Services action this package answers. */
 export type Action = "login" | "logout" | "userToken" | "connect";
 
-// A Map, not an object: a path named after one of Object.prototype's members (constructor,
-// __proto__, toString) must find nothing.
+// A Map: a path named `constructor` or `__proto__` must find nothing.
 const ACTIONS: ReadonlyMap<string, Action> = new Map([
   ["user/login", "login"],
   ["user/logout", "logout"],
@@ -51,9 +45,8 @@ const ACTIONS: ReadonlyMap<string, Action> = new Map([
 const SUFFIX = /^(.+)\.([^./^]+)$/;
 
 /**
- * Splits a path below the endpoint into the Services action and its format suffix, as
- * Services does: slashes trimmed, `.json` optional and case-sensitive. `undefined` for a path
- * that is not one of the package's actions.
+ * Splits a path below the endpoint into an action and its format suffix, as Services does (slashes
+ * trimmed, `.json` optional and case-sensitive); `undefined` for no action of the package's.
  */
 export function matchAction(path: string): { action: Action; format: string | undefined } | undefined {
   const trimmed = trimSlashes(path);
@@ -66,9 +59,8 @@ export function matchAction(path: string): { action: Action; format: string | un
 const VERSION_SEPARATORS: ReadonlySet<string> = new Set(["_", "-"]);
 
 /**
- * The value of a `services_<resource>_<method>_version` header, whichever resource and
- * method it names, as Services reads it (`_services_version_header_options`). PHP folds `-`
- * and `_` in header names together, so `Services-User-Login-Version` counts as well.
+ * A `services_<resource>_<method>_version` header's value, whatever resource and method it names
+ * (`_services_version_header_options`); PHP folds `-` into `_`, so `Services-User-Login-Version` counts.
  *
  * @param headers - The request's headers, names lower-cased (as Node gives them).
  */
