@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 
 /**
- * Drupal 7's stretched-hash primitive, `_password_crypt()` in `includes/password.inc`,
- * written from the published algorithm. Kept apart from the hasher so the byte-level rules
- * (alphabet, little-endian encoding, truncation) sit in one small file.
+ * Drupal 7's stretched-hash primitive, `_password_crypt()` in `includes/password.inc`, written
+ * from the published algorithm; the byte-level rules sit apart from the hasher.
  *
  * @module
  */
@@ -26,9 +25,7 @@ export const DRUPAL_HASH_LENGTH = 55;
 const ROUNDS_PER_SLICE = 1024;
 
 /**
- * `_password_base64_encode()`: three bytes at a time, read little-endian, six bits out
- * lowest first; a tail of one or two bytes gives two or three characters, and there is
- * no padding.
+ * `_password_base64_encode()`: three bytes at a time, little-endian, six bits out lowest first; no padding.
  *
  * @example
  * ```ts
@@ -54,11 +51,7 @@ export interface DrupalHashSetting {
   readonly salt: string;
 }
 
-/**
- * Reads the setting of a stored hash as `_password_crypt()` does, or `null` when Drupal
- * would return FALSE: no `$` at 0 and 2, a count character outside the alphabet or the
- * 7..30 range, or a salt shorter than 8 characters.
- */
+/** A stored hash's setting as `_password_crypt()` reads it, or `null` where Drupal returns FALSE. */
 export function parseDrupalSetting(hash: string): DrupalHashSetting | null {
   const setting = hash.slice(0, 12);
   if (setting[0] !== "$" || setting[2] !== "$") return null;
@@ -73,11 +66,8 @@ export function parseDrupalSetting(hash: string): DrupalHashSetting | null {
 }
 
 /**
- * `_password_crypt(algo, password, setting)`: `h = H(salt . password)`, then
- * `h = H(h . password)` 2^count times, encoded after the setting and cut to 55 characters.
- * Resolves `null` where Drupal returns FALSE. The loop yields to the event loop every
- * {@link ROUNDS_PER_SLICE} rounds: a `$S$D` hash is 32768 SHA-512 rounds (tens of ms),
- * which would otherwise stall every other request during a login.
+ * `_password_crypt(algo, password, setting)`, `null` where Drupal returns FALSE. Yields to the
+ * event loop every {@link ROUNDS_PER_SLICE} rounds (docs/performance.md#drupal-7-hashes-on-the-event-loop).
  *
  * @param password - The password's bytes exactly as PHP sees them (UTF-8, not normalised).
  * @example

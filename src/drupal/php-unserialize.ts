@@ -1,8 +1,6 @@
 /**
- * A small, safe reader for PHP's `serialize()` format, enough for Drupal 7's `users.data`
- * column and the `variable` table: `N;`, `b:`, `i:`, `d:`, `s:` and nested `a:` arrays.
- * Objects (`O:`), references (`R:`/`r:`) and custom serialization (`C:`) are refused rather
- * than guessed at, so nothing here can build anything but plain JSON values.
+ * A safe reader for PHP's `serialize()` (`N b i d s a`), enough for `users.data` and `variable`:
+ * objects, references and custom serialization are refused, so it builds only plain JSON.
  *
  * @module
  */
@@ -115,11 +113,8 @@ function readArray(reader: Reader, depth: number): PhpJson {
 }
 
 /**
- * Reads one PHP-serialized value into the JSON value `json_encode()` would give for it,
- * or {@link UNPARSEABLE}. Arrays with keys 0..n-1 in order become JSON arrays, others
- * objects (JavaScript lists integer-like keys first, so such keys may move ahead of the
- * others; PHP keeps insertion order). Objects, references, non-finite floats, trailing
- * bytes and nesting over 32 levels are all unparseable.
+ * One PHP-serialized value as `json_encode()` would give it, or {@link UNPARSEABLE} (objects,
+ * references, non-finite floats, trailing bytes, over 32 levels). Integer-like keys may move first.
  *
  * @example
  * ```ts
@@ -139,10 +134,8 @@ export function phpUnserialize(input: string | Buffer): PhpJson | typeof UNPARSE
 }
 
 /**
- * `unserialize(users.data)` as the login reply shows it: `false` for NULL, `''` and
- * `b:0;`, as in Drupal, and also `false` for anything {@link phpUnserialize} cannot read
- * (a PHP object, say), because guessing a shape would be worse than Drupal's own
- * "no data" value.
+ * `unserialize(users.data)` as the login reply shows it: `false` for NULL, `''`, `b:0;` (as Drupal)
+ * and anything unreadable, since guessing a shape is worse than Drupal's "no data".
  *
  * @example
  * ```ts

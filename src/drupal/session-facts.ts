@@ -2,10 +2,8 @@ import type { Drupal7Database } from "./database.js";
 import { phpTruthy, readVariables } from "./variables.js";
 
 /**
- * What a Drupal 7 site's database says about how it keeps sessions, as `drupal7SessionStore`
- * and `drupal7 check` need to know it: read from the `variable` table and the `sessions`
- * rows themselves (settings.php's `$conf` is out of sight, so what it overrides must be
- * given as options).
+ * How a Drupal 7 site keeps sessions, read from `variable` and the `sessions` rows for
+ * `drupal7SessionStore` and `drupal7 check` (settings.php overrides must come as options).
  *
  * @module
  */
@@ -44,10 +42,7 @@ export async function readSessionFacts(db: Drupal7Database): Promise<SessionFact
   };
 }
 
-/**
- * Whether a row was written under mixed-mode HTTPS: an `ssid` that is neither empty (an HTTP
- * session) nor the `sid` itself (an HTTPS one), which only `$conf['https']` makes.
- */
+/** Whether a row was written under mixed-mode HTTPS: an `ssid` neither empty (HTTP) nor the `sid` (HTTPS). */
 export function isMixedModeRow(sid: string, ssid: string): boolean {
   return ssid !== "" && ssid !== sid;
 }
