@@ -190,3 +190,7 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
   };
   return answeredInProcess(store);
 }
+
+/**
+ * An in-memory {@link UserStore} for demos, tests and small fixed lists: plain passwords are
+/** Options of {@link memoryUserStore}. */

@@ -2,11 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { ProcessLocal } from "../types.js";
 
 /**
- * This package's own memory stores, by identity: their calls answer from this process's
- * memory and wait on nothing (no I/O, no thread pool), so `storeTimeout` does not watch them.
- * A set of instances rather than a declaration: a copy or a wrapper of one (a spread, a
- * Proxy) may wait on anything, and another store that declares `processLocal` (the
- * sealed-cookie store over memory revocations waits on WebCrypto) is still timed.
+ * This package's own memory stores, by identity: they wait on nothing, so `storeTimeout` does not
+ * watch them. Identity, not a declaration: a copy, wrapper or other `processLocal` store may wait.
  */
 const answeringInProcess = new WeakSet<object>();
 
