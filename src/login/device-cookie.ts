@@ -6,12 +6,8 @@ import { safeEqual } from "../sessions/session-id.js";
 const HOST_PREFIX = "__Host-";
 
 /**
- * The device cookie beside a session cookie with the `session` attributes: its name and
- * attributes. Host-only (no `Domain`: it serves logins to this host alone), `HttpOnly`, `path=/`,
- * the session cookie's `SameSite`. Where the session cookie is `Secure`, it is `Secure` too and
- * named `__Host-<name>`, which a browser accepts only from this host over HTTPS: a sibling
- * subdomain, or a plain-HTTP reply forged on the way, cannot set one at all. Over plain HTTP
- * (development) the name is unprefixed, and planted values are only outnumbered, never obeyed.
+ * The device cookie's name and attributes beside the session cookie: host-only, `HttpOnly`,
+ * `path=/`, and `__Host-<name>` wherever the session cookie is `Secure`, so no sibling subdomain can plant one.
  */
 export function devicePlacement(name: string, session: CookieAttributes, maxAge: number): { readonly name: string; readonly attributes: CookieAttributes } {
   return {
@@ -36,12 +32,9 @@ const SHAPE = /^([\w-]{22})\.([\w-]{22})\.(\d{1,12})\.([\w-]{22})\.([\w-]{43})$/
 const CLOCK_SKEW = 60;
 
 /**
- * Signs and checks device cookies (OWASP's "device cookies" against lockout abuse): proof that
- * this client logged in to one account before. The value is
- * `nameHash.account.issuedAt.nonce.HMAC-SHA256(key, the rest)`, the key derived from the secret
- * for this purpose alone; `account` is a keyed tag of the uid (as the user store identifies
- * the account), so the cookie holds no name or uid, nothing in it can be chosen by the client,
- * and an account whose name folds like another's (`démo`, `demo`) earns nothing for the other.
+ * Signs and checks device cookies, `nameHash.account.issuedAt.nonce.mac` under a key for this
+ * purpose alone: no name or uid inside, and `account` (a keyed uid tag) binds it to one account
+ * however names fold. Why: docs/security.md#protections.
  */
 export class DeviceCookies {
   readonly #key: Buffer;
@@ -50,7 +43,7 @@ export class DeviceCookies {
 
   constructor(key: Buffer, maxAge: number) {
     this.#key = key;
-    // A key of its own for the account tags, so that no tag is ever a MAC of some cookie body.
+    // Its own key for account tags: no tag is ever a MAC of some cookie body.
     this.#tagKey = createHmac("sha256", key).update("device cookie account tag").digest();
     this.#maxAge = maxAge;
   }
@@ -62,10 +55,8 @@ export class DeviceCookies {
   }
 
   /**
-   * Every one of `values` that this key signed and that is still good at `now`. A value of any
-   * other shape, a forged or altered one and an expired one are all just no device cookie, and
-   * none of them hides a good one: all are read (one shape test and at most one MAC each, so
-   * the work is bounded by the header that carried them).
+   * Every one of `values` signed here and still good at `now`; all are read (one shape test and at
+   * most one MAC each), so no planted or bad value hides a good one.
    */
   read(values: readonly string[], now: number): DeviceToken[] {
     const good: DeviceToken[] = [];

@@ -12,14 +12,10 @@ interface Line {
 }
 
 /**
- * Logins held back by the throttle only because other attempts on the same counter are still
- * being checked (see `LoginThrottle.reserve`): they wait here, in this process, in the order
- * they came, one line per counter. The first of a line tries again when an attempt counted on
- * that counter here settles, or every `pollMs` (an attempt on another instance sharing the
- * store may have settled), so the store is asked about once per settled attempt or interval
- * and counter, never by every waiting login at once. A login tries again, and if held once more, takes its
- * place at the front again. At most `maxWaiting` logins wait at once, each until its deadline:
- * then, or when the lines are full, it is told to retry (`ERR_LOGIN_BUSY`, with `retryAfter`).
+ * Logins the throttle holds back only for attempts in flight on their counter: one line per
+ * counter, in arrival order. The first looks again when one settles here or every `pollMs` (it may
+ * settle on another instance), so the store is asked once per event, not by every waiter. At most
+ * `maxWaiting`, each until its deadline, then `ERR_LOGIN_BUSY`.
  */
 export class HeldLogins {
   readonly #lines = new Map<string, Line>();
