@@ -13,10 +13,8 @@ export interface CsrfTokenSources {
 }
 
 /**
- * The CSRF token a request supplies, in Services' order (`services_resource_access()`): the
- * `X-CSRF-Token` header, then `services_token` from `$_REQUEST`, which is the query string or
- * a form or multipart body, never JSON. The one place this rule is written: the endpoint and
- * the guard of an app's own routes both ask it.
+ * The CSRF token a request supplies, in `services_resource_access()`'s order: `X-CSRF-Token`, then
+ * `services_token` from the query or a form body (never JSON). The one place the rule is written.
  */
 export function csrfTokenOf(request: CsrfTokenSources): string | undefined {
   if (request.csrfHeader !== undefined) return request.csrfHeader;

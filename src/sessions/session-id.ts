@@ -23,8 +23,8 @@ export function isSessionIdShape(value: string): boolean {
 }
 
 /**
- * The form a store keeps a session id in: `base64url(sha256(sessid))`, which is also how
- * Drupal 7.98+ stores `sessions.sid`. A dump of the store cannot be replayed as cookies.
+ * The form a store keeps a session id in, `base64url(sha256(sessid))` (as Drupal 7.98+ keeps
+ * `sessions.sid`), so a dump of the store cannot be replayed as cookies.
  *
  * @example
  * ```ts
