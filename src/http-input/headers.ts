@@ -1,6 +1,6 @@
 /**
- * Response headers as the package writes them: records of names to a value, or to several
- * (`Set-Cookie`), merged without losing what another step already put there.
+ * Response headers as the package writes them (a value, or several for `Set-Cookie`), merged
+ * without losing what another step put there.
  *
  * @module
  */
@@ -12,9 +12,8 @@ export type HeaderRecord = Readonly<Record<string, string | readonly string[]>>;
 export const NO_HEADERS: HeaderRecord = Object.freeze({});
 
 /**
- * A `Vary` value with `added`'s names after `had`'s, each once (compared without regard to
- * case): CORS's `Origin` and the endpoint's `Accept` both belong on one reply, whichever step
- * set its header first.
+ * A `Vary` value with `added`'s names after `had`'s, each once (case-insensitive): CORS's `Origin`
+ * and the endpoint's `Accept` both belong on one reply, whichever came first.
  *
  * @example
  * ```ts

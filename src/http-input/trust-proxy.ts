@@ -3,22 +3,15 @@ import { z } from "zod";
 import { fn, parseOptions } from "../validate.js";
 
 /**
- * Which proxies in front of a fetch handler are believed, read as Express's `trust proxy`
- * setting is read, with the same library (proxy-addr).
+ * Which proxies in front of a fetch handler are believed, read as Express reads `trust proxy`, with proxy-addr.
  *
  * @module
  */
 
 /**
- * The proxies to believe, as Express's `trust proxy` takes them:
- * - `false`: none. The client is the peer the runtime reports (`FetchRequestInfo.clientAddress`), the scheme the URL's.
- * - a hop count (`1`): that many proxies in front, whatever their addresses (the one for a
- *   proxy on a Unix socket, where the peer has no address).
- * - addresses and subnets, or the names `loopback`, `linklocal`, `uniquelocal`, as an array
- *   or one comma-separated string (`"loopback, 10.0.0.0/8"`).
- * - a function of an address (`undefined` for a peer without one) and its hop, the peer being hop 0.
- * - `true`: every hop. The client is then the first address of `X-Forwarded-For`, which a
- *   client sets itself unless the proxy replaces the header.
+ * The proxies to believe, as Express's `trust proxy`: `false` (the runtime's peer), a hop count,
+ * addresses, subnets or `loopback`/`linklocal`/`uniquelocal`, a function of address and hop, or
+ * `true` (every hop: `X-Forwarded-For`'s first address, which a client can set).
  */
 export type TrustProxy = boolean | number | string | readonly string[] | ((address: string | undefined, hop: number) => boolean);
 
@@ -26,8 +19,7 @@ export type TrustProxy = boolean | number | string | readonly string[] | ((addre
 export type TrustFunction = (address: string | undefined, hop: number) => boolean;
 
 /**
- * The setting as a function; `undefined` for `false`, so a handler without a proxy reads no
- * forwarded header at all.
+ * The setting as a function; `undefined` for `false`, so no forwarded header is read.
  * @throws TypeError for an address or subnet that is none (`"10.0.0.300"`, `"localhost"`).
  */
 export function compileTrust(setting: TrustProxy): TrustFunction | undefined {
