@@ -12,10 +12,8 @@ export interface CookiePolicy {
 }
 
 /**
- * Why the session cookie will not survive requests from an app origin, in words that name
- * the options to set; `undefined` when it will (or when the origin is the site's own site).
- * A page on another site gets no cookie that lacks `SameSite=None` (a missing `SameSite` is
- * `Lax` in every current browser), and `SameSite=None` needs `Secure`, which needs HTTPS.
+ * Why the session cookie will not survive requests from an app origin, naming the options to set
+ * (another site needs `SameSite=None`, so `Secure`, so HTTPS); `undefined` when it will.
  *
  * @param origin - The app's origin, normalised, or {@link FILE_PAGES} (cross-site to every site).
  * @param siteOrigin - The API's own origin, normalised.
@@ -39,10 +37,8 @@ export function crossSiteCookieProblem(origin: string, siteOrigin: string, cooki
 }
 
 /**
- * Says once, at start-up, which app origins' sessions a browser would drop: those of other
- * sites than `baseUrl`'s while the cookie is not `SameSite=None` and `Secure`. Without
- * `baseUrl` the site is only known per request (each login then says it), except for the
- * `file:` pages `admitCrossSiteWithoutOrigin` admits, which are another site to every site.
+ * Says once at start-up which app origins' sessions a browser would drop (other sites than
+ * `baseUrl`'s, and admitted `file:` pages); without `baseUrl`, each login says it instead.
  */
 export function warnCrossSiteCookies(origins: OriginSettings, cookie: CookiePolicy, emit: Emit): void {
   const site = origins.ownOrigin;

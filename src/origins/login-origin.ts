@@ -18,11 +18,8 @@ export interface LoginOriginRequest {
 }
 
 /**
- * Login CSRF: a page on another site must not log the visitor's browser into an account
- * (Services never checked anonymous requests; browsers now say where a request is from). The
- * check throws `ERR_CROSS_SITE_LOGIN` with a `login.cross-site` event that names the fix; an
- * admitted login from an app origin whose cookie the browser will drop gets a `cookie.cross-site`
- * event instead.
+ * The login CSRF check: refuses a login from another site's page (`ERR_CROSS_SITE_LOGIN`, a
+ * `login.cross-site` event naming the fix); an admitted app origin whose cookie will be dropped gets `cookie.cross-site`.
  */
 export function loginOriginCheck(settings: OriginSettings, cookie: CookiePolicy, emit: Emit): (request: LoginOriginRequest) => void {
   return function checkLoginOrigin(request) {

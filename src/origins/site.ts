@@ -1,22 +1,14 @@
 /**
- * Whether two origins are the same *site* to a browser: the test that decides whether a
- * cookie without `SameSite=None` goes with a request (schemeful same-site: the scheme and the
- * registrable domain).
+ * Whether two origins are the same *site* to a browser (schemeful same-site), which decides
+ * whether a cookie without `SameSite=None` goes with a request.
  *
  * @module
  */
 
 /**
- * The site of an origin as browsers reckon it: its scheme and registrable domain
- * (`https://example.com` for `https://api.example.com`), an IP address or single-label host
- * (`localhost`) whole; `undefined` for `null`, whose requests are cross-site to every site.
- *
- * Without the Public Suffix List, the registrable domain is the last two labels, or three when
- * the last two look like a country's second level (`example.co.uk`, `example.com.au`): an
- * approximation that is right for the host names apps use. It is wrong for private
- * suffixes (`github.io`): two apps under one such suffix are taken for one site, so the
- * start-up warning about a cookie that will not go cross-site can be missing for them.
- *
+ * The site of an origin as browsers reckon it (`https://example.com` for `https://api.example.com`;
+ * IPs and single labels whole; `undefined` for `null`). Without the Public Suffix List: the last two
+ * labels, three for `co.uk`-like ones, so private suffixes (`github.io`) may miss the start-up warning.
  * @param origin - An origin normalised with `normalizeOrigin`.
  * @example
  * ```ts
