@@ -4,10 +4,8 @@ import { hash } from "node:crypto";
 const BLOCK = 64;
 
 /**
- * HMAC-SHA256 (RFC 2104) under one key, as a function of the message (UTF-8). The key's two
- * padded blocks are made once, here, and each message costs two one-shot hashes: no `Hmac`
- * object is built, and the key not padded again, on the paths that sign on every request (a
- * login's name and CSRF token). The same bytes as `createHmac("sha256", key)`.
+ * HMAC-SHA256 under one key, the same bytes as `createHmac`, with the padded key blocks made once:
+ * per-request signing then costs two one-shot hashes and no `Hmac` object.
  *
  * @example
  * ```ts
