@@ -14,10 +14,8 @@ export function placeholder(text: string): string {
 const C_SPACE = " \t\n\v\f\r";
 
 /**
- * PHP's `strip_tags()` as Services runs it on a status line, in one pass over the text: a
- * tag runs from `<` to its matching `>` (nested `<` counted, a `>` inside quotes skipped),
- * a `<` before whitespace is text, and an unclosed tag drops the rest. Comments and `<?`
- * blocks are read as ordinary tags; the messages here hold neither.
+ * PHP's `strip_tags()` as Services runs it on a status line, in one pass (nested `<` counted, quoted
+ * `>` skipped, `<` before whitespace kept, an unclosed tag drops the rest).
  */
 export function stripTags(text: string): string {
   let out = "";
