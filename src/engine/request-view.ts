@@ -16,10 +16,8 @@ export interface ViewSettings {
 }
 
 /**
- * Every view the engine takes of a request (the session's, a Services call's, a guard's, CORS's,
- * routing's), derived from the one shape a binding hands in. Each member reads the request
- * only when asked, so a protected GET reads its `Host`, its cookie and its method, and nothing
- * more. One object per request.
+ * Every view the engine takes of a request, derived from the one shape a binding hands in; each
+ * member reads only when asked (a protected GET reads `Host`, cookie and method). One per request.
  */
 export class RequestView implements EndpointRequest, CheckRequest, CorsRequest {
   readonly #http: HttpRequest;
