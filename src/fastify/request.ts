@@ -56,9 +56,8 @@ export class FastifyHttpRequest implements HttpRequest {
 }
 
 /**
- * Sends a {@link WireResponse}: the status, Services' reason phrase on the status line, the
- * headers, and the body's bytes as they are (a Buffer: Fastify would add a charset to a
- * string's Content-Type). A 413 closes the connection without losing itself to a reset.
+ * Sends a {@link WireResponse} with Services' reason phrase and the body as a Buffer (a string would
+ * get a charset); a 413 closes the connection without losing itself to a reset.
  */
 export function send(reply: FastifyReply, wire: WireResponse): FastifyReply {
   reply.code(wire.status);

@@ -8,11 +8,8 @@ import { parseOptions } from "../validate.js";
 const routingSchema = z.looseObject({ endpoint: endpointShape.endpoint, queryPaths: endpointShape.queryPaths, queryRoutes: endpointShape.queryRoutes });
 
 /**
- * Fastify's `rewriteUrl` for Drupal's `?q=` paths (`/?q=services/json/user/login.json`, as
- * jDrupal and DrupalGap call): `q` becomes the path Fastify routes by, by the plugin's rule
- * (towards the endpoint, `services/session/token` and `queryRoutes`; elsewhere `q` is the
- * app's). Fastify takes it only when the server is made: give it the plugin's options (it
- * reads `endpoint`, `queryPaths` and `queryRoutes`).
+ * Fastify's `rewriteUrl` for Drupal's `?q=` paths by the plugin's rule (towards the endpoint, the token
+ * and `queryRoutes`); Fastify takes it only at creation, so give it the plugin's options.
  *
  * @example
  * ```ts
