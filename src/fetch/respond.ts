@@ -2,9 +2,8 @@ import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.
 import type { WireResponse } from "../wire/reply.js";
 
 /**
- * A {@link WireResponse} as a Web-standard `Response`: its status, reason phrase (`statusText`;
- * a runtime that writes its own drops it), headers (each `Set-Cookie` its own), and the body's
- * bytes exactly.
+ * A {@link WireResponse} as a Web `Response`: status, reason phrase (`statusText`, which some runtimes
+ * drop), headers (`Set-Cookie` each its own) and the body's exact bytes.
  */
 export function toResponse(wire: WireResponse): Response {
   const headers = new Headers();
@@ -17,10 +16,8 @@ export function toResponse(wire: WireResponse): Response {
 }
 
 /**
- * The app's response with the headers it lacks added (`Vary` merged with its own, `Set-Cookie`
- * values appended), on a copy with headers of its own: a change made in place can be lost where
- * a server rebuilds its `Response` from how it was made (@hono/node-server's), and a relayed
- * `fetch()` response's headers are immutable. The response itself when it lacks nothing.
+ * The app's response with the headers it lacks (`Vary` merged, `Set-Cookie` appended), on a copy:
+ * @hono/node-server may rebuild a `Response` and lose in-place changes, and `fetch()` responses are immutable.
  */
 export function withHeaders(response: Response, headers: HeaderRecord): Response {
   if (headers === NO_HEADERS) return response;
