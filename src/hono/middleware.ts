@@ -39,9 +39,8 @@ export interface HonoSessionAuth extends SessionAuthBase {
   /** Hono's `getPath`, so that Drupal's `?q=` paths route the app's own routes too: `new Hono({ getPath: sessionAuth.getPath })`. */
   getPath(request: Request): string;
   /**
-   * The Services calls, their `?q=` spellings and CORS preflights, as middleware before the app's
-   * routes: on the paths it serves (`app.use("/services/*", …)` for the default endpoint and
-   * `services/session/token`), or on every path (needed for `cors.paths`).
+   * The Services calls, `?q=` spellings and CORS preflights, as middleware before the app's routes:
+   * on `app.use("/services/*", …)`, or on every path (needed for `cors.paths`).
    */
   services(): MiddlewareHandler;
   /**
@@ -115,10 +114,9 @@ function setHeaders(c: Context, headers: HeaderRecord): void {
 }
 
 /**
- * Runs the route with headers its response must carry: given to Hono first, and added after to
- * a `Response` the route made itself without them (a copy, put in place without Hono's setter,
- * which would write the old response's headers back over it). With none, the route's response
- * is never touched, and stays on @hono/node-server's fast path.
+ * Runs the route with headers its response must carry: given to Hono first, added after to a
+ * `Response` the route made itself; with none, the response stays on @hono/node-server's fast path
+ * (docs/performance.md#the-guarded-request).
  */
 async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
   if (headers === NO_HEADERS) return next();
@@ -126,6 +124,7 @@ async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRe
   await next();
   const finished = withHeaders(c.res, headers);
   if (finished === c.res) return;
+  // Cleared first: Hono's setter would copy the old response's headers back over the new one.
   c.res = undefined;
   c.res = finished;
 }
