@@ -1,19 +1,4 @@
-/**
- * Request-time failures are {@link SessionAuthError}s with a stable `code` (its status line and
- * body: `src/wire/status.ts`); misconfiguration is a `TypeError` at start-up.
- *
- * @module
- */
-
-/**
- * Every code a {@link SessionAuthError} can carry.
- *
- * @example
- * ```ts
- * const retry: SessionAuthErrorCode[] = ["ERR_STORE_UNAVAILABLE"];
- * if (isSessionAuthError(err) && retry.includes(err.code)) scheduleRetry();
- * ```
- */
+/** Every code a {@link SessionAuthError} can carry. */
 export type SessionAuthErrorCode =
   | "ERR_INVALID_CREDENTIALS"
   | "ERR_MISSING_ARGUMENT"
@@ -65,13 +50,8 @@ const HTTP_STATUS: Readonly<Record<SessionAuthErrorCode, number>> = {
 };
 
 /**
- * A request-time failure with a stable {@link SessionAuthErrorCode}: `detail` is the value the
- * Drupal message names, `cause` is for the server's logs only, `retryAfter` is in seconds.
- *
- * @example
- * ```ts
- * if (err instanceof Error && (err as SessionAuthError).code === "ERR_STORE_UNAVAILABLE") retryLater();
- * ```
+ * A request-time failure (misconfiguration is a `TypeError` at start-up instead); its reply is in `src/wire/status.ts`.
+ * `detail` is what Drupal's message names, `cause` for server logs only, `retryAfter` in seconds.
  */
 export class SessionAuthError extends Error {
   override readonly name = "SessionAuthError";

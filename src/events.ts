@@ -1,14 +1,4 @@
-/**
- * Who a login attempt was for: the account's `uid`, else `nameHash` (a keyed HMAC of the name,
- * equal across instances); never the name, since people type passwords into name fields.
- * `login.throttled` by address carries neither.
- *
- * @example
- * ```ts
- * const who: LoginSubjectFields = event.type === "login.failure" ? event : {};
- * logger.warn({ uid: who.uid, nameHash: who.nameHash }, "failed login");
- * ```
- */
+/** Who a login was for: the account's `uid`, else `nameHash` (a keyed HMAC); never the name, which may be a mistyped password. */
 export interface LoginSubjectFields {
   /** The account's uid, when the name matched one. */
   readonly uid?: string;
@@ -16,21 +6,11 @@ export interface LoginSubjectFields {
   readonly nameHash?: string;
 }
 
-/**
- * What every {@link AuthEvent} carries besides its own fields.
- *
- * @example
- * ```ts
- * const stamp = (event: AuthEventContext) => `${new Date(event.timestamp).toISOString()} ${event.requestId ?? "-"}`;
- * ```
- */
+/** What every {@link AuthEvent} carries besides its own fields. */
 export interface AuthEventContext {
   /** When it happened, in epoch milliseconds (not `time`, which pino and bunyan write themselves). */
   readonly timestamp: number;
-  /**
-   * The request's `req.id`, else a well-formed `X-Request-Id` (1–128 visible ASCII characters);
-   * absent on `store.failure`/`store.full`, whose store call is timed apart from requests.
-   */
+  /** `req.id`, else a well-formed `X-Request-Id`; absent on store events, whose calls are timed apart from requests. */
   readonly requestId?: string;
 }
 
@@ -60,20 +40,14 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "login.busy"; readonly ip: string; readonly retryAfter: number }
     /** A login posted from another site's page got a 403; `message` says why and how to trust an origin (`trustedOrigins`). */
     | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
-    /**
-     * Once at start-up (stderr without `onEvent`): trusted app origins of another site while the
-     * cookie is not `SameSite=None; Secure`, so their logins would not stick; `message` says what to set.
-     */
+    /** Once at start-up: trusted origins of another site whose logins will not stick; `message` says what to set. */
     | { readonly type: "config.cross-site-cookie"; readonly origins: readonly string[]; readonly message: string }
     /** Once: a Services call the binding was not set up to route was answered anyway; `message` says how to set it up. */
     | { readonly type: "config.routing"; readonly message: string }
     /** A login from another site's app origin whose cookie the browser will drop; answered as usual, `message` says why. */
     | { readonly type: "cookie.cross-site"; readonly origin: string; readonly ip: string; readonly message: string }
     | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
-    /**
-     * A logout a shared store refused to record: this process refuses the session and retries
-     * the store, but other instances may accept it until then. The client got a 503.
-     */
+    /** A logout a shared store refused: refused here and retried, other instances may accept it meanwhile; the client got a 503. */
     | { readonly type: "logout.unrecorded"; readonly uid: string; readonly session: string; readonly ip: string }
     | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
     | {
@@ -82,11 +56,7 @@ export type AuthEvent = AuthEventContext &
         readonly session: string;
         readonly reason: "session-limit" | "user-blocked";
       }
-    /**
-     * Several session cookies of one name were taken as no session, none set or deleted: live
-     * sessions of different accounts (`"accounts"`, likely one planted) or too many values
-     * (`"too-many-cookies"`, none looked up). See docs/wire-format.md#stale-and-duplicate-cookies.
-     */
+    /** Several cookies of one name taken as no session: live sessions of different accounts, or too many values (docs/wire-format.md). */
     | { readonly type: "session.ambiguous"; readonly reason: "accounts" | "too-many-cookies"; readonly cookies: number; readonly uids: readonly string[] }
     | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
     | { readonly type: "store.failure"; readonly operation: string; readonly err: unknown }
@@ -94,10 +64,7 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "store.full"; readonly operation: string }
     /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
     | { readonly type: "rehash.failed"; readonly uid: string; readonly err: unknown }
-    /**
-     * Once per router (stderr without `onEvent`): a client address that is not an IP address, so
-     * logins get no per-address limit; `message` says how to fix it (docs/security.md).
-     */
+    /** Once per router: a client address that is no IP address (no per-address limit); `message` says how to fix it. */
     | { readonly type: "address.unknown"; readonly address: string; readonly message: string }
     /** A bug or an unexpected throw (an app's route, a custom store): the client got a bodyless 500. */
     | { readonly type: "internal.error"; readonly err: unknown }
@@ -120,11 +87,7 @@ export type RaisedEvent = AuthEvent extends infer E ? (E extends AuthEvent ? Omi
 /** Raises an event, stamped with the time and, when a request caused it, the request's id. */
 export type Emit = (event: RaisedEvent, requestId?: string) => void;
 
-/**
- * The one way events leave the package: stamped, to the app's listener, whose throws are
- * swallowed (an audit hook's bug must never change an auth decision). Without a listener,
- * faults go to stderr so none passes without a trace.
- */
+/** The one way events leave: stamped, to the listener (its throws swallowed, so no audit bug changes a decision); faults to stderr without one. */
 export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   const deliver = listener ?? logFault;
   // Without a listener, drop non-faults before making a stamped copy for nobody.

@@ -5,16 +5,7 @@
  * @module
  */
 
-/**
- * One logged-in session as a store keeps it: a plain, JSON-safe object that a store hands
- * back equal. Rules for stores: docs/writing-a-store.md.
- *
- * @example
- * ```ts
- * const record: SessionRecord = { uid: "14", createdAt: now, lastSeenAt: now, expiresAt: now + 200_000 + 600, ip: "203.0.113.7", userAgent: "jDrupal" };
- * const sessid = await sessionStore.create(record);
- * ```
- */
+/** One logged-in session as a store keeps it: plain, JSON-safe, handed back equal (docs/writing-a-store.md). */
 export interface SessionRecord {
   /** The user's id, a decimal string as Drupal's `users.uid` (never `"0"`). */
   readonly uid: string;
@@ -22,10 +13,7 @@ export interface SessionRecord {
   readonly createdAt: number;
   /** When the session was last seen (written at most once per touch interval), in Unix seconds. */
   readonly lastSeenAt: number;
-  /**
-   * When the store may forget the session: the earlier of its idle and absolute deadlines plus
-   * ten minutes' grace (to report the expiry). Stores never compute or enforce it.
-   */
+  /** When the store may forget it: the earlier deadline plus ten minutes' grace; stores never compute or enforce it. */
   readonly expiresAt: number;
   /** The client's IP address at login (Express's `req.ip`). */
   readonly ip: string;
@@ -43,26 +31,14 @@ export interface SessionRecord {
  * ```
  */
 export interface StoredSession {
-  /**
-   * The store's stable name for the session, never the raw id: `base64url(sha256(sessid))` for
-   * hashing stores, as Drupal 7.98+ keeps `sessions.sid`. Safe to log and show.
-   */
+  /** The store's stable name for the session, never the raw id (`base64url(sha256(sessid))` when hashed): safe to log. */
   readonly handle: string;
   readonly record: SessionRecord;
   /** The account, for a store that reads it with the session (`null`: none); left out, `UserStore.findById` is asked. */
   readonly user?: UserRecord | null;
 }
 
-/**
- * Where sessions live. A store rejects only when its backend fails (a 503), never for a bad id.
- * In this package: {@link memorySessionStore}, Redis and sealed cookie; see docs/writing-a-store.md.
- *
- * @example
- * ```ts
- * const sessionStore: SessionStore = memorySessionStore(); // or redisSessionStore({ client }), or your own
- * await sessionStore.destroyByUser("14"); // log user 14 out everywhere
- * ```
- */
+/** Where sessions live; a store rejects only when its backend fails, never for a bad id (docs/writing-a-store.md). */
 export interface SessionStore {
   /** Stores a new session and returns its id (the `sessid`): ≥ 256 CSPRNG bits, base64url. */
   create(record: SessionRecord): Promise<string>;
@@ -76,17 +52,11 @@ export interface SessionStore {
   listByUser(uid: string): Promise<StoredSession[]>;
   /** Ends every session of one user ("log out everywhere"); resolves how many ended. */
   destroyByUser(uid: string): Promise<number>;
-  /**
-   * Stores a session issued elsewhere under a known handle (the Drupal 7 cut-over; only the
-   * migration kit calls it, so a client never picks its id). Stateless stores leave it out.
-   */
+  /** Stores a session issued elsewhere under a known handle: the migration kit's Drupal cut-over only. Optional. */
   adopt?(handle: string, record: SessionRecord): Promise<void>;
   /** {@link SessionStore.adopt} for many sessions in few round trips; not atomic (adopting again is harmless). */
   adoptMany?(sessions: readonly StoredSession[]): Promise<void>;
-  /**
-   * Declared by a store held in this process's memory alone; a logout is then final at once.
-   * Absent means shared or durable. See docs/writing-a-store.md.
-   */
+  /** Declared by a store held in this process's memory alone (a logout is final at once); absent means shared or durable. */
   readonly processLocal?: ProcessLocal;
   /** The longest a store can keep a session, in seconds (sealed cookies): a longer `absoluteTimeout` is refused at start-up. */
   readonly maxLifetime?: number;
@@ -98,18 +68,7 @@ export interface ProcessLocal {
   readonly generation: string;
 }
 
-/**
- * A user account as the login flow needs it; `fields` carries the rest of Drupal's `users` row,
- * typed as Drupal's JSON has it, so the login reply can be exact.
- *
- * @example
- * ```ts
- * const user: UserRecord = {
- *   uid: "14", name: "demo", mail: "demo@example.com", passwordHash, active: true,
- *   roles: { "2": "authenticated user" }, created: 1700000000, access: 0, login: 0,
- * };
- * ```
- */
+/** A user account as the login flow needs it; `fields` carries the rest of Drupal's `users` row for an exact reply. */
 export interface UserRecord {
   /** Decimal string, as Drupal's `users.uid`. Never `"0"` (that is the anonymous user). */
   readonly uid: string;
@@ -163,24 +122,11 @@ export interface UserStore {
   recordLogin(uid: string, at: number): Promise<void>;
   /** Replaces a password hash only if the stored one is still `expected` (compare-and-set); resolves whether it did. */
   updatePasswordHash(uid: string, expected: string, next: string): Promise<boolean>;
-  /**
-   * Settles when a store that prepares itself after it is made can answer; calls wait for it
-   * (outside `storeTimeout`). A rejection, or no settling within 30 s, answers 503s.
-   */
+  /** Settles when a self-preparing store can answer; calls wait (outside `storeTimeout`), then 503s after 30 s or a rejection. */
   readonly ready?: Promise<void>;
 }
 
-/**
- * Hashes and checks passwords: {@link scryptHasher} by default, the Drupal 7 hasher from
- * `services-session-auth/drupal`.
- *
- * @example
- * ```ts
- * const hasher: PasswordHasher = scryptHasher();
- * const hash = await hasher.hash("correct horse");
- * await hasher.verify(hash, "correct horse"); // true
- * ```
- */
+/** Hashes and checks passwords: {@link scryptHasher} by default, Drupal 7's from `services-session-auth/drupal`. */
 export interface PasswordHasher {
   /** Hashes a password with the current algorithm and parameters. */
   hash(password: string): Promise<string>;
