@@ -12,11 +12,7 @@ export function lowerNameIndexSql(users: string): string {
   return `CREATE INDEX ${name} ON ${users} (LOWER(name));`;
 }
 
-/**
- * `drupal7 check`: says how `drupal7UserStore` will find names in the Drupal database, reporting a
- * missing PostgreSQL `LOWER(name)` index (without it each login scans `users`) with the statement that
- * fixes it; `--parallel-run` adds parallel-run-check.ts. Resolves the exit code: 0 fine, 1 a problem.
- */
+/** `drupal7 check`: how `drupal7UserStore` will find names (a missing PostgreSQL `LOWER(name)` index, with its fix); exit 0 fine, 1 a problem. */
 export async function checkCommand(args: readonly string[], io: Io, secrets: string[]): Promise<number> {
   const { values } = parse(args, { ...connectionOptions(DATABASE), "table-prefix": { type: "string" }, "parallel-run": { type: "boolean" } }, 0);
   const url = connectionUrl(DATABASE, values, io, secrets, "drupal7 check");

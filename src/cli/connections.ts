@@ -108,11 +108,7 @@ export async function openDatabase(url: string): Promise<{ pool: Drupal7Pool; cl
   throw new UsageError("--database must be a mysql://, mariadb://, postgres:// or postgresql:// URL");
 }
 
-/**
- * A connected Redis client that fails at once, instead of retrying, when Redis cannot be
- * reached; a cluster client when the server says it is a node of a Redis Cluster (the URL is
- * then its first node), so that every session is written to the node that owns its slot.
- */
+/** A connected Redis client that fails at once when Redis is down; a cluster client on a Redis Cluster node, so writes reach each slot's owner. */
 export async function openRedis(url: string): Promise<{ client: RedisClientLike; close(): Promise<void> }> {
   if (!/^rediss?:\/\//i.test(url)) throw new UsageError("--redis must be a redis:// or rediss:// URL");
   const { createClient, createCluster } = await peer("redis", () => import("redis"));
