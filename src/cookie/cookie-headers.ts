@@ -1,8 +1,4 @@
-/**
- * Every distinct value of one cookie name in a `Cookie` header, in order, malformed pairs skipped.
- * All are read so no number of planted copies hides the client's own (docs/wire-format.md#stale-and-duplicate-cookies);
- * one pass, linear in the header.
- */
+/** Every distinct value of one cookie name, in order, in one pass; all are read, so planted copies never hide the client's own. */
 export function readCookies(header: string | undefined, name: string): string[] {
   const values: string[] = [];
   // A scan while few values, then a set: a header stuffed with copies still costs one pass.
@@ -50,10 +46,7 @@ export interface CookieAttributes {
   readonly sameSite?: SameSiteValue | undefined;
 }
 
-/**
- * A `Set-Cookie` value for the session cookie exactly as PHP's `session_start()` wrote it for
- * Drupal 7 (attribute order and case, RFC 1123 date), so Drupal-era cookie-jar code sees the same.
- */
+/** A session `Set-Cookie` exactly as PHP's `session_start()` wrote it for Drupal 7, so Drupal-era cookie jars see the same. */
 export function setCookieHeader(name: string, value: string, attributes: CookieAttributes, now: number): string {
   return `${name}=${value}; expires=${httpDate(now + attributes.maxAge)}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
 }
@@ -67,10 +60,7 @@ function httpDate(seconds: number): string {
   return lastDate.text;
 }
 
-/**
- * A deletion as Drupal's `session_destroy()` sends it, with the same `domain` and `secure`: a
- * browser only removes a cookie whose domain and path match.
- */
+/** A deletion as `session_destroy()` sends it, same `domain` and `secure`: browsers only remove a cookie whose domain matches. */
 function deletionHeader(name: string, attributes: CookieAttributes): string {
   return `${name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0${tail(attributes)}`;
 }
@@ -95,11 +85,7 @@ export function variantDeletionHeaders(cookie: CookiePlacement): string[] {
   return cookie.variants.map((attributes) => deletionHeader(cookie.name, attributes));
 }
 
-/**
- * Deletions for the session cookie, as Drupal's `session_destroy()`: one where this server sets it;
- * all places when the request carried several values (`sent`); and the plain-HTTP twin, without
- * `secure`, when `cookieHeader` carried it. Rules: docs/wire-format.md#stale-and-duplicate-cookies.
- */
+/** Deletions as `session_destroy()` sends them, in every place when several values came (docs/wire-format.md#stale-and-duplicate-cookies). */
 export function deletionHeaders(cookie: CookiePlacement, sent: number, cookieHeader?: string): string[] {
   const own = deletionHeader(cookie.name, cookie.attributes);
   const deletions = sent > 1 ? [own, ...variantDeletionHeaders(cookie)] : [own];

@@ -2,15 +2,7 @@ import { z } from "zod";
 import { parseOptions, type Refinement } from "../validate.js";
 import type { SameSiteValue } from "./cookie-headers.js";
 
-/**
- * The options that shape the session cookie, with their checks and defaults; part of
- * {@link SessionAuthOptions}. Each is explained in docs/options.md#cookie.
- *
- * @example
- * ```ts
- * const cookie: CookieOptions = { cookieDomain: ".example.com", cookieSecure: "always", sameSite: "lax", absoluteTimeout: 2_000_000 };
- * ```
- */
+/** The options shaping the session cookie, part of {@link SessionAuthOptions}; each is explained in docs/options.md#cookie. */
 export interface CookieOptions {
   /**
    * The session cookie's name, set outright.

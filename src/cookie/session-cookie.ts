@@ -3,10 +3,7 @@ import { parseCookieOptions, type CookieOptions, type CookieSettings } from "./o
 import { drupalCookieDomain } from "./cookie-domain.js";
 import { drupalSessionName } from "./session-name.js";
 
-/**
- * The session cookie for a request to `host`: name, `Domain` and `Secure` by Drupal's rules or the
- * options, `SameSite` only if configured, and over HTTPS the derived name's plain-HTTP twin.
- */
+/** The session cookie for a request to `host` by Drupal's rules and the options, with the derived name's plain-HTTP twin over HTTPS. */
 export function placeSessionCookie(options: CookieSettings, host: string, secure: boolean): CookiePlacement {
   const { sessionName, cookieDomain, baseUrl, absoluteTimeout, sameSite } = options;
   const https = secure || options.cookieSecure === "always";
@@ -32,15 +29,7 @@ function domainKey(domain: string): string {
   return domain.replace(/^\./, "").toLowerCase();
 }
 
-/**
- * The session cookie a client of one public URL gets, as {@link sessionCookieFor} describes it.
- *
- * @example
- * ```ts
- * const cookie: SessionCookieDescription = sessionCookieFor("https://api.example.com/");
- * cookie.domain; // ".api.example.com"
- * ```
- */
+/** The session cookie a client of one public URL gets, as {@link sessionCookieFor} describes it. */
 export interface SessionCookieDescription {
   /** The cookie's name: `SESS…`, or `SSESS…` when it is `Secure`, unless `sessionName` sets it. */
   readonly name: string;

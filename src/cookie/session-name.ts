@@ -1,14 +1,7 @@
 import { createHash } from "node:crypto";
 import { trimTrailingSlashes } from "../http-input/path.js";
 
-/**
- * What Drupal derives the session cookie's name from (`includes/bootstrap.inc` `drupal_settings_initialize()`).
- *
- * @example
- * ```ts
- * drupalSessionName({ baseUrl: "https://example.com/drupal", host: "example.com", secure: true }); // "SSESS…"
- * ```
- */
+/** What Drupal derives the session cookie's name from (`includes/bootstrap.inc` `drupal_settings_initialize()`). */
 export interface SessionNameSource {
   /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. @default none */
   readonly cookieDomain?: string | undefined;
