@@ -15,9 +15,7 @@ import type { CorsSettings } from "./options.js";
 
 /** What CORS reads of a request. */
 export interface CorsRequest {
-  /** The real HTTP method. */
   readonly method: string;
-  /** The `Origin` header, if sent. */
   readonly origin: string | undefined;
   /** `Access-Control-Request-Method`: present on a preflight. */
   readonly requestMethod: string | undefined;
@@ -30,16 +28,7 @@ export type CorsDecision = { readonly preflight: WireResponse } | { readonly hea
 
 const VARY_ORIGIN = Object.freeze({ Vary: "Origin" });
 
-/**
- * Decides one request: a preflight from a listed origin gets a `204`; one from another origin is
- * left to whoever answers it without CORS headers, so the browser blocks the call.
- * @example
- * ```ts
- * const decision = corsDecision({ method: "OPTIONS", origin: "capacitor://localhost", requestMethod: "POST", requestHeaders: "x-csrf-token" }, settings);
- * if ("preflight" in decision) console.log(decision.preflight.status); // 204, from a listed origin
- * else console.log(decision.headers.Vary); // "Origin": what any other request adds to its reply
- * ```
- */
+/** Decides one request: a listed origin's preflight gets a `204`; another's is answered without CORS, so the browser blocks it. */
 export function corsDecision(request: CorsRequest, settings: CorsSettings): CorsDecision {
   const origin = request.origin === undefined ? undefined : normalizeOrigin(request.origin);
   // null is any sandboxed frame's or data: document's: never answered, whatever the list holds.
@@ -83,12 +72,6 @@ export function isServicesVersionHeader(name: string): boolean {
  *
  * @param path - The path as routed (after any `?q=` rewriting), relative to where the binding is mounted.
  * @param describe - Reads the request: called only for a covered path.
- * @example
- * ```ts
- * const preflight = { method: "OPTIONS", origin: "capacitor://localhost", requestMethod: "POST", requestHeaders: undefined };
- * const decision = corsAtPath("/services/json/user/login.json", "/services/json", settings, () => preflight);
- * if (decision !== undefined && "preflight" in decision) console.log(decision.preflight.status); // 204, before any route
- * ```
  */
 export function corsAtPath(path: string, endpointPath: string, settings: CorsSettings, describe: () => CorsRequest): CorsDecision | undefined {
   if (!settings.enabled || !corsCovers(path, endpointPath, settings.paths)) return undefined;

@@ -1,14 +1,6 @@
 import { z } from "zod";
 
-/**
- * A site's CORS settings, as the Drupal 7 CORS module's columns less the origins, which are
- * `trustedOrigins`. Each is explained in docs/options.md#cors.
- *
- * @example
- * ```ts
- * const cors: CorsConfig = { paths: ["/api/*"], exposedHeaders: ["X-Total-Count"], maxAge: 3600 };
- * ```
- */
+/** A site's CORS settings, the Drupal CORS module's columns less the origins (`trustedOrigins`); see docs/options.md#cors. */
 export interface CorsConfig {
   /**
    * The methods a preflight allows (`Access-Control-Allow-Methods`).
@@ -95,7 +87,6 @@ export interface CorsSettings {
   readonly enabled: boolean;
   /** The app origins (`trustedOrigins`), normalised. */
   readonly origins: ReadonlySet<string>;
-  /** `Access-Control-Allow-Methods`. */
   readonly methods: string;
   /** The allowed request headers, lower-cased. */
   readonly allowedHeaders: ReadonlySet<string>;
