@@ -45,14 +45,7 @@ export interface PgPoolLike {
   connect(): Promise<unknown>;
 }
 
-/**
- * A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form.
- *
- * @example
- * ```ts
- * const pool: MysqlCallbackPoolLike = require("mysql2").createPool(process.env.DRUPAL_DB_URL);
- * ```
- */
+/** A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form. */
 export interface MysqlCallbackPoolLike {
   /** The promise form of the same pool. */
   promise(): MysqlPoolLike;
@@ -63,14 +56,7 @@ export interface MysqlCallbackPoolLike {
 /** A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`. */
 export type Drupal7Pool = MysqlPoolLike | MysqlCallbackPoolLike | PgPoolLike;
 
-/**
- * Where the Drupal 7 tables are: shared by every reader and writer in the kit.
- *
- * @example
- * ```ts
- * drupal7UserStore({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!), prefix: "d7_" });
- * ```
- */
+/** Where the Drupal 7 tables are: shared by every reader and writer in the kit. */
 export interface Drupal7DatabaseOptions {
   /** The pool. A mysql2 callback pool is accepted too and turned into its promise form. */
   pool: Drupal7Pool;

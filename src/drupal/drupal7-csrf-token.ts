@@ -7,14 +7,7 @@ const optionsSchema = z.strictObject({
   hashSalt: z.string().min(1),
 });
 
-/**
- * Options of {@link drupal7CsrfToken}: both from the Drupal site being replaced.
- *
- * @example
- * ```ts
- * drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool }), hashSalt: process.env.DRUPAL_HASH_SALT! });
- * ```
- */
+/** Options of {@link drupal7CsrfToken}: both from the Drupal site being replaced. */
 export interface Drupal7CsrfTokenOptions {
   /** The `drupal_private_key` variable (the string inside its serialized `value`); {@link readDrupal7PrivateKey} reads it. */
   privateKey: string;

@@ -26,14 +26,7 @@ const optionsSchema = z
     path: ["countLog2"],
   });
 
-/**
- * Options of {@link drupal7Hasher}.
- *
- * @example
- * ```ts
- * drupal7Hasher({ countLog2: 15 }); // Drupal 7's own DRUPAL_HASH_COUNT
- * ```
- */
+/** Options of {@link drupal7Hasher}. */
 export interface Drupal7HasherOptions {
   /**
    * The `count_log2` of hashes written, and below or above which a `$S$` hash `needsRehash` (Drupal's `password_count_log2`).

@@ -1,11 +1,5 @@
 import type { Drupal7Database } from "./database.js";
 
-/**
- * How the database compares `users.name`: for `drupal7UserStore`'s name keys and `drupal7 check`.
- *
- * @module
- */
-
 /** How MySQL compares `users.name`, read from information_schema. */
 export interface NameColumn {
   readonly charset: string;

@@ -1,12 +1,5 @@
 import { createHash } from "node:crypto";
 
-/**
- * Drupal 7's stretched-hash primitive, `_password_crypt()` in `includes/password.inc`, written
- * from the published algorithm; the byte-level rules sit apart from the hasher.
- *
- * @module
- */
-
 /** The 64-character alphabet of `_password_itoa64()`: not RFC 4648's order. */
 export const DRUPAL_ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -24,14 +17,7 @@ export const DRUPAL_HASH_LENGTH = 55;
 /** Rounds run between two yields to the event loop: about 2 ms of work on a small server. */
 const ROUNDS_PER_SLICE = 1024;
 
-/**
- * `_password_base64_encode()`: three bytes at a time, little-endian, six bits out lowest first; no padding.
- *
- * @example
- * ```ts
- * drupalBase64Encode(new Uint8Array(16)).length; // 22
- * ```
- */
+/** `_password_base64_encode()`: three bytes at a time, little-endian, six bits out lowest first; no padding. */
 export function drupalBase64Encode(input: Uint8Array): string {
   let out = "";
   for (let i = 0; i < input.length; i += 3) {
@@ -70,11 +56,6 @@ export function parseDrupalSetting(hash: string): DrupalHashSetting | null {
  * event loop every {@link ROUNDS_PER_SLICE} rounds (docs/performance.md#drupal-7-hashes-on-the-event-loop).
  *
  * @param password - The password's bytes exactly as PHP sees them (UTF-8, not normalised).
- * @example
- * ```ts
- * const setting = parseDrupalSetting(stored);
- * const computed = setting && (await drupalCrypt("sha512", Buffer.from(password), setting));
- * ```
  */
 export async function drupalCrypt(algorithm: "sha512" | "md5", password: Buffer, setting: DrupalHashSetting): Promise<string | null> {
   if (password.length > DRUPAL_MAX_PASSWORD_LENGTH) return null;

@@ -114,14 +114,7 @@ class Walker {
   }
 }
 
-/**
- * The top-level entries of a `$_SESSION` serialization in order, or `null` when PHP's `php` serializer did not write it.
- *
- * @example
- * ```ts
- * sessionEntries(Buffer.from('messages|a:0:{}x|i:1;')); // [{ name: "messages", … }, { name: "x", … }]
- * ```
- */
+/** The top-level entries of a `$_SESSION` serialization in order, or `null` when PHP's `php` serializer did not write it. */
 export function sessionEntries(bytes: Buffer): SessionEntry[] | null {
   const entries: SessionEntry[] = [];
   let position = 0;

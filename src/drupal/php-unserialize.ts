@@ -1,28 +1,7 @@
-/**
- * A safe reader for PHP's `serialize()` (`N b i d s a`), enough for `users.data` and `variable`:
- * objects, references and custom serialization are refused, so it builds only plain JSON.
- *
- * @module
- */
-
-/**
- * What {@link phpUnserialize} returns for a value it cannot read.
- *
- * @example
- * ```ts
- * if (phpUnserialize(raw) === UNPARSEABLE) logger.warn("users.data is not a PHP serialization");
- * ```
- */
+/** What {@link phpUnserialize} returns for a value it cannot read. */
 export const UNPARSEABLE: unique symbol = Symbol("unparseable");
 
-/**
- * A JSON value as PHP's `json_encode()` would write the unserialized PHP value.
- *
- * @example
- * ```ts
- * const data: PhpJson = userDataField(row.data); // e.g. { contact: 1 }
- * ```
- */
+/** A JSON value as PHP's `json_encode()` would write the unserialized PHP value. */
 export type PhpJson = null | boolean | number | string | PhpJson[] | { [key: string]: PhpJson };
 
 /** Deeper nesting than this is refused: Drupal's data is a few levels deep, and recursion must stay bounded. */

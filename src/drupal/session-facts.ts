@@ -1,17 +1,10 @@
 import type { Drupal7Database } from "./database.js";
 import { phpTruthy, readVariables } from "./variables.js";
 
-/**
- * How a Drupal 7 site keeps sessions, read from `variable` and the `sessions` rows for
- * `drupal7SessionStore` and `drupal7 check` (settings.php overrides must come as options).
- *
- * @module
- */
-
 /** Drupal's `session_write_interval` default: `sessions.timestamp` is written at most this often. */
 export const DRUPAL_SESSION_WRITE_INTERVAL = 180;
 
-/** What the database says about sessions. */
+/** How the site keeps sessions, from `variable` and the rows (settings.php's overrides must come as options). */
 export interface SessionFacts {
   /** `drupal_session_id()`: whether `sessions.sid` holds `drupal_hash_base64(id)` (7.98+, unless `do_not_hash_session_ids`). */
   readonly hashedSids: boolean;

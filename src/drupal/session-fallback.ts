@@ -17,14 +17,7 @@ import {
 
 const optionsSchema = z.strictObject({ ...sessionOptionFields });
 
-/**
- * Options of {@link drupal7SessionFallback}.
- *
- * @example
- * ```ts
- * const sessionStore = drupal7SessionFallback(redisSessionStore({ client }), { pool, hashedSids: "auto" });
- * ```
- */
+/** Options of {@link drupal7SessionFallback}. */
 export type Drupal7SessionFallbackOptions = Drupal7SessionOptions;
 
 /**

@@ -16,10 +16,7 @@ const TAG_LENGTH = 12;
 
 /** The entry, as the store reads and writes it. */
 export interface SessionMeta {
-  /**
-   * The first characters of the handle it was written for: an entry `drupal_session_regenerate()`
-   * carried into another session is ignored.
-   */
+  /** The handle's first characters: an entry `drupal_session_regenerate()` carried into another session is ignored. */
   readonly tag: string;
   /** `SessionRecord.createdAt`: when the session began, for the absolute timeout. */
   readonly createdAt: number;

@@ -3,13 +3,6 @@ import { hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
 import type { SessionRecord } from "../types.js";
 import { databaseOptionFields, type Drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 
-/**
- * What the session import and the fallback share: which rows are live, a row's `sid` as a store
- * handle, and a row as a record.
- *
- * @module
- */
-
 /** The first `system` schema version that stores `sessions.sid` hashed (core 7.98, `system_update_7086`). */
 const HASHED_SIDS_SCHEMA_VERSION = 7086;
 
@@ -75,10 +68,7 @@ export function sidEquals(db: Drupal7Database, column: string): string {
   return db.dialect === "mysql" ? `${column} = CAST(? AS BINARY)` : `${column} = ?`;
 }
 
-/**
- * The store handle for a row (a raw sid hashed as a cookie is; a hashed sid already is one), or
- * `null` for a sid no client could present (not 43 base64url characters).
- */
+/** A row's store handle (a raw sid hashed as a cookie is, a hashed one as is), or `null` for a sid that is no session id. */
 export function handleFor(sid: string, hashed: boolean): string | null {
   if (!isSessionIdShape(sid)) return null;
   return hashed ? sid : hashSessionId(sid);

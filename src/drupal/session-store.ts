@@ -26,10 +26,7 @@ const REMEMBERED = 10_000;
 
 /** Options of {@link drupal7SessionStore}. */
 export interface Drupal7SessionStoreOptions extends Drupal7DatabaseOptions {
-  /**
-   * How Drupal serves logged-in users (`$is_https`): `"https"` (`SSESS…`, rows keyed on `ssid` too)
-   * or `"http"`; a row for the wrong scheme is invisible to Drupal. `"mixed"` is refused.
-   */
+  /** How Drupal serves logged-in users (`$is_https`): rows of the wrong scheme are invisible to Drupal; `"mixed"` is refused. */
   scheme: "https" | "http" | "mixed";
   /**
    * Whether `sessions.sid` holds `drupal_hash_base64(id)` (core 7.98+); `"auto"` reads the
@@ -51,20 +48,9 @@ export interface Drupal7SessionStoreOptions extends Drupal7DatabaseOptions {
   joinUsers?: boolean;
 }
 
-/**
- * A {@link SessionStore} whose every operation can be awaited to have read Drupal's settings.
- *
- * @example
- * ```ts
- * const sessionStore = drupal7SessionStore({ pool, scheme: "https" });
- * await sessionStore.ready; // fails fast on a mixed-mode site or an unreachable database
- * ```
- */
+/** A {@link SessionStore} whose every operation can be awaited to have read Drupal's settings. */
 export interface Drupal7SessionStore extends SessionStore {
-  /**
-   * Settles once the site's session settings are read and no mixed-mode rows found: await it at
-   * start-up. A database failure is retried by the next call; a refusal fails every call.
-   */
+  /** Settles once Drupal's settings are read and no mixed-mode row is found; a database failure is retried, a refusal is final. */
   readonly ready: Promise<void>;
 }
 
@@ -91,19 +77,8 @@ class Refused extends Error {}
  *
  * @example
  * ```ts
- * import mysql from "mysql2/promise";
- * import { drupal7CsrfToken, drupal7Hasher, drupal7SessionStore, drupal7UserStore, readDrupal7PrivateKey } from "services-session-auth/drupal";
- *
- * const pool = mysql.createPool(process.env.DRUPAL_DB_URL!);
  * const sessionStore = drupal7SessionStore({ pool, scheme: "https" });
- * await sessionStore.ready;
- * createSessionAuthRouter({
- *   userStore: drupal7UserStore({ pool, parallelRun: true }),
- *   sessionStore,
- *   hasher: drupal7Hasher(),
- *   csrfToken: drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool }), hashSalt: process.env.DRUPAL_HASH_SALT! }),
- *   secret: process.env.SESSION_SECRET!,
- * });
+ * await sessionStore.ready; // fails fast on a mixed-mode site or an unreachable database
  * ```
  * @throws TypeError when an option is invalid (`scheme: "mixed"` among them) or the pool's dialect cannot be told.
  */

@@ -20,14 +20,7 @@ const optionsSchema = z.strictObject({
     .min(1),
 });
 
-/**
- * Options of {@link upgradingHasher}.
- *
- * @example
- * ```ts
- * const hasher = upgradingHasher({ current: scryptHasher(), legacy: [drupal7Hasher()] });
- * ```
- */
+/** Options of {@link upgradingHasher}. */
 export interface UpgradingHasherOptions {
   /** The hasher every new hash is made with, and that checks any hash no legacy hasher recognises. */
   current: PasswordHasher;

@@ -2,13 +2,6 @@ import type { UserRecord } from "../types.js";
 import type { Drupal7Database } from "./database.js";
 import { userDataField } from "./php-unserialize.js";
 
-/**
- * A `users` row with its roles as a {@link UserRecord}, for the user store's lookups and the
- * session store's read (joined as Drupal's `_drupal_session_read()` does).
- *
- * @module
- */
-
 /** `DRUPAL_AUTHENTICATED_RID`: every account has this role, which `users_roles` never lists. */
 const AUTHENTICATED_ROLE = { "2": "authenticated user" } as const;
 
@@ -67,10 +60,7 @@ export function recordsOf(rows: readonly UserRow[]): UserRecord[] {
   return [...byUid.values()].map(({ row, roles }) => toRecord(row, roles));
 }
 
-/**
- * `SELECT u.*` with the roles from `from` (naming `users`, or a subquery, as `u`), one row per
- * role, so a lookup is one query; `columns` adds joined ones (with {@link ADDED_COLUMN_PREFIX}).
- */
+/** `SELECT u.*` with roles, one row per role, from `from` (naming `users` as `u`); `columns` adds joined ones, prefixed. */
 export function usersWithRolesSql(db: Drupal7Database, from: string, where = "", columns = ""): string {
   return (
     `SELECT ${columns}u.*, r.rid AS ${ROLE_RID}, r.name AS ${ROLE_NAME} FROM ${from} ` +

@@ -37,11 +37,6 @@ const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
  * import mysql from "mysql2/promise";
  * const userStore = drupal7UserStore({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!) });
  * ```
- * @example
- * ```ts
- * import pg from "pg";
- * const userStore = drupal7UserStore({ pool: new pg.Pool({ connectionString }), prefix: "drupal_" });
- * ```
  * @throws TypeError when the pool's dialect cannot be told or the prefix is unsafe.
  */
 export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {

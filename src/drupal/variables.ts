@@ -1,12 +1,6 @@
 import type { Drupal7Database } from "./database.js";
 import { phpUnserialize, UNPARSEABLE, type PhpJson } from "./php-unserialize.js";
 
-/**
- * Drupal 7's `variable` table: what `variable_get()` finds unless settings.php's `$conf` overrides it.
- *
- * @module
- */
-
 /** The named variables unserialized ({@link UNPARSEABLE} when unreadable), absent when no row; one query. */
 export async function readVariables(db: Drupal7Database, names: readonly string[]): Promise<Map<string, PhpJson | typeof UNPARSEABLE>> {
   const rows = await db.select<{ name: unknown; value: unknown }>(
