@@ -30,13 +30,10 @@ export interface ServicesRequest extends SessionRequest {
   readonly userAgent: string;
   /** The `Content-Type` header: how the body is read, and whether `services_token` may come from it. */
   readonly contentType: string | undefined;
-  /** The `X-CSRF-Token` header. */
   readonly csrfHeader: string | undefined;
-  /** `services_token` from the query string, if any. */
   readonly queryToken: string | undefined;
   /** A `services_<resource>_<method>_version` header's value: Services takes any resource and method. */
   readonly versionHeader: string | undefined;
-  /** The `Accept` header. */
   readonly accept: string | undefined;
   /** The `Origin` header: which site's page sent the request, if a browser did. */
   readonly origin: string | undefined;
@@ -116,10 +113,7 @@ export class ServicesEndpoint {
     this.#loginArgs = loginArgumentSchemas(settings);
   }
 
-  /**
-   * Answers a request below the mount path, or `undefined` when it is the app's: the root's
-   * message, HEAD, OPTIONS and other methods as `RESTServer::getController` answers them, before the body.
-   */
+  /** Answers a request below the mount path as `RESTServer::getController` does (root, HEAD, OPTIONS, methods), or `undefined`. */
   async handle(request: EndpointRequest): Promise<WireResponse | undefined> {
     if (request.mounted && trimSlashes(request.path) === "") return endpointRootReply(this.#options.endpointName);
     const match = matchAction(request.path);
@@ -289,10 +283,7 @@ export class ServicesEndpoint {
     return asked === "1.0" || asked === "1.1" ? asked : configured;
   }
 
-  /**
-   * Services' pipeline for an action: format, body, arguments, (login) origin, session and CSRF,
-   * callback. Every reply carries the request's cookie fix-ups and, without a suffix, `Vary: Accept`.
-   */
+  /** Services' pipeline for an action (format, body, arguments, origin, session and CSRF, callback), with the request's cookies. */
   async #call<A>(
     call: ServicesCall,
     step: { csrf: boolean; args?: (body: unknown) => A; sameSite?: boolean },
@@ -334,10 +325,7 @@ export class ServicesEndpoint {
   }
 }
 
-/**
- * A call's headers, then `Vary`, then its own cookies if it set any (login, logout), else the
- * request's fix-ups. Copied by name: an object rest pattern takes a slow path on every call.
- */
+/** A call's headers, `Vary`, then its own cookies or the request's; copied by name, as a rest pattern is slow in V8. */
 function withCallHeaders(
   own: Readonly<Record<string, string | readonly string[]>>,
   vary: Readonly<Record<string, string>>,

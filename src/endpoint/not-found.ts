@@ -21,11 +21,7 @@ export interface NotFoundRequest {
   readonly methodParam: string | undefined;
 }
 
-/**
- * Services' answer to a path below the endpoint no route answered (`RESTServer::getController`):
- * under a known resource HEAD `200 : OK`, OPTIONS a bare 200, else `Could not find the controller.`;
- * under another name `Could not find resource <name>.`; outside the endpoint Drupal's `404 Not Found`.
- */
+/** Services' answer to a path no route answered (`RESTServer::getController`), or Drupal's `404 Not Found` outside the endpoint. */
 export function notFoundReply(request: NotFoundRequest, knownResources: ReadonlySet<string>): WireResponse {
   if (!request.mounted) return errorReply(new SessionAuthError("ERR_PAGE_NOT_FOUND"));
   const name = resourceName(request.path);

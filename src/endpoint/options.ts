@@ -4,10 +4,7 @@ import { trimSlashes } from "../http-input/path.js";
 import type { UserRecord } from "../types.js";
 import { fn } from "../validate.js";
 
-/**
- * The options of the Services endpoint: where it is served, the API versions and body types it
- * speaks, and what replies carry; part of {@link SessionAuthOptions}. See docs/options.md#endpoint.
- */
+/** The Services endpoint's options, part of {@link SessionAuthOptions}; each is explained in docs/options.md#endpoint. */
 export interface EndpointOptions {
   /**
    * The endpoint's path (Services' endpoint "path") below the router's mount path.

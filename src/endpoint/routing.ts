@@ -3,10 +3,7 @@ import { trimSlashes } from "../http-input/path.js";
 import { reasonPhrase } from "../wire/status.js";
 import { htmlHeaders, type WireResponse } from "../wire/reply.js";
 
-/**
- * The method Services routes by: a POST may become another by `X-HTTP-Method-Override`, then by
- * a non-empty `?_method=`. The CSRF rule still uses the real method.
- */
+/** The method Services routes by (a POST's `X-HTTP-Method-Override`, then `?_method=`); CSRF still uses the real one. */
 export function routingMethod(method: string, overrideHeader: string | undefined, queryMethod: string | undefined): string {
   let routed = method;
   if (routed === "POST" && overrideHeader !== undefined) routed = overrideHeader;
@@ -44,10 +41,7 @@ const ACTIONS: ReadonlyMap<string, Action> = new Map([
 // Services splits the format suffix off with this pattern (ServicesContentTypeNegotiator).
 const SUFFIX = /^(.+)\.([^./^]+)$/;
 
-/**
- * Splits a path below the endpoint into an action and its format suffix, as Services does (slashes
- * trimmed, `.json` optional and case-sensitive); `undefined` for no action of the package's.
- */
+/** A path below the endpoint as an action and its format suffix, as Services splits it; `undefined` for none of ours. */
 export function matchAction(path: string): { action: Action; format: string | undefined } | undefined {
   const trimmed = trimSlashes(path);
   const suffix = SUFFIX.exec(trimmed);
