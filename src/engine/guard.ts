@@ -8,10 +8,7 @@ import type { CheckOutcome, CheckRequest } from "../sessions/session-check.js";
 import { errorReply, type WireResponse } from "../wire/reply.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
-/**
- * A guard's decision: go on (with the session; `undefined` only from an optional guard), or answer
- * `reply` (a refusal with its `error`, or a preflight's 204). `headers` go on whichever reply is made.
- */
+/** A guard's decision: go on (with the session), or answer `reply` (a refusal, or a preflight's 204); `headers` go on either. */
 export type GuardResult =
   | { readonly auth: RequestAuth | undefined; readonly headers: HeaderRecord; readonly reply?: undefined; readonly error?: undefined }
   | { readonly reply: WireResponse; readonly error: SessionAuthError | undefined; readonly headers: HeaderRecord; readonly auth?: undefined };

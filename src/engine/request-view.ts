@@ -15,10 +15,7 @@ export interface ViewSettings {
   readonly route: (target: string) => string | undefined;
 }
 
-/**
- * Every view the engine takes of a request, derived from the one shape a binding hands in; each
- * member reads only when asked (a protected GET reads `Host`, cookie and method). One per request.
- */
+/** Every view the engine takes of a request, from the one shape a binding hands in, each read only when asked. */
 export class RequestView implements EndpointRequest, CheckRequest, CorsRequest {
   readonly #http: HttpRequest;
   readonly #settings: ViewSettings;
