@@ -2,10 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { readStream } from "../http-input/read-stream.js";
 
-/**
- * What the binding reads of an Express request (`trust proxy` decides `secure` and `ip`), written
- * out so no app needs Express's types.
- */
+/** What the binding reads of an Express request, written out so no app needs Express's types. */
 export interface ExpressRequest extends IncomingMessage {
   readonly secure: boolean;
   readonly ip?: string | undefined;
