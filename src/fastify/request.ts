@@ -5,10 +5,7 @@ import { readStream } from "../http-input/read-stream.js";
 import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import type { WireResponse } from "../wire/reply.js";
 
-/**
- * A Fastify request in the engine's one shape, its target relative to the prefix the plugin
- * was registered under. Fastify's `trustProxy` decides `ip` and `protocol`.
- */
+/** A Fastify request in the engine's shape, its target relative to the plugin's prefix; `trustProxy` decides `ip`. */
 export class FastifyHttpRequest implements HttpRequest {
   readonly #request: FastifyRequest;
   readonly target: string;
@@ -55,10 +52,7 @@ export class FastifyHttpRequest implements HttpRequest {
   }
 }
 
-/**
- * Sends a {@link WireResponse} with Services' reason phrase and the body as a Buffer (a string would
- * get a charset); a 413 closes the connection without losing itself to a reset.
- */
+/** Sends a {@link WireResponse} with Services' reason phrase, the body as a Buffer (no charset added), a 413 lingering. */
 export function send(reply: FastifyReply, wire: WireResponse): FastifyReply {
   reply.code(wire.status);
   if (wire.reason !== undefined) reply.raw.statusMessage = wire.reason;

@@ -10,12 +10,6 @@ const routingSchema = z.looseObject({ endpoint: endpointShape.endpoint, queryPat
 /**
  * Fastify's `rewriteUrl` for Drupal's `?q=` paths by the plugin's rule (towards the endpoint, the token
  * and `queryRoutes`); Fastify takes it only at creation, so give it the plugin's options.
- *
- * @example
- * ```ts
- * const app = Fastify({ rewriteUrl: drupalRewriteUrl(options) });
- * await app.register(fastifySessionAuth, options);
- * ```
  * @throws TypeError for an invalid `endpoint`, `queryPaths` or `queryRoutes`.
  */
 export function drupalRewriteUrl(options: Partial<SessionAuthOptions> = {}): (request: IncomingMessage) => string {
