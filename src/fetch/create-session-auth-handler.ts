@@ -20,10 +20,7 @@ export interface FetchSessionAuthOptions extends SessionAuthOptions {
   trustProxy?: TrustProxy;
 }
 
-/**
- * What a guard resolves: go on with `auth` (add `headers` with `withGuard`), or `response` is the
- * answer (a refusal with its `error`, or a preflight's 204). TypeScript narrows on `response`.
- */
+/** A guard's result: go on with `auth` (add `headers` with `withGuard`), or `response` answers; narrows on `response`. */
 export type GuardResult<Auth = RequestAuth> =
   | { readonly auth: Auth; readonly headers: HeaderRecord; readonly response?: undefined; readonly error?: undefined }
   | { readonly response: Response; readonly error: SessionAuthError | undefined; readonly auth?: undefined; readonly headers?: undefined };
@@ -75,15 +72,7 @@ export function fetchBinding(options: FetchSessionAuthOptions, factory: string, 
  * @example
  * ```ts
  * const sessionAuth = createSessionAuthHandler({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
- * const requireSession = sessionAuth.requireSession();
- * Deno.serve(async (request, info) => {
- *   const client = { clientAddress: info.remoteAddr.hostname };
- *   const services = await sessionAuth.handle(request, client);
- *   if (services) return services;
- *   const result = await requireSession(request, client);
- *   if (result.response) return result.response;
- *   return sessionAuth.withGuard(Response.json({ name: result.auth.user.name }), result);
- * });
+ * Deno.serve(async (request, info) => (await sessionAuth.handle(request, { clientAddress: info.remoteAddr.hostname })) ?? new Response(null, { status: 404 }));
  * ```
  * @throws TypeError when an option is missing or invalid.
  */

@@ -1,10 +1,7 @@
 import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { WireResponse } from "../wire/reply.js";
 
-/**
- * A {@link WireResponse} as a Web `Response`: status, reason phrase (`statusText`, which some runtimes
- * drop), headers (`Set-Cookie` each its own) and the body's exact bytes.
- */
+/** A {@link WireResponse} as a Web `Response`: status, `statusText`, headers (`Set-Cookie` each its own), exact bytes. */
 export function toResponse(wire: WireResponse): Response {
   const headers = new Headers();
   for (const name in wire.headers) {
