@@ -38,10 +38,7 @@ export interface HonoSessionAuthOptions extends FetchSessionAuthOptions {
 export interface HonoSessionAuth extends SessionAuthBase {
   /** Hono's `getPath`, so that Drupal's `?q=` paths route the app's own routes too: `new Hono({ getPath: sessionAuth.getPath })`. */
   getPath(request: Request): string;
-  /**
-   * The Services calls, `?q=` spellings and CORS preflights, as middleware before the app's routes:
-   * on `app.use("/services/*", …)`, or on every path (needed for `cors.paths`).
-   */
+  /** The Services calls, `?q=` and CORS preflights as middleware: on `/services/*`, or every path for `cors.paths`. */
   services(): MiddlewareHandler;
   /**
    * A guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the wire
@@ -113,11 +110,7 @@ function setHeaders(c: Context, headers: HeaderRecord): void {
   }
 }
 
-/**
- * Runs the route with headers its response must carry: given to Hono first, added after to a
- * `Response` the route made itself; with none, the response stays on @hono/node-server's fast path
- * (docs/performance.md#the-guarded-request).
- */
+/** Runs the route with the headers its response owes; with none, the response stays on the fast path (docs/performance.md#the-guarded-request). */
 async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
   if (headers === NO_HEADERS) return next();
   setHeaders(c, headers);
@@ -137,11 +130,7 @@ async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRe
  * @example
  * ```ts
  * const sessionAuth = honoSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
- * const app = new Hono({ getPath: sessionAuth.getPath });
- * app.use(sessionAuth.services());
- * app.get("/services/json/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
- * app.notFound(sessionAuth.notFound());
- * app.onError(sessionAuth.onError());
+ * const app = new Hono({ getPath: sessionAuth.getPath }).use(sessionAuth.services());
  * ```
  * @throws TypeError when an option is missing or invalid.
  */
