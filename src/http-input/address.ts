@@ -1,23 +1,8 @@
 import { isIP, isIPv4 } from "node:net";
 
-/**
- * Client addresses as the package shows and counts them: Node reports an IPv4 client on a
- * dual-stack socket as `::ffff:127.0.0.1`, where Drupal (PHP's `REMOTE_ADDR`) shows `127.0.0.1`.
- *
- * @module
- */
-
 const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
-/**
- * An address as Drupal shows it: an IPv4-mapped IPv6 address as plain IPv4, anything else as is.
- *
- * @example
- * ```ts
- * plainAddress("::ffff:203.0.113.7"); // "203.0.113.7"
- * plainAddress("2001:db8::1");        // "2001:db8::1"
- * ```
- */
+/** An address as Drupal shows it: IPv4-mapped IPv6 (Node's dual-stack `::ffff:127.0.0.1`) as plain IPv4, anything else as is. */
 export function plainAddress(address: string): string {
   const mapped = MAPPED_V4.exec(address);
   return mapped !== null && isIPv4(mapped[1]!) ? mapped[1]! : address;

@@ -60,10 +60,7 @@ function parseJson(raw: Buffer): unknown {
   return value;
 }
 
-/**
- * Reads one argument from a parsed body with PHP `isset()` semantics: a missing key or a
- * JSON `null` is absent, `""` is present. Non-object bodies (`""`, arrays, numbers) have no keys.
- */
+/** One argument of a parsed body by PHP `isset()`: a missing key or JSON `null` is absent, `""` present. */
 export function bodyArgument(body: unknown, name: string): unknown {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
   if (!Object.hasOwn(body, name)) return undefined;

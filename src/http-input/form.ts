@@ -7,11 +7,7 @@ const PERCENT = 0x25;
 const SPACE = 0x20;
 const decoder = new TextDecoder("utf-8");
 
-/**
- * The fields of a form body as PHP's `parse_str` fills `$_POST` (UTF-8, last name wins, at most
- * 1,000 pairs), in one pass: `URLSearchParams` is superlinear on many short pairs
- * (docs/performance.md#client-input-in-linear-time).
- */
+/** A form body as PHP's `parse_str` fills `$_POST`, in one pass (docs/performance.md#client-input-in-linear-time). */
 export function parseForm(raw: Uint8Array): Record<string, string> {
   const fields = new Map<string, string>();
   let pairs = 0;

@@ -1,10 +1,3 @@
-/**
- * Response headers as the package writes them (a value, or several for `Set-Cookie`), merged
- * without losing what another step put there.
- *
- * @module
- */
-
 /** Response headers: one value per name, or several for `Set-Cookie`. */
 export type HeaderRecord = Readonly<Record<string, string | readonly string[]>>;
 
@@ -34,10 +27,7 @@ export function mergeVary(had: string | undefined, added: string): string {
   return names.join(", ");
 }
 
-/**
- * `extra` added to `base`: a value replaced, `Vary` merged (`base`'s names first), `Set-Cookie`
- * values appended. `base` itself when there is nothing to add.
- */
+/** `extra` added to `base`: values replaced, `Vary` merged, `Set-Cookie` appended; `base` itself if nothing to add. */
 export function mergeHeaders(base: HeaderRecord, extra: HeaderRecord | undefined): HeaderRecord {
   if (extra === undefined || extra === NO_HEADERS) return base;
   let merged: Record<string, string | readonly string[]> | undefined;

@@ -2,11 +2,7 @@ import { Socket } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "./linger-limits.js";
 
-/**
- * Closes the connection after a 413 sent before the body was read, without a reset losing it
- * (RFC 9112 §9.6): `Connection: close`, the reply, a FIN, then the rest of the upload read and
- * dropped within the linger limits. A request whose body was read closes as Node closes any other.
- */
+/** Closes the connection after an early 413 without a reset losing it (RFC 9112 §9.6): reply, FIN, then the rest drained within limits. */
 export function closeAfterReply(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader("Connection", "close");
   const socket = req.socket;

@@ -6,10 +6,7 @@ export const PHP_MAX_INPUT_VARS = 1000;
 /** Bounds besides the byte size (`bodyLimit`): PHP's defaults; fields and files past them are ignored, as PHP does. */
 const LIMITS = { fields: PHP_MAX_INPUT_VARS, files: 20, parts: PHP_MAX_INPUT_VARS + 20, fieldNameSize: 1024, headerPairs: 16 } as const;
 
-/**
- * The non-file fields of a multipart body as PHP fills `$_POST` (UTF-8, last name wins; files
- * dropped). A body PHP could not parse gives no fields, so the call answers as for missing arguments.
- */
+/** A multipart body's non-file fields as PHP fills `$_POST`; an unparseable body gives none, as in PHP. */
 export function parseMultipart(raw: Buffer, contentType: string): Promise<Record<string, string>> {
   return new Promise((resolve) => {
     const fields = new Map<string, string>();

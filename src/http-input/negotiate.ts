@@ -21,10 +21,7 @@ export function negotiateFormat(suffix: string | undefined, accept: string | und
   throw new SessionAuthError("ERR_NOT_ACCEPTABLE");
 }
 
-/**
- * Whether `Accept` admits a MIME type by Services' Mimeparse 0.1.2 (exact, case-sensitive, `*`
- * wildcards; with one candidate `q` cannot decide). One pass; `"empty"` for only empty elements.
- */
+/** Whether `Accept` admits a MIME type by Services' Mimeparse 0.1.2, in one pass; `"empty"` for only empty elements. */
 function acceptsMime(header: string, [type, subtype]: readonly [string, string]): "accepted" | "refused" | "empty" {
   let verdict: "accepted" | "refused" | "empty" = "empty";
   for (const element of header.split(",")) {

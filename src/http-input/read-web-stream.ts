@@ -2,13 +2,6 @@ import { SessionAuthError } from "../errors.js";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "./linger-limits.js";
 import type { RequestBody } from "./request.js";
 
-/**
- * A Web `Request`'s body (fetch handlers, Hono), bounded in bytes, chunks and time, a refused upload
- * drained (within bounds) so its 413 arrives rather than a reset.
- *
- * @module
- */
-
 /** Reads a body up to `limit` bytes (`ERR_BODY_TOO_LARGE` at once past it); one already read elsewhere is the app's handler-order bug. */
 export async function readWebBody(request: Request, limit: number): Promise<RequestBody> {
   if (request.bodyUsed) throw new TypeError("services-session-auth: the request body was already read; let the session handler see the request first");

@@ -1,14 +1,7 @@
-/**
- * The one shape every binding hands a request to the engine in; every view the engine needs is
- * derived from it there.
- *
- * @module
- */
-
 /** A request body: raw bytes, or a value a body parser in front of the package already produced. */
 export type RequestBody = { readonly raw: Buffer } | { readonly parsed: unknown };
 
-/** A request as a binding describes it; members are read only when needed, so describing costs nothing up front. */
+/** The one shape every binding hands the engine a request in; members are read only when needed, so it costs nothing up front. */
 export interface HttpRequest {
   /** The HTTP method as sent (never an override). */
   readonly method: string;

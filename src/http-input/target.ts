@@ -1,12 +1,6 @@
 import { parseForm } from "./form.js";
 import { trimSlashes } from "./path.js";
 
-/**
- * A request's target split into path and query, the paths the package answers, and Drupal's `?q=`.
- *
- * @module
- */
-
 /** `services/session/token`: Services' token call, at the site root whatever the endpoint's path. */
 export const TOKEN_PATH = "/services/session/token";
 
@@ -54,11 +48,7 @@ export interface QueryRouting {
   readonly queryRoutes: readonly string[];
 }
 
-/**
- * Drupal's `request_path()` without clean URLs: on the query paths, the last `q` becomes the path,
- * only towards the endpoint, the token and `queryRoutes` (so `/?q=metrics` never passes a proxy's
- * path rules), never with a `.` or `..` segment. Returns the new target, or `undefined`.
- */
+/** Drupal's `request_path()` for `?q=` on the query paths, towards the package's paths and `queryRoutes` only; the new target, or `undefined`. */
 export function queryRouter(routing: QueryRouting): (target: string) => string | undefined {
   const honoured = new Set(routing.queryPaths);
   const prefixes = [routing.endpointPath, ...routing.queryRoutes];

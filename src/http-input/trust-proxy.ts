@@ -3,12 +3,6 @@ import { z } from "zod";
 import { fn, parseOptions } from "../validate.js";
 
 /**
- * Which proxies in front of a fetch handler are believed, read as Express reads `trust proxy`, with proxy-addr.
- *
- * @module
- */
-
-/**
  * The proxies to believe, as Express's `trust proxy`: `false` (the runtime's peer), a hop count,
  * addresses, subnets or `loopback`/`linklocal`/`uniquelocal`, a function of address and hop, or
  * `true` (every hop: `X-Forwarded-For`'s first address, which a client can set).
@@ -36,11 +30,7 @@ export function compileTrust(setting: TrustProxy): TrustFunction | undefined {
   }
 }
 
-/**
- * The client's address: the peer's, or, behind proxies the setting believes, the last address
- * in `X-Forwarded-For` that is not one of them (as Express's `req.ip`). `undefined` when the
- * peer has no address and no proxy in front is believed.
- */
+/** The client's address as Express's `req.ip`: the peer's, or the last `X-Forwarded-For` hop not a believed proxy. */
 export function clientAddressOf(peer: string | undefined, forwardedFor: string | undefined, trust: TrustFunction | undefined): string | undefined {
   if (trust === undefined || forwardedFor === undefined) return peer;
   // proxy-addr reads the peer from the socket and the header from the headers: a request of that shape, and nothing more.
