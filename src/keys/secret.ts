@@ -1,9 +1,6 @@
 import { z } from "zod";
 
-/**
- * A secret that looks random: 32+ characters, 8+ distinct, hardly a run of three twice, so a
- * repeated word or pattern is refused while real random output passes (docs/options.md#core).
- */
+/** A secret that looks random (32+ characters, 8+ distinct, hardly a repeated run): a repeated pattern is refused. */
 export const secretSchema = z
   .string()
   .min(32, "must be at least 32 characters")
