@@ -14,12 +14,7 @@ const INITIAL_COST = 1;
 /** After this a check that has not settled gives its slot back (503): a hung hasher must not hold every slot. */
 const CHECK_TIMEOUT_MS = 60_000;
 
-/**
- * Admission control for password checks on libuv's pool: at most `concurrency` at once, the rest
- * served one client address in turn (fewest running, then longest unserved), a `priority` lane
- * (device cookies) first, and no login waiting past `maxWait` or in a full queue against others.
- * The rules: docs/security.md#the-login-path-under-attack.
- */
+/** Admission control for password checks: `concurrency` at once, addresses served in turn, device cookies first, a 503 past `maxWait` (docs/security.md). */
 export class HashAdmission {
   readonly #options: Readonly<Required<HashingOptions>>;
   /** Each client's waiting tasks, oldest first; the map's order is the rotation. */
@@ -188,10 +183,7 @@ export class HashAdmission {
     return true;
   }
 
-  /**
-   * Starts the oldest task of the client whose turn it is (fewest running, longest unserved, first
-   * in rotation), so a burst holding slots cannot take a freed one from a client waiting its turn.
-   */
+  /** Starts the oldest task of the client whose turn it is, so a burst holding slots cannot take a freed one. */
   #next(): void {
     if (this.#running >= this.#options.concurrency || this.#waiting === 0) return;
     const first = this.#priority.shift();

@@ -19,7 +19,6 @@ export interface LoginAttempt {
   readonly ip: string;
   readonly userAgent: string;
   readonly now: number;
-  /** The request's id, for the audit events. */
   readonly requestId?: string | undefined;
   /** The request's `Cookie` header: where a device cookie (see `deviceCookies`) comes from. */
   readonly cookieHeader?: string | undefined;
@@ -41,10 +40,7 @@ const MAX_COST_CLASSES = 8;
 const SAMPLE_BUDGET = 3;
 /** Sample work always allowed, however cheap the current hasher. */
 const SAMPLE_FLOOR_MS = 50;
-/**
- * How often a held login looks again when nothing settles here (the others may be on another
- * instance): half a measured check, within these bounds; one look per counter and interval.
- */
+/** How often a held login looks again when nothing settles here: half a measured check, within these bounds. */
 const HELD_POLL_MS = { min: 50, max: 1000 } as const;
 
 /** What a password check found: whether it matched, and the new hash when the stored one is to be upgraded. */
@@ -234,10 +230,7 @@ export class Authenticator {
     return name === "" || name.length > this.#options.maxNameLength ? null : this.#users.findByName(name);
   }
 
-  /**
-   * Opens a session for a user whose password was checked here, or whom the app
-   * authenticated itself: records the login time (Drupal's `users.login`), then a new session.
-   */
+  /** Opens a session for a user checked here or by the app: records the login time (`users.login`), then a new session. */
   async open(user: UserRecord, client: SessionClient): Promise<Omit<LoginResult, "setCookie">> {
     await this.#users.recordLogin(user.uid, client.now);
     const sessid = await this.#sessions.start(user, client);
@@ -277,10 +270,7 @@ export class Authenticator {
     throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
   }
 
-  /**
-   * Runs a check through admission control within the login's remaining wait: turned away, it
-   * does not count; a hasher's error counts, as it may have compared the password.
-   */
+  /** A check through admission control within the login's wait: turned away counts for nothing, a hasher's error as a failure. */
   async #admitted(
     address: string | undefined,
     ip: string,
@@ -341,10 +331,7 @@ export class Authenticator {
     }
   }
 
-  /**
-   * The new hash of a verified password if the stored one is to be upgraded. Best effort: a
-   * hasher refusing it (a legacy hash accepted what the new one refuses) must not fail the login.
-   */
+  /** The upgraded hash of a verified password, if due; best effort, since a hasher may refuse what a legacy hash accepted. */
   #upgrade(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> | undefined {
     let stale: boolean;
     try {

@@ -5,10 +5,7 @@ import { safeEqual } from "../sessions/session-id.js";
 /** The name prefix that browsers accept only on a `Secure`, `Path=/` cookie without `Domain`, set over HTTPS. */
 const HOST_PREFIX = "__Host-";
 
-/**
- * The device cookie's name and attributes beside the session cookie: host-only, `HttpOnly`,
- * `path=/`, and `__Host-<name>` wherever the session cookie is `Secure`, so no sibling subdomain can plant one.
- */
+/** The device cookie's name and attributes: host-only, `HttpOnly`, and `__Host-<name>` over HTTPS so none can be planted. */
 export function devicePlacement(name: string, session: CookieAttributes, maxAge: number): { readonly name: string; readonly attributes: CookieAttributes } {
   return {
     name: session.secure ? `${HOST_PREFIX}${name}` : name,
@@ -31,11 +28,7 @@ const SHAPE = /^([\w-]{22})\.([\w-]{22})\.(\d{1,12})\.([\w-]{22})\.([\w-]{43})$/
 /** Seconds a cookie may claim to be from the future: clocks of instances sharing the key differ a little. */
 const CLOCK_SKEW = 60;
 
-/**
- * Signs and checks device cookies, `nameHash.account.issuedAt.nonce.mac` under a key for this
- * purpose alone: no name or uid inside, and `account` (a keyed uid tag) binds it to one account
- * however names fold. Why: docs/security.md#protections.
- */
+/** Signs and checks device cookies under a key of their own; an account tag (never a name or uid) binds each to one account (docs/security.md). */
 export class DeviceCookies {
   readonly #key: Buffer;
   readonly #tagKey: Buffer;
@@ -54,10 +47,7 @@ export class DeviceCookies {
     return `${body}.${this.#mac(body)}`;
   }
 
-  /**
-   * Every one of `values` signed here and still good at `now`; all are read (one shape test and at
-   * most one MAC each), so no planted or bad value hides a good one.
-   */
+  /** Every one of `values` signed here and still good; all are read, so no planted or bad value hides a good one. */
   read(values: readonly string[], now: number): DeviceToken[] {
     const good: DeviceToken[] = [];
     for (const value of values) {

@@ -11,12 +11,7 @@ interface Line {
   poll: ReturnType<typeof setTimeout> | undefined;
 }
 
-/**
- * Logins the throttle holds back only for attempts in flight on their counter: one line per
- * counter, in arrival order. The first looks again when one settles here or every `pollMs` (it may
- * settle on another instance), so the store is asked once per event, not by every waiter. At most
- * `maxWaiting`, each until its deadline, then `ERR_LOGIN_BUSY`.
- */
+/** Logins held only by attempts in flight on their counter, one line per counter; the first looks again when one settles or every `pollMs`. */
 export class HeldLogins {
   readonly #lines = new Map<string, Line>();
   readonly #maxWaiting: number;
@@ -70,10 +65,7 @@ export class HeldLogins {
     });
   }
 
-  /**
-   * An attempt counted on `key` settled here (or a held login tried again and did not wait once
-   * more): the first login waiting on it tries again.
-   */
+  /** An attempt on `key` settled here (or a held login went on): the first login waiting on it tries again. */
   settled(key: string): void {
     const line = this.#lines.get(key);
     if (line === undefined) return;

@@ -23,12 +23,6 @@ export function normaliseLoginName(name: string): string {
  * The keyed hash that stands for a login name in throttle keys and audit events (128 bits of
  * HMAC-SHA256 of the normalised store key), so a password typed as a name is never kept.
  *
- *
- * @example
- * ```ts
- * const hashName = loginNameHasher(nameKey); // a key derived from the secret for login names alone
- * hashName("Demo") === hashName("demo"); // true
- * ```
  */
 export function loginNameHasher(key: Buffer): (name: string) => string {
   const mac = hmacSha256(key);

@@ -4,10 +4,7 @@ import type { CounterStore, PasswordHasher } from "../types.js";
 import { implementing } from "../validate.js";
 import { scryptHasher } from "./scrypt-hasher.js";
 
-/**
- * The options of the login path (hashing, throttling, input limits); part of
- * {@link SessionAuthOptions}. Each is explained in docs/options.md#login.
- */
+/** The login path's options, part of {@link SessionAuthOptions}; each is explained in docs/options.md#login. */
 export interface LoginOptions {
   /**
    * Hashes and verifies passwords.

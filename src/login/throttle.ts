@@ -16,10 +16,7 @@ export function verdictOf(count: number, recorded: () => number, limit: number):
   return recorded() >= limit ? "blocked" : "held";
 }
 
-/**
- * Whom an attempt counts against: a keyed hash of the store's key for the name, made before any
- * lookup, so every spelling of an account shares a count and counts cannot reveal the account.
- */
+/** Whom an attempt counts against: a keyed hash of the name's store key, made before any lookup. */
 export interface LoginSubject {
   readonly nameHash: string;
 }
@@ -50,10 +47,8 @@ function failuresOf(key: string): string {
 }
 
 /**
- * Drupal's flood control over a shared {@link CounterStore}, but each attempt is counted first by
- * an atomic increment and decided on that count, so no more than the limit reach a check; only
- * recorded failures block, and an attempt held by others in flight waits ({@link HeldLogins}).
- * The rules: docs/security.md#the-login-path-under-attack.
+ * Drupal's flood control, but each attempt is counted first (atomically) and decided on that count, and only recorded failures block.
+ * See docs/security.md#the-login-path-under-attack.
  */
 export class LoginThrottle {
   readonly #counters: CounterStore;
@@ -116,10 +111,7 @@ export class LoginThrottle {
     return this.#reservation([...before, last], device !== undefined);
   }
 
-  /**
-   * Counts an attempt on `counter` (already counted on `before`) and judges it ({@link verdictOf}):
-   * blocked stays counted and is recorded as a failure of each, as Drupal does; held or an error gives all back.
-   */
+  /** Counts an attempt on `counter` and judges it: blocked stays counted as a failure of each; held or an error gives all back. */
   async #step(before: readonly Counter[], counter: Counter): Promise<"within" | "blocked" | "held"> {
     const counters = this.#counters;
     const all = [...before, counter];
