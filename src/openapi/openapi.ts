@@ -11,15 +11,7 @@ import { wireError } from "../wire/status.js";
 
 /** A JSON value as it goes into the document. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
-/**
- * An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`.
- *
- * @example
- * ```ts
- * const document: OpenApiObject = openApiDocument({ auth: options });
- * writeFileSync("openapi.json", JSON.stringify(document, null, 2));
- * ```
- */
+/** An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`. */
 export type OpenApiObject = { [key: string]: Json };
 
 /** An HTTP method an app route guarded by {@link SessionAuthRouter.requireSession} may have. */
@@ -52,14 +44,7 @@ export interface GuardedRoute {
   readonly responses?: Readonly<Record<number, string>>;
 }
 
-/**
- * Options of {@link openApiDocument}.
- *
- * @example
- * ```ts
- * openApiDocument({ auth: options, endpointPath: "/api", servers: [{ url: "https://sports.example.com" }], routes });
- * ```
- */
+/** Options of {@link openApiDocument}. */
 export interface OpenApiOptions {
   /**
    * The options given to `createSessionAuthRouter` (stores untouched), checked by the same rules:
