@@ -6,10 +6,7 @@ import { ORIGIN_DEFAULTS } from "../origins/options.js";
 import { GUARD_DEFAULTS, SESSION_DEFAULTS } from "../sessions/options.js";
 import { CORE_DEFAULTS } from "./schema.js";
 
-/**
- * Every plain default, from the concept that owns the option: the OpenAPI document reads them and a
- * test holds each `@default` tag to them. Computed defaults are described where they are made.
- */
+/** Every plain default, from the concept that owns it; the OpenAPI document reads them and a test holds `@default` to them. */
 export const DEFAULTS = Object.freeze({
   ...CORE_DEFAULTS,
   ...COOKIE_DEFAULTS,

@@ -10,6 +10,7 @@ import type { SessionStore, UserStore } from "../types.js";
 /**
  * Options of {@link createSessionAuthRouter}: the stores and the secret, then each concept's own
  * (cookie, sessions, login, origins, CORS, endpoint), checked once at start-up. All: docs/options.md.
+ *
  * @example
  * ```ts
  * const sessionAuth = createSessionAuthRouter({
