@@ -18,11 +18,6 @@ export interface CookiePolicy {
  * @param origin - The app's origin, normalised, or {@link FILE_PAGES} (cross-site to every site).
  * @param siteOrigin - The API's own origin, normalised.
  * @param overHttps - Whether the request came over HTTPS; `undefined` at start-up, before any request.
- * @example
- * ```ts
- * crossSiteCookieProblem("https://app.example.org", "https://api.example.com", { sameSite: undefined, cookieSecure: "auto" });
- * // 'https://app.example.org is another site than https://api.example.com: …set sameSite: "none" and cookieSecure: "always"…'
- * ```
  */
 export function crossSiteCookieProblem(origin: string, siteOrigin: string, cookie: CookiePolicy, overHttps?: boolean): string | undefined {
   if (!isCrossSite(origin, siteOrigin)) return undefined;
@@ -36,10 +31,7 @@ export function crossSiteCookieProblem(origin: string, siteOrigin: string, cooki
   return undefined;
 }
 
-/**
- * Says once at start-up which app origins' sessions a browser would drop (other sites than
- * `baseUrl`'s, and admitted `file:` pages); without `baseUrl`, each login says it instead.
- */
+/** Says once at start-up which trusted origins' sessions a browser would drop (without `baseUrl`, each login says it). */
 export function warnCrossSiteCookies(origins: OriginSettings, cookie: CookiePolicy, emit: Emit): void {
   const site = origins.ownOrigin;
   const apps = [...(site === undefined ? [] : origins.trustedOrigins), ...(origins.admitCrossSiteWithoutOrigin ? [FILE_PAGES] : [])];

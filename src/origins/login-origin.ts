@@ -17,10 +17,7 @@ export interface LoginOriginRequest {
   readonly requestId?: string | undefined;
 }
 
-/**
- * The login CSRF check: refuses a login from another site's page (`ERR_CROSS_SITE_LOGIN`, a
- * `login.cross-site` event naming the fix); an admitted app origin whose cookie will be dropped gets `cookie.cross-site`.
- */
+/** The login CSRF check: another site's page gets `ERR_CROSS_SITE_LOGIN`; an admitted origin whose cookie will drop, an event. */
 export function loginOriginCheck(settings: OriginSettings, cookie: CookiePolicy, emit: Emit): (request: LoginOriginRequest) => void {
   return function checkLoginOrigin(request) {
     // Neither header: a native client, which is never refused and whose cookie no browser

@@ -41,15 +41,11 @@ function defaultPort(protocol: string): string {
 
 /** What a login request says about where it comes from. */
 export interface LoginSource {
-  /** The `Origin` header, if sent. */
   readonly origin: string | undefined;
-  /** The `Sec-Fetch-Site` header, if sent. */
   readonly fetchSite: string | undefined;
   /** The site's own origin, normalised (`baseUrl`'s, else the request's scheme and `Host`). */
   readonly ownOrigin: string | undefined;
-  /**
-   * Whether no HTML form could send it: an `X-CSRF-Token` header (jDrupal, DrupalGap) or a JSON body.
-   */
+  /** Whether no HTML form could send it: an `X-CSRF-Token` header (jDrupal, DrupalGap) or a JSON body. */
   readonly scripted: boolean;
 }
 
@@ -58,11 +54,6 @@ export interface LoginSource {
  * `Sec-Fetch-Site: cross-site` without a trusted one; never a native client's, and `null` is never
  * trusted. `admitWithoutOrigin` admits a scripted cross-site login with no `Origin` (Cordova `file:`).
  * @param trusted - Origins normalised with {@link normalizeOrigin}.
- * @example
- * ```ts
- * isCrossSiteLogin({ origin: "https://evil.example", fetchSite: "cross-site", ownOrigin: "https://api.example.com", scripted: false }, new Set()); // true
- * isCrossSiteLogin({ origin: undefined, fetchSite: undefined, ownOrigin: "https://api.example.com", scripted: false }, new Set()); // false
- * ```
  */
 export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>, admitWithoutOrigin = false): boolean {
   const origin = source.origin === undefined ? undefined : (normalizeOrigin(source.origin) ?? "invalid");

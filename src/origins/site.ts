@@ -1,11 +1,4 @@
 /**
- * Whether two origins are the same *site* to a browser (schemeful same-site), which decides
- * whether a cookie without `SameSite=None` goes with a request.
- *
- * @module
- */
-
-/**
  * The site of an origin as browsers reckon it (`https://example.com` for `https://api.example.com`;
  * IPs and single labels whole; `undefined` for `null`). Without the Public Suffix List: the last two
  * labels, three for `co.uk`-like ones, so private suffixes (`github.io`) may miss the start-up warning.
@@ -27,10 +20,7 @@ export function siteOf(origin: string): string | undefined {
   return `${scheme}://${registrableDomain(host)}`;
 }
 
-/**
- * Whether a request from `from` to a site whose origin is `to` is cross-site, so that a
- * cookie without `SameSite=None` (and so `Secure`) stays behind. `null` is cross-site to all.
- */
+/** Whether a request from `from` to `to` is cross-site, so a cookie without `SameSite=None` stays behind. */
 export function isCrossSite(from: string, to: string): boolean {
   const a = siteOf(from);
   const b = siteOf(to);
