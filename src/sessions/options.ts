@@ -2,10 +2,7 @@ import { z } from "zod";
 import { COOKIE_DEFAULTS, type CookieSettings } from "../cookie/options.js";
 import { fn, type Refinement } from "../validate.js";
 
-/**
- * The options of the session lifecycle (timeouts, the per-user cap, the CSRF token); part of
- * {@link SessionAuthOptions}. Each is explained in docs/options.md#sessions.
- */
+/** The session lifecycle's options, part of {@link SessionAuthOptions}; each is explained in docs/options.md#sessions. */
 export interface SessionOptions {
   /**
    * Derives a session's CSRF token from its id some other way, e.g. the kit's `drupal7CsrfToken`.

@@ -10,11 +10,7 @@ const MAX_USERS = 10_000;
 /** Buckets of users beyond {@link MAX_USERS}: a logout there also refuses the sessions of 1/65,536 of the other users. */
 const BUCKETS = 65_536;
 
-/**
- * Logouts the store could not record, held here so their sessions stay ended and offered again
- * every few seconds (as `destroyByUser`): one entry per user, dropped once taken or once nothing
- * it covers can live. What a client sees: docs/security.md#limits-and-what-a-client-sees-at-each.
- */
+/** Logouts the store could not record, held here and retried so their sessions stay ended (docs/security.md#limits-and-what-a-client-sees-at-each). */
 export class PendingLogouts {
   /** uid → sessions of that user created before this second are ended. */
   readonly #before = new Map<string, number>();

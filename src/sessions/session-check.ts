@@ -24,10 +24,7 @@ export interface RequestAuth {
   readonly session: StoredSession;
 }
 
-/**
- * The frozen, hash-less user routes see; made once per record for a store that `keepsRecords`
- * (docs/performance.md#the-guarded-request), else every time, since a store may change records in place.
- */
+/** The frozen, hash-less user routes see, made once per record where the store `keepsRecords` (docs/performance.md). */
 const authUsers = new WeakMap<UserRecord, AuthUser>();
 
 function authUserOf(record: UserRecord, keepsRecords: boolean): AuthUser {
@@ -42,7 +39,6 @@ function authUserOf(record: UserRecord, keepsRecords: boolean): AuthUser {
 
 /** A request to a guarded route, as far as the session check needs it. */
 export interface CheckRequest extends SessionRequest {
-  /** The real HTTP method. */
   readonly method: string;
   /** The client's address, read only when an event needs it. */
   readonly ip: string;

@@ -5,14 +5,7 @@ const SESSION_ID_BYTES = 32;
 
 const SESSION_ID_PATTERN = /^[\w-]{43}$/;
 
-/**
- * A new session id: 256 bits from the CSPRNG, base64url (43 characters).
- *
- * @example
- * ```ts
- * const sessid = createSessionId(); // "h5Q0…" (43 characters)
- * ```
- */
+/** A new session id: 256 bits from the CSPRNG, base64url (43 characters). */
 export function createSessionId(): string {
   return randomBytes(SESSION_ID_BYTES).toString("base64url");
 }

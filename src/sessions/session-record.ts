@@ -14,10 +14,7 @@ const sessionRecordSchema = z.strictObject({
   userAgent: z.string(),
 });
 
-/**
- * Checks a value read back from a store against the {@link SessionRecord} shape, so a foreign or
- * corrupt value reads as no session.
- */
+/** A value read back from a store as a {@link SessionRecord}, or `null`: foreign or corrupt values are no session. */
 export function parseSessionRecord(value: unknown): SessionRecord | null {
   const result = sessionRecordSchema.safeParse(value);
   return result.success ? result.data : null;

@@ -27,10 +27,8 @@ export interface LiveSession {
 export interface SessionRequest {
   /** The `Host` header: the cookie's name and `Domain` follow it, as in Drupal. */
   readonly host: string;
-  /** Whether the request came over HTTPS. */
   readonly secure: boolean;
   readonly cookieHeader: string | undefined;
-  /** The request's id, for the audit events it causes. */
   readonly requestId?: string | undefined;
 }
 
@@ -51,7 +49,6 @@ export interface SessionClient {
   readonly ip: string;
   readonly userAgent: string;
   readonly now: number;
-  /** The request's id, for the audit events. */
   readonly requestId?: string | undefined;
 }
 
@@ -61,11 +58,7 @@ const NO_SESSION: SessionState = { kind: "none" };
 /** No cookie to write, as nearly every request has: one shared, frozen list rather than a new one each time. */
 export const NO_COOKIES: readonly string[] = Object.freeze([]);
 
-/**
- * The most distinct session cookies of one name a request may carry and still have a session:
- * three places this server writes, and one spare. More is no session (`session.ambiguous`), so
- * planted cookies cannot push the client's own out of view and lookups stay bounded.
- */
+/** Most distinct cookies of one name that can still be a session (three places written, one spare): more is none, so lookups stay bounded. */
 export const MAX_COOKIE_CANDIDATES = 4;
 
 /** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
@@ -267,10 +260,7 @@ export class Sessions {
     return this.#options.csrfToken(sessid);
   }
 
-  /**
-   * `drupal_get_token('services')`: the token of `session_id()`, the cookie's value live or stale,
-   * or of a random lazy id without a cookie, so an anonymous caller's token is random every time.
-   */
+  /** `drupal_get_token('services')` of `session_id()`: the cookie's value, else a random id, so anonymous tokens are random. */
   tokenFor(state: SessionState): string {
     return state.kind === "none" ? createSessionId() : this.token(state.sessid);
   }
@@ -287,19 +277,13 @@ export class Sessions {
     throw new SessionAuthError("ERR_CSRF");
   }
 
-  /**
-   * The `expiresAt` a store is given: the earlier deadline plus {@link EXPIRY_GRACE}, so an expiry can
-   * be told from a forged cookie and reported; the deadlines are enforced on every read.
-   */
+  /** The `expiresAt` a store gets: the earlier deadline plus {@link EXPIRY_GRACE}, so an expiry can still be reported. */
   #expiresAt(createdAt: number, lastSeenAt: number): number {
     return Math.min(lastSeenAt + this.#options.idleTimeout, createdAt + this.#options.absoluteTimeout) + EXPIRY_GRACE;
   }
 }
 
-/**
- * The cookie set over a request that carried one: set, delete its other places, set again, since
- * RFC 6265 jars take host-only and domain cookies as one (docs/wire-format.md#stale-and-duplicate-cookies).
- */
+/** Set, delete the other places, set again: RFC 6265 jars take host-only and domain cookies as one (docs/wire-format.md). */
 export function settingOver(set: string, deletions: readonly string[]): string[] {
   return [set, ...deletions, set];
 }
