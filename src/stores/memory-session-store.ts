@@ -218,10 +218,7 @@ function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip
 /** The longest value the intern tables hold: a user agent as the lifecycle cuts it. */
 const INTERN_MAX_LENGTH = 256;
 
-/**
- * A bounded two-generation intern table: equal strings share one copy, and values in steady use
- * survive a stream of one-offs. First-seen values are copied ({@link ownCopy}).
- */
+/** A bounded two-generation intern table: equal strings share one copy; first-seen ones are copied ({@link ownCopy}). */
 function internTable(limit: number): (value: string) => string {
   let recent = new Map<string, string>();
   let older = new Map<string, string>();

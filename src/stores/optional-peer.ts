@@ -9,11 +9,6 @@ function isMissing(error: unknown, name: string): boolean {
 /**
  * Loads an optional peer when its factory is called, so a missing one is a start-up `TypeError`
  * naming what to install; `createRequire` keeps the factory synchronous in both builds (`require(esm)` for ESM-only peers).
- *
- * @example
- * ```ts
- * const iron = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore");
- * ```
  * @param pkg - The package to install, when `name` is a path inside it.
  * @throws TypeError naming the package and the `npm install` that fixes it, when it is not installed.
  */

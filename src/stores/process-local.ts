@@ -1,10 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ProcessLocal } from "../types.js";
 
-/**
- * This package's own memory stores, by identity: they wait on nothing, so `storeTimeout` does not
- * watch them. Identity, not a declaration: a copy, wrapper or other `processLocal` store may wait.
- */
+/** This package's memory stores by identity (a copy or wrapper may wait): they wait on nothing, so are not timed. */
 const answeringInProcess = new WeakSet<object>();
 
 /** Marks one of this package's memory stores as answering in process (see {@link answersInProcess}); returns it. */

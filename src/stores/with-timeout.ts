@@ -3,10 +3,8 @@ import type { Emit } from "../events.js";
 import { answersInProcess } from "./process-local.js";
 
 /**
- * Wraps a store so a call that fails or outlasts `timeoutMs` rejects with `ERR_STORE_UNAVAILABLE`
- * (a 503; `ERR_STORE_FULL` kept), never hanging; nothing is cached, so the app recovers by itself.
- * A `ready` is awaited first, outside the timeout, for at most `readyTimeoutMs`. One shared watchdog
- * times every call (docs/performance.md#store-timeouts-one-watchdog).
+ * A store whose calls reject with `ERR_STORE_UNAVAILABLE` (a 503) when they fail or outlast `timeoutMs`, after its `ready`;
+ * nothing cached, so the app recovers by itself (docs/performance.md#store-timeouts-one-watchdog).
  */
 export function withTimeout<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, readyTimeoutMs = READY_TIMEOUT_MS): T {
   const watchdog = new Watchdog(timeoutMs);

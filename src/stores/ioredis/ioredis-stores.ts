@@ -7,10 +7,7 @@ import { fromIoredis, hasKeyPrefix, type IoredisClient } from "./ioredis-client.
 
 /** Options of {@link ioredisSessionStore}. */
 export interface IoredisSessionStoreOptions {
-  /**
-   * An ioredis 5/6 `Redis` or `Cluster` client the app owns, made with `enableOfflineQueue: false`
-   * and `lazyConnect: true` then `await client.connect()`; no ioredis `keyPrefix` (use `prefix`).
-   */
+  /** An ioredis 5/6 client the app owns (`enableOfflineQueue: false`, connected); no ioredis `keyPrefix` (use `prefix`). */
   client: IoredisClient;
   /**
    * Put before every key, so apps can share one Redis; no `{hash tag}`, which would put every session in one slot.
@@ -49,13 +46,7 @@ const optionsSchema = z.strictObject({ client, prefix: z.string().optional() });
  *
  * @example
  * ```ts
- * import { Redis } from "ioredis";
- * import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
- *
- * const client = new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false });
- * await client.connect();
- * const sessionStore = ioredisSessionStore({ client, prefix: "myapp:" });
- * const counterStore = ioredisCounterStore({ client, prefix: "myapp:c:" });
+ * const sessionStore = ioredisSessionStore({ client: new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false }) });
  * ```
  * @throws TypeError when `client` is not an ioredis client, has a `keyPrefix`, or an option is out of range.
  */

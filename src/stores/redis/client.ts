@@ -34,12 +34,6 @@ export interface RedisTransactionLike {
 /**
  * A connected node-redis v5/v6 client, cluster or sentinel, as the app has it: the stores never
  * connect, reconnect or close it.
- * @example
- * ```ts
- * import { createClient } from "redis";
- * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
- * const store = redisSessionStore({ client }); // client: RedisClientLike
- * ```
  */
 export interface RedisClientLike {
   /** `GET`. */

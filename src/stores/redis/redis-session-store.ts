@@ -11,10 +11,7 @@ import { ADOPT_MANY_SCRIPT, DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scr
 
 /** Options of {@link redisSessionStore}. */
 export interface RedisSessionStoreOptions {
-  /**
-   * A connected node-redis v5/v6 client (or cluster, sentinel) the app owns: the store never
-   * connects, retries or closes. Create it with `disableOfflineQueue: true`, so calls fail at once when Redis is down.
-   */
+  /** A connected node-redis client the app owns (made with `disableOfflineQueue: true`); the store never connects or closes it. */
   client: RedisClientLike;
   /**
    * Put before every key, so apps can share one Redis; no `{hash tag}`, which would put every session in one slot.
@@ -56,11 +53,7 @@ function recordOf(reply: unknown): SessionRecord | null {
  *
  * @example
  * ```ts
- * import { createClient } from "redis";
- * import { redisSessionStore } from "services-session-auth/redis";
- *
- * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
- * const sessionStore = redisSessionStore({ client, prefix: "myapp:" });
+ * const sessionStore = redisSessionStore({ client: await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect() });
  * ```
  * @throws TypeError when `client` is missing or an option is out of range.
  */

@@ -16,10 +16,7 @@ end
 return 1
 `;
 
-/**
- * Ends every session of a user's index whose record names that user, deletes the index, returns
- * how many were live. KEYS: index key. ARGV: `<prefix>s:`, uid, now (Unix seconds).
- */
+/** Ends a user's indexed sessions, deletes the index, returns how many were live. KEYS: index. ARGV: `<prefix>s:`, uid, now. */
 export const DESTROY_BY_USER_SCRIPT = `
 local ended = 0
 local now = tonumber(ARGV[3])
@@ -45,10 +42,7 @@ if count and count > 0 then return redis.call('DECR', KEYS[1]) end
 return 0
 `;
 
-/**
- * Adopts many sessions (the cut-over import) as `insert` does one; times as whole-second strings,
- * so Lua never formats a number. ARGV: `<prefix>s:`, `<prefix>u:`, now, then handle, uid, expiresAt, JSON per session.
- */
+/** Adopts many sessions as `insert` does one. ARGV: `<prefix>s:`, `<prefix>u:`, now, then handle, uid, expiresAt, JSON each. */
 export const ADOPT_MANY_SCRIPT = `
 local latest = {}
 for i = 4, #ARGV, 4 do

@@ -46,10 +46,7 @@ export function createSealedId(deadline: number): string {
   return `${randomBytes(16).toString("base64url")}.${deadline}`;
 }
 
-/**
- * A session's handle, `<sealed id>.<base64url uid>`: all `destroy` gets, so it carries what a
- * revocation needs (the deadline for the mark's TTL, the user whose marks are counted).
- */
+/** A handle, `<sealed id>.<base64url uid>`: all `destroy` gets, so it carries the deadline and the user a revocation needs. */
 export function sealedHandle(id: string, uid: string): string {
   return `${id}.${Buffer.from(uid, "utf8").toString("base64url")}`;
 }

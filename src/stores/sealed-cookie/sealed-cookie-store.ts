@@ -11,17 +11,9 @@ import { createSealedId, fromWire, parseHandle, sealedHandle, toWire, type Seale
 
 /** Options of {@link sealedCookieStore}; each is explained in docs/scaling-out.md#sealed-cookie-stateless. */
 export interface SealedCookieStoreOptions {
-  /**
-   * The sealing secret (iron's AES-256-CBC + HMAC-SHA-256), 32+ characters; numbered passwords
-   * (`{ 2: newSecret, 1: oldSecret }`) rotate: seal with the highest, unseal with the one named.
-   */
+  /** The sealing secret (32+ characters); numbered passwords rotate: seal with the highest, unseal with the one named. */
   password: string | Readonly<Record<string, string>>;
-  /**
-  /**
-   * Where logouts are counted; shared across instances (Redis). It must never drop a key before
-   * its TTL, so an evicting `memoryCounterStore` is refused (use `whenFull: "reject"`, apart from
-   * the throttle's), and over one a restart ends every sealed session.
-   */
+  /** Where logouts are counted; must never drop a key before its TTL (an evicting memory store is refused). Share it across instances. */
   revocations: CounterStore;
   /**
    * The longest a session can live, in seconds (keep it ≥ `absoluteTimeout`); marks are kept up to twice this.
@@ -85,13 +77,7 @@ const SEAL_VERSION_MARKER = "~2";
  *
  * @example
  * ```ts
- * import { sealedCookieStore } from "services-session-auth/sealed-cookie";
- * import { redisCounterStore } from "services-session-auth/redis";
- *
- * const sessionStore = sealedCookieStore({
- *   password: process.env.SESSION_SECRET!, // 32+ characters
- *   revocations: redisCounterStore({ client }),
- * });
+ * const sessionStore = sealedCookieStore({ password: process.env.SESSION_SECRET!, revocations: redisCounterStore({ client }) });
  * ```
  * @throws TypeError when `iron-session` is not installed, the password is shorter than 32
  *   characters, `revocations` is a memory counter store that evicts when full, or an option
