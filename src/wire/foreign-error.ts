@@ -9,11 +9,7 @@ interface HttpErrorLike {
   readonly type?: unknown;
 }
 
-/**
- * The wire reply for an error a framework or middleware threw before the app's routes (a bad
- * percent-encoding, a body parser's invalid JSON or oversized body, another 4xx keeping its status);
- * `undefined` for anything else, which the caller answers as an internal error.
- */
+/** The wire reply for a framework's or middleware's client error before the app's routes; `undefined` for anything else (a 500). */
 export function foreignErrorReply(error: unknown): WireResponse | undefined {
   if (error instanceof URIError) return errorReply(new SessionAuthError("ERR_MALFORMED_REQUEST"));
   if (typeof error !== "object" || error === null) return undefined;

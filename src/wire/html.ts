@@ -13,10 +13,7 @@ export function placeholder(text: string): string {
 // C's isspace(): what PHP's strip_tags() looks for after a `<` that is text.
 const C_SPACE = " \t\n\v\f\r";
 
-/**
- * PHP's `strip_tags()` as Services runs it on a status line, in one pass (nested `<` counted, quoted
- * `>` skipped, `<` before whitespace kept, an unclosed tag drops the rest).
- */
+/** PHP's `strip_tags()` as Services runs it on a status line, in one pass. */
 export function stripTags(text: string): string {
   let out = "";
   let kept = 0;

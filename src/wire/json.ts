@@ -1,7 +1,4 @@
-/**
- * JSON as Services' formatter wrote it (`json_encode`, `\/` put back): non-ASCII as lower-case
- * `\uXXXX`, `/` bare, no newline, so clients comparing bytes see what Drupal sent.
- */
+/** JSON as Services wrote it (`json_encode`, `\/` put back): non-ASCII as lower-case `\uXXXX`, no newline. */
 export function encodeJson(value: unknown): string {
   const json = JSON.stringify(value);
   // As many UTF-8 bytes as characters: all ASCII, nothing to escape, and the pattern need not scan it.

@@ -43,10 +43,7 @@ export function jsonReply(value: unknown, extra?: Readonly<Record<string, string
   return { status: 200, headers: jsonHeaders(extra), body: encodeJson(value) };
 }
 
-/**
- * Any thrown value as a wire reply: a SessionAuthError by the status table, anything else a
- * body-less 500 as Services answers a foreign exception; never a stack trace.
- */
+/** Any thrown value as a wire reply: a SessionAuthError by the status table, else a body-less 500; never a stack. */
 export function errorReply(error: unknown, extra?: Readonly<Record<string, string | readonly string[]>>): WireResponse {
   if (!isSessionAuthError(error)) {
     return { status: 500, reason: "Internal Server Error : An error occurred.", headers: htmlHeaders(extra), body: null };

@@ -25,10 +25,7 @@ function column(user: UserRecord, key: string, fallback: unknown): unknown {
   return user.fields !== undefined && Object.hasOwn(user.fields, key) ? user.fields[key] : fallback;
 }
 
-/**
- * The login reply's `user`, as `_user_resource_login` sent `user_load()`'s object: columns as PDO
- * strings but `login`, `roles` by rid, never `pass`, `init` for admins only (docs/wire-format.md#calls).
- */
+/** The login reply's `user` as `_user_resource_login` sent it (PDO strings, `roles` by rid, no `pass`, admin-only `init`). */
 export function loginUserObject(user: UserRecord, loginAt: number, isAdmin: boolean): Record<string, unknown> {
   // A NULL users.mail stays null, as Drupal sends it; the record's mail is "" then.
   const out: Record<string, unknown> = { uid: user.uid, name: user.name, mail: column(user, "mail", user.mail) };
@@ -74,10 +71,7 @@ function asDbString(value: unknown): unknown {
   return value;
 }
 
-/**
- * `system/connect`'s `user` for a logged-in caller: the `users` and `sessions` row
- * `_drupal_session_read()` joins, all strings; `sid` hashed, `ssid` the same over HTTPS, else `""`.
- */
+/** `system/connect`'s `user`: the row `_drupal_session_read()` joins, all strings; `ssid` the `sid` over HTTPS, else `""`. */
 export function connectUserObject(user: UserRecord, session: StoredSession, isAdmin: boolean, secure: boolean): Record<string, unknown> {
   const login = loginUserObject(user, user.login, isAdmin);
   const out: Record<string, unknown> = {};
