@@ -1,23 +1,4 @@
-/**
- * Errors. Every failure the package reports at request time is a {@link SessionAuthError}
- * with a stable `code`; the one table that turns a code into a Drupal status line and body
- * is `src/wire/status.ts`. Test `err.code`, not `instanceof`: the package ships both ESM
- * and CJS builds, and a class from one is not the class from the other.
- *
- * Misconfiguration is not a SessionAuthError: factories throw a `TypeError` at start-up.
- *
- * @module
- */
-
-/**
- * Every code a {@link SessionAuthError} can carry.
- *
- * @example
- * ```ts
- * const retry: SessionAuthErrorCode[] = ["ERR_STORE_UNAVAILABLE"];
- * if (isSessionAuthError(err) && retry.includes(err.code)) scheduleRetry();
- * ```
- */
+/** Every code a {@link SessionAuthError} can carry. */
 export type SessionAuthErrorCode =
   | "ERR_INVALID_CREDENTIALS"
   | "ERR_MISSING_ARGUMENT"
@@ -69,16 +50,8 @@ const HTTP_STATUS: Readonly<Record<SessionAuthErrorCode, number>> = {
 };
 
 /**
- * A request-time failure with a stable {@link SessionAuthErrorCode}. `detail` holds the
- * value the Drupal message names (the missing argument, the user name, the MIME type);
- * `cause` keeps an underlying error for the server's logs, never for the client;
- * `retryAfter` is the number of seconds a client is told to wait (`Retry-After`), when the
- * failure is temporary.
- *
- * @example
- * ```ts
- * if (err instanceof Error && (err as SessionAuthError).code === "ERR_STORE_UNAVAILABLE") retryLater();
- * ```
+ * A request-time failure (misconfiguration is a `TypeError` at start-up instead); its reply is in `src/wire/status.ts`.
+ * `detail` is what Drupal's message names, `cause` for server logs only, `retryAfter` in seconds.
  */
 export class SessionAuthError extends Error {
   override readonly name = "SessionAuthError";

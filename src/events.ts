@@ -1,17 +1,4 @@
-/**
- * Who a login attempt was for, as audit events name it: the account's `uid` when the name
- * matched one, else `nameHash`, a keyed hash of the name (128 bits of HMAC-SHA256 under a key
- * derived from the `secret`, so equal across instances). The name itself is never in an
- * event: people type passwords into name fields. Neither is present when the name was not a
- * string at all. `login.throttled` is decided before the name is looked up: it carries
- * `nameHash` when the name's count refused it, and neither when the address's did.
- *
- * @example
- * ```ts
- * const who: LoginSubjectFields = event.type === "login.failure" ? event : {};
- * logger.warn({ uid: who.uid, nameHash: who.nameHash }, "failed login");
- * ```
- */
+/** Who a login was for: the account's `uid`, else `nameHash` (a keyed HMAC); never the name, which may be a mistyped password. */
 export interface LoginSubjectFields {
   /** The account's uid, when the name matched one. */
   readonly uid?: string;
@@ -19,36 +6,18 @@ export interface LoginSubjectFields {
   readonly nameHash?: string;
 }
 
-/**
- * What every {@link AuthEvent} carries besides its own fields.
- *
- * @example
- * ```ts
- * const stamp = (event: AuthEventContext) => `${new Date(event.timestamp).toISOString()} ${event.requestId ?? "-"}`;
- * ```
- */
+/** What every {@link AuthEvent} carries besides its own fields. */
 export interface AuthEventContext {
-  /**
-   * When it happened, in milliseconds since the epoch. Not `time`, which pino and bunyan
-   * write themselves: an event logged as it is keeps both.
-   */
+  /** When it happened, in epoch milliseconds (not `time`, which pino and bunyan write themselves). */
   readonly timestamp: number;
-  /**
-   * The request it belongs to: `req.id` (set by pino-http and most request-id middleware),
-   * else the `X-Request-Id` header when it is 1 to 128 visible ASCII characters (a client
-   * may send any: a proxy that sets its own makes it trustworthy). Absent when the request
-   * had none, and on `store.failure` and `store.full`: a store call is timed apart from the
-   * requests that wait for it.
-   */
+  /** `req.id`, else a well-formed `X-Request-Id`; absent on store events, whose calls are timed apart from requests. */
   readonly requestId?: string;
 }
 
 /**
- * Security events, for audit logs (OWASP ASVS V16.3.1). A session appears only as
- * `base64url(sha256(sessid))` (for the memory and Redis stores, its store handle), never as
- * the raw id or the CSRF token; a password or a login name never appears. Addresses are shown
- * as Drupal shows them (`127.0.0.1`, not `::ffff:127.0.0.1`). An error is under `err`, where
- * pino and other loggers look for one to serialise.
+ * Security events for audit logs (ASVS V16.3.1): a session only as `base64url(sha256(sessid))`,
+ * never a raw id, token, password or login name; an error under `err`, where loggers look.
+ * The list with meanings: docs/options.md.
  *
  * @example
  * ```ts
@@ -67,42 +36,18 @@ export type AuthEvent = AuthEventContext &
         readonly ip: string;
       })
     | (LoginSubjectFields & { readonly type: "login.throttled"; readonly scope: "ip" | "user"; readonly ip: string })
-    /**
-     * A login waited too long for a password check, or for its turn behind other attempts of its
-     * address or account still being checked, and was answered 503 (not counted as a failure).
-     */
+    /** A login waited too long for a password check or its turn, and got a 503 (not a failure). */
     | { readonly type: "login.busy"; readonly ip: string; readonly retryAfter: number }
-    /**
-     * A login posted from another site's page was refused (403). `message` says why, and how
-     * to allow an origin that is really yours (`trustedOrigins`).
-     */
+    /** A login posted from another site's page got a 403; `message` says why and how to trust an origin (`trustedOrigins`). */
     | { readonly type: "login.cross-site"; readonly origin: string | null; readonly fetchSite: string | null; readonly ip: string; readonly message: string }
-    /**
-     * At start-up: app origins of `trustedOrigins` that are other sites than the API's own
-     * (`baseUrl`'s; `file:` apps, with `admitCrossSiteWithoutOrigin`), while the session cookie is not `SameSite=None` and
-     * `Secure`, so their logins would not stick. `message` names the options to set. Raised
-     * once; written to stderr when there is no `onEvent`.
-     */
+    /** Once at start-up: trusted origins of another site whose logins will not stick; `message` says what to set. */
     | { readonly type: "config.cross-site-cookie"; readonly origins: readonly string[]; readonly message: string }
-    /**
-     * A Services call the binding was not set up to route (a `?q=` call on Fastify without
-     * `drupalRewriteUrl`, a call on Hono where `services()` is not mounted): it got the not-found
-     * handler's 404, never an answer past the app's own hooks; `message` says how to set it up. Once.
-     */
+    /** Once: a Services call the binding was not set up to route got the not-found handler's 404; `message` says how to set it up. */
     | { readonly type: "config.routing"; readonly message: string }
-    /**
-     * A login from an app origin of another site whose session cookie the browser will drop:
-     * the cookie is not `SameSite=None` and `Secure`, or the request came over plain http.
-     * The login is answered as usual; `message` says why the session will not stick.
-     */
+    /** A login from another site's app origin whose cookie the browser will drop; answered as usual, `message` says why. */
     | { readonly type: "cookie.cross-site"; readonly origin: string; readonly ip: string; readonly message: string }
     | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
-    /**
-     * A logout the session store refused to record (full, or down) on a store other instances
-     * share: this process refuses the session from now on and offers the logout to the store
-     * until it takes it, but other instances may accept the session until then. The client got
-     * a 503 with its cookie deleted.
-     */
+    /** A logout a shared store refused: refused here and retried, other instances may accept it meanwhile; the client got a 503. */
     | { readonly type: "logout.unrecorded"; readonly uid: string; readonly session: string; readonly ip: string }
     | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }
     | {
@@ -111,14 +56,7 @@ export type AuthEvent = AuthEventContext &
         readonly session: string;
         readonly reason: "session-limit" | "user-blocked";
       }
-    /**
-     * A request carried several session cookies of one name and was taken as carrying no
-     * session, with no cookie set or deleted: live sessions of different accounts (`reason:
-     * "accounts"`, `uids` naming them: one was likely planted from a sibling subdomain or a
-     * plain-HTTP page of the domain, for a narrower path), or more distinct values than a
-     * client of this server ever holds (`"too-many-cookies"`, none looked up, `uids` empty).
-     * `cookies` is how many distinct values were sent.
-     */
+    /** Several cookies of one name taken as no session: live sessions of different accounts, or too many values (docs/wire-format.md). */
     | { readonly type: "session.ambiguous"; readonly reason: "accounts" | "too-many-cookies"; readonly cookies: number; readonly uids: readonly string[] }
     | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }
     | { readonly type: "store.failure"; readonly operation: string; readonly err: unknown }
@@ -126,14 +64,7 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "store.full"; readonly operation: string }
     /** A verified password's hash could not be upgraded (the hasher threw, or the store failed); the login went on. */
     | { readonly type: "rehash.failed"; readonly uid: string; readonly err: unknown }
-    /**
-     * The first call to the endpoint whose client address is not an IP address (an app on a
-     * Unix socket behind a proxy, with `trust proxy` not a hop count): reported once per
-     * router, since every such request after it is the same misconfiguration. Logins from such
-     * requests have no per-address limit (each account's own still holds) and are not told
-     * apart in the hashing queue. `message` says how to fix it. Written to stderr when the app
-     * has no `onEvent`.
-     */
+    /** Once per router: a client address that is no IP address (no per-address limit); `message` says how to fix it. */
     | { readonly type: "address.unknown"; readonly address: string; readonly message: string }
     /** A bug or an unexpected throw (an app's route, a custom store): the client got a bodyless 500. */
     | { readonly type: "internal.error"; readonly err: unknown }
@@ -156,28 +87,22 @@ export type RaisedEvent = AuthEvent extends infer E ? (E extends AuthEvent ? Omi
 /** Raises an event, stamped with the time and, when a request caused it, the request's id. */
 export type Emit = (event: RaisedEvent, requestId?: string) => void;
 
-/**
- * The one way events leave the package: stamped, and passed to the app's listener, whose
- * throws are swallowed (an audit hook's bug must never change an auth decision). Without a
- * listener, the events that report a fault (an error, a full store, an unrecorded logout, a
- * client address that is no IP address) go to stderr, so an outage or a bug never passes without a trace.
- */
+/** The one way events leave: stamped, to the listener (its throws swallowed, so no audit bug changes a decision); faults to stderr without one. */
 export function eventEmitter(listener: AuthEventListener | undefined): Emit {
   const deliver = listener ?? logFault;
-  // Without a listener only the faults go anywhere: the others (a success, a revoked session on
-  // every login past the cap) are dropped before a stamped copy is made for nobody.
+  // Without a listener, drop non-faults before making a stamped copy for nobody.
   const wanted = listener === undefined ? (event: RaisedEvent) => FAULTS.has(event.type) : () => true;
   return (event, requestId) => {
     if (!wanted(event)) return;
     try {
       deliver({ ...event, timestamp: Date.now(), ...(requestId === undefined ? {} : { requestId }) } as AuthEvent);
     } catch {
-      // Swallowed: see above.
+      // An audit hook's bug must not change the decision.
     }
   };
 }
 
-// With the faults, the warnings about a configuration that cannot work (cookies a browser will drop, clients without an address).
+// Faults, and warnings about a configuration that cannot work.
 const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set([
   "internal.error",
   "store.failure",

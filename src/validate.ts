@@ -1,9 +1,6 @@
 import { z } from "zod";
 
-/**
- * Validates a factory's options once, at start-up. A problem is a `TypeError` that names
- * the factory and every offending option; the caller's object is never modified.
- */
+/** Validates a factory's options once at start-up, a `TypeError` naming each bad option; the input is never modified. */
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, factory: string): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;

@@ -12,15 +12,7 @@ export function lowerNameIndexSql(users: string): string {
   return `CREATE INDEX ${name} ON ${users} (LOWER(name));`;
 }
 
-/**
- * `drupal7 check`: connects to the Drupal database as `drupal7UserStore` would and says how
- * logins will find names there. On PostgreSQL, the store's `LOWER(name) = LOWER(?)` needs an
- * expression index that Drupal does not make: without it every login request (a throttled
- * one too, for its key) reads the whole `users` table, so its absence is reported as a
- * problem, with the statement that fixes it. With `--parallel-run`, it also checks what a
- * Drupal site and the app need to share sessions and accounts (see parallel-run-check.ts).
- * Resolves the exit code: 0 fine, 1 a problem.
- */
+/** `drupal7 check`: how `drupal7UserStore` will find names (a missing PostgreSQL `LOWER(name)` index, with its fix); exit 0 fine, 1 a problem. */
 export async function checkCommand(args: readonly string[], io: Io, secrets: string[]): Promise<number> {
   const { values } = parse(args, { ...connectionOptions(DATABASE), "table-prefix": { type: "string" }, "parallel-run": { type: "boolean" } }, 0);
   const url = connectionUrl(DATABASE, values, io, secrets, "drupal7 check");

@@ -36,10 +36,8 @@ export function connectionOptions(...sources: readonly ConnectionSource[]): Reco
 }
 
 /**
- * The URL for one connection, from the first of: `--<option>`, `--<option>-url-file`,
- * `$<ENV>`, `$<ENV>_FILE`. A file's content is trimmed of the white space around it (the line
- * end an editor or `echo` adds). `secrets` receives the URL's credentials before anything
- * else can fail; a password given on the command line is still taken, with a warning.
+ * The URL for one connection, from the first of `--<option>`, `--<option>-url-file`, `$<ENV>`,
+ * `$<ENV>_FILE`; its credentials go to `secrets` at once, for redaction.
  * @throws UsageError when none is given, or both the option and its file.
  */
 export function connectionUrl(source: ConnectionSource, values: Readonly<Record<string, unknown>>, io: Io, secrets: string[], command: string): string {
@@ -110,11 +108,7 @@ export async function openDatabase(url: string): Promise<{ pool: Drupal7Pool; cl
   throw new UsageError("--database must be a mysql://, mariadb://, postgres:// or postgresql:// URL");
 }
 
-/**
- * A connected Redis client that fails at once, instead of retrying, when Redis cannot be
- * reached; a cluster client when the server says it is a node of a Redis Cluster (the URL is
- * then its first node), so that every session is written to the node that owns its slot.
- */
+/** A connected Redis client that fails at once when Redis is down; a cluster client on a Redis Cluster node, so writes reach each slot's owner. */
 export async function openRedis(url: string): Promise<{ client: RedisClientLike; close(): Promise<void> }> {
   if (!/^rediss?:\/\//i.test(url)) throw new UsageError("--redis must be a redis:// or rediss:// URL");
   const { createClient, createCluster } = await peer("redis", () => import("redis"));

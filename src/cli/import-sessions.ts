@@ -6,11 +6,7 @@ import { oneOf, parse, positiveInteger, UsageError, type Io } from "./usage.js";
 
 const number = (n: number) => n.toLocaleString("en-US");
 
-/**
- * `drupal7 import-sessions`: {@link importDrupal7Sessions} from a database URL into the
- * Redis session store, with a progress bar on stderr and a summary on stdout. `secrets`
- * receives the URLs' credentials as soon as they are read, for the caller's error message.
- */
+/** `drupal7 import-sessions`: {@link importDrupal7Sessions} into Redis, progress on stderr; credentials go to `secrets` as read. */
 export async function importSessionsCommand(args: readonly string[], io: Io, secrets: string[]): Promise<void> {
   const { values } = parse(
     args,

@@ -2,10 +2,8 @@ import type { Drupal7Database } from "../drupal/database.js";
 import { hasMixedModeRows, MIXED_MODE_REFUSED, mixedModeRowSql, readSessionFacts, DRUPAL_SESSION_WRITE_INTERVAL } from "../drupal/session-facts.js";
 
 /**
- * What `drupal7 check --parallel-run` finds out, before a Drupal site and the app share
- * sessions and accounts (docs/running-beside-drupal-7.md): how Drupal keeps session ids and
- * over which scheme it wrote them, whether its CSRF tokens can be made on Node, and whether
- * any account already has a password hash that Drupal cannot check.
+ * What `drupal7 check --parallel-run` finds out before Drupal and the app share sessions (docs/running-beside-drupal-7.md):
+ * session ids and scheme, whether Drupal's CSRF tokens can be made, and hashes Drupal cannot check.
  *
  * @module
  */

@@ -5,10 +5,7 @@ import type { Io } from "./usage.js";
 const TTY_EVERY_MS = 100;
 const LINE_EVERY_MS = 5000;
 
-/**
- * Reports an import's progress on stderr: a bar redrawn in place on a terminal, a plain line
- * every few seconds otherwise, so that a log keeps a readable record. `done` ends the bar.
- */
+/** Reports an import's progress on stderr: a bar redrawn on a terminal, else a line every few seconds for the log; `done` ends it. */
 export function progressReporter(stderr: Io["stderr"]): { update(progress: ImportDrupal7SessionsProgress): void; done(): void } {
   const tty = stderr.isTTY === true;
   const started = performance.now();

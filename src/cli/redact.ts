@@ -1,7 +1,4 @@
-/**
- * The credentials a connection URL carries (the password, raw and decoded, and the whole
- * URL), for {@link redact} to remove from messages. Nothing for a string that is not a URL.
- */
+/** The credentials a connection URL carries (the whole URL, its password raw and decoded), for {@link redact}; nothing for a non-URL. */
 export function credentialsOf(url: string): string[] {
   const found = [url];
   try {
@@ -15,15 +12,7 @@ export function credentialsOf(url: string): string[] {
   return found;
 }
 
-/**
- * A message with every occurrence of the given secrets replaced by `***`, longest first so
- * that a URL goes as a whole before its password does.
- *
- * @example
- * ```ts
- * redact("cannot reach mysql://root:hunter2@db/drupal", credentialsOf("mysql://root:hunter2@db/drupal")); // "cannot reach ***"
- * ```
- */
+/** A message with each secret replaced by `***`, longest first, so a URL goes as a whole before its password. */
 export function redact(message: string, secrets: readonly string[]): string {
   let text = message;
   for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) text = text.split(secret).join("***");

@@ -5,15 +5,7 @@ import { secretCommand } from "./secret.js";
 import { sessionNameCommand } from "./session-name-command.js";
 import { UsageError, USAGE, type Io } from "./usage.js";
 
-/**
- * Runs one command line (the arguments after the program name) and resolves its exit code:
- * 0 done, 1 failed, 2 unknown command or bad arguments. Writes only to `io`.
- *
- * @example
- * ```ts
- * process.exitCode = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
- * ```
- */
+/** Runs one command line and resolves its exit code (0 done, 1 failed, 2 bad usage), writing only to `io`. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   // Everything that could hold a credential, so that no message repeats it.

@@ -2,10 +2,7 @@ import { randomBytes } from "node:crypto";
 import { secretSchema } from "../keys/secret.js";
 import { parse, type Io } from "./usage.js";
 
-/**
- * `secret`: prints 32 random bytes as base64url (43 characters), checked against the same
- * rule `createSessionAuthRouter` applies to its `secret` option.
- */
+/** `secret`: prints 32 random bytes as base64url, checked by the rule the router applies to `secret`. */
 export function secretCommand(args: readonly string[], io: Io): void {
   parse(args, {}, 0);
   let secret: string;

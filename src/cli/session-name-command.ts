@@ -1,11 +1,7 @@
 import { sessionCookieFor } from "../cookie/session-cookie.js";
 import { oneOf, parse, positiveInteger, UsageError, type Io } from "./usage.js";
 
-/**
- * `session-name <public URL>`: the session cookie a client of that URL gets from the router,
- * with the cookie options given as flags; for comparing with the `Set-Cookie` that the Drupal
- * site sends today, before the cut-over.
- */
+/** `session-name <public URL>`: the cookie a client of that URL gets, to compare with Drupal's `Set-Cookie` before the cut-over. */
 export function sessionNameCommand(args: readonly string[], io: Io): void {
   const { values, positionals } = parse(
     args,

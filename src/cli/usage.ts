@@ -1,9 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
-/**
- * Where a command writes, and the environment it reads: the process's in the `bin`, and
- * anything alike in a test.
- */
+/** Where a command writes and the environment it reads: the process's in the `bin`, a stand-in in tests. */
 export interface Io {
   readonly stdout: Pick<NodeJS.WriteStream, "write">;
   readonly stderr: Pick<NodeJS.WriteStream, "write"> & { readonly isTTY?: boolean; readonly columns?: number };

@@ -1,14 +1,7 @@
 /**
- * The session cookie's `Domain` attribute as Drupal 7 (7.83 and later) sets it in
- * `drupal_settings_initialize()`: settings.php `$cookie_domain` if the site set one, else
- * `.` + the `Host` without its port (a leading `www.` kept, leading dots dropped). The
- * attribute is sent only when that value has more than two dot-separated parts and is not
- * numeric once its dots are removed, so `localhost`, `example` and IPv4 addresses get
- * host-only cookies, and so does a `$cookie_domain` of `example.com` (its name still comes
- * from it). A `Host` that is not a plain host name (IPv6 literals, stray characters) gets
- * a host-only cookie too: it must never reach a `Set-Cookie` header.
- *
- * @returns the attribute value, or `undefined` for a host-only cookie.
+ * The session cookie's `Domain` as Drupal 7.83+ sets it: `$cookie_domain`, else `.` + the `Host`
+ * without its port, sent only when it has more than two parts and is not numeric (docs/wire-format.md#the-cookies-name-and-domain).
+ * @returns the attribute value, or `undefined` for a host-only cookie (also for any `Host` that is not a plain name).
  */
 export function drupalCookieDomain(host: string, cookieDomain?: string): string | undefined {
   let domain: string;
@@ -23,8 +16,7 @@ export function drupalCookieDomain(host: string, cookieDomain?: string): string 
   return domain;
 }
 
-// Letters, digits, underscores (drupal_valid_http_host() allows them), hyphens and dots only:
-// nothing that could end or extend a cookie attribute.
+// drupal_valid_http_host()'s characters: nothing that could end or extend a cookie attribute.
 const HOST_NAME = /^[\w.-]+$/;
 
 /** PHP's `is_numeric()` for the characters a host name can hold: digits with an optional sign and exponent. */

@@ -1,20 +1,11 @@
-/**
- * Every distinct value of one cookie name in a `Cookie` header, in the order sent, without
- * parsing the rest; a malformed pair is skipped, never an error. A client can hold several
- * cookies of one name (a host-only one, one for `.example.com`, one a sibling subdomain
- * planted for a narrower path), and the header does not say which is which: all are read, so
- * that no count of copies an attacker can fill hides one. The header's size bounds the work
- * (one pass, distinct values kept in a set); how many are looked up is the caller's to bound.
- */
+/** Every distinct value of one cookie name, in order, in one pass; all are read, so planted copies never hide the client's own. */
 export function readCookies(header: string | undefined, name: string): string[] {
   const values: string[] = [];
-  // Distinct values: a scan of the few a header carries, and a set once it carries many, so a
-  // header stuffed with copies still costs one pass.
+  // A scan while few values, then a set: a header stuffed with copies still costs one pass.
   let seen: Set<string> | undefined;
   if (header === undefined || header.length === 0) return values;
   let start = 0;
-  // The next "=" at or after `start`: found once and reused by the pairs before it, so a header
-  // of many pairs without one (a;a;a;…) is scanned once, not once per pair.
+  // The next "=" is found once and reused, so `a;a;a;…` is scanned once, not once per pair.
   let nextEq = -1;
   while (start < header.length) {
     let end = header.indexOf(";", start);
@@ -55,17 +46,12 @@ export interface CookieAttributes {
   readonly sameSite?: SameSiteValue | undefined;
 }
 
-/**
- * A `Set-Cookie` value for the session cookie, written as PHP's `session_start()` writes
- * it for Drupal 7: `name=value; expires=…; Max-Age=…; path=/; domain=…; secure; HttpOnly`,
- * lower-case attribute names where PHP has them, the date in RFC 1123 form. Cookie-jar
- * code written against Drupal (and its tests) sees the same header.
- */
+/** A session `Set-Cookie` exactly as PHP's `session_start()` wrote it for Drupal 7, so Drupal-era cookie jars see the same. */
 export function setCookieHeader(name: string, value: string, attributes: CookieAttributes, now: number): string {
   return `${name}=${value}; expires=${httpDate(now + attributes.maxAge)}; Max-Age=${attributes.maxAge}${tail(attributes)}`;
 }
 
-/** The last date written, and its text: the logins of one second share one `expires`, formatted once. */
+/** The last date formatted: the logins of one second share one `expires`. */
 let lastDate = { seconds: Number.NaN, text: "" };
 
 /** A time in Unix seconds as RFC 1123 writes it (`Sat, 19 Dec 2026 01:29:10 GMT`). */
@@ -74,11 +60,7 @@ function httpDate(seconds: number): string {
   return lastDate.text;
 }
 
-/**
- * A `Set-Cookie` value that deletes the session cookie, as PHP's `setcookie()` writes the
- * deletion Drupal's `session_destroy()` sends. It carries the same `domain` (and `secure`)
- * as the cookie it deletes: a browser only removes a cookie whose domain and path match.
- */
+/** A deletion as `session_destroy()` sends it, same `domain` and `secure`: browsers only remove a cookie whose domain matches. */
 function deletionHeader(name: string, attributes: CookieAttributes): string {
   return `${name}=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0${tail(attributes)}`;
 }
@@ -89,20 +71,12 @@ function tail(attributes: CookieAttributes): string {
   return `; path=/${domain}${attributes.secure ? "; secure" : ""}; HttpOnly${sameSite}`;
 }
 
-/**
- * The session cookie of one host: its name, its attributes, and the other places a copy of
- * the same name may sit in a client's cookie jar (host-only, or the domain Drupal derives
- * from the host when `cookieDomain` names another), which deletions must also reach.
- */
+/** The session cookie of one host: name, attributes, and the other places a copy may sit, which deletions must also reach. */
 export interface CookiePlacement {
   readonly name: string;
   readonly attributes: CookieAttributes;
   readonly variants: readonly CookieAttributes[];
-  /**
-   * Over HTTPS, the name Drupal gives the cookie over plain HTTP (`SESS…` beside `SSESS…`),
-   * when the name is derived: a copy of it is deleted wherever the session cookie is, as
-   * Drupal's `_drupal_session_destroy()` deletes it.
-   */
+  /** Over HTTPS, the derived name's plain-HTTP twin (`SESS…` beside `SSESS…`), deleted with it as Drupal does. */
   readonly insecureName?: string | undefined;
 }
 
@@ -111,21 +85,13 @@ export function variantDeletionHeaders(cookie: CookiePlacement): string[] {
   return cookie.variants.map((attributes) => deletionHeader(cookie.name, attributes));
 }
 
-/**
- * Deletions for the session cookie where this server sets it, as Drupal's `session_destroy()`
- * sends it (same path, domain and secure flag). When the request carried more than one value
- * (`sent`), for its other places too, so that a Drupal-era copy goes as well; a request with
- * one value shows no second copy, and gets Drupal's one deletion (a login over it still
- * deletes the other places). Over HTTPS, when the request also carried the plain-HTTP name
- * (`cookieHeader`, see {@link CookiePlacement.insecureName}), that one goes last, without
- * `secure`, as Drupal deletes it (it ends no session: Drupal deletes only the cookie).
- */
+/** Deletions as `session_destroy()` sends them, in every place when several values came (docs/wire-format.md#stale-and-duplicate-cookies). */
 export function deletionHeaders(cookie: CookiePlacement, sent: number, cookieHeader?: string): string[] {
   const own = deletionHeader(cookie.name, cookie.attributes);
   const deletions = sent > 1 ? [own, ...variantDeletionHeaders(cookie)] : [own];
   const insecure = cookie.insecureName;
   if (insecure !== undefined && readCookies(cookieHeader, insecure).length > 0) {
-    // A browser refuses SameSite=None without Secure, and would keep the cookie; SameSite plays no part in matching it.
+    // A browser refuses SameSite=None without Secure; SameSite plays no part in matching.
     const sameSite = cookie.attributes.sameSite === "None" ? undefined : cookie.attributes.sameSite;
     deletions.push(deletionHeader(insecure, { ...cookie.attributes, secure: false, sameSite }));
   }

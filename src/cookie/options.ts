@@ -2,15 +2,7 @@ import { z } from "zod";
 import { parseOptions, type Refinement } from "../validate.js";
 import type { SameSiteValue } from "./cookie-headers.js";
 
-/**
- * The options that shape the session cookie: their documentation, checks and defaults, in
- * one place. {@link SessionAuthOptions} includes them.
- *
- * @example
- * ```ts
- * const cookie: CookieOptions = { cookieDomain: ".example.com", cookieSecure: "always", sameSite: "lax", absoluteTimeout: 2_000_000 };
- * ```
- */
+/** The options shaping the session cookie, part of {@link SessionAuthOptions}; each is explained in docs/options.md#cookie. */
 export interface CookieOptions {
   /**
    * The session cookie's name, set outright.
@@ -18,10 +10,7 @@ export interface CookieOptions {
    */
   sessionName?: string;
   /**
-   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain`
-   * attribute by Drupal's rule: only a value with more than two dot-separated parts that is
-   * not an IP address (`.example.com` yes; `example.com`, as in Drupal, names the cookie but
-   * sends no `Domain`).
+   * settings.php `$cookie_domain`: names the cookie as Drupal would and sets its `Domain` by Drupal's rule.
    * @default none: `Domain=.<host>` from the request's `Host` (port dropped, `www.` kept), as
    * Drupal 7 sets it, except for `localhost`, single-label hosts and IP addresses (host-only)
    */
@@ -32,19 +21,12 @@ export interface CookieOptions {
    */
   baseUrl?: string;
   /**
-   * Whether the cookie is `Secure`: `"auto"` when the request came over HTTPS (Express's
-   * `req.secure`, so set `trust proxy` behind a TLS-terminating proxy), `"always"` on every
-   * reply, as settings.php `ini_set('session.cookie_secure', TRUE)`. A derived name starts
-   * with `SSESS` whenever the cookie is `Secure`, as in Drupal.
+   * Whether the cookie is `Secure`: `"auto"` over HTTPS (set `trust proxy` behind a TLS proxy), or `"always"`.
    * @default "auto"
    */
   cookieSecure?: "auto" | "always";
   /**
-   * The cookie's `SameSite` attribute. Drupal 7 sends none, which every current browser
-   * treats as `Lax`: the cookie then never goes with a request from another site (a hybrid
-   * app's WebView on `capacitor://localhost`, a web app on another domain). Such apps need
-   * `"none"`, which needs `cookieSecure: "always"` (browsers refuse `SameSite=None` without
-   * `Secure`), and so HTTPS.
+   * The cookie's `SameSite`; apps on another site need `"none"`, which needs `cookieSecure: "always"`.
    * @default none: no `SameSite` attribute, as Drupal 7
    */
   sameSite?: "lax" | "strict" | "none";
@@ -64,7 +46,7 @@ export const cookieShape = {
     .string()
     .regex(/^[!#$%&'*+\-.^\w`|~]+$/, "must be a cookie name")
     .optional(),
-  // Letters, digits, underscores, hyphens and dots: nothing that could end or extend a Set-Cookie attribute.
+  // Nothing that could end or extend a Set-Cookie attribute.
   cookieDomain: z
     .string()
     .regex(/^[\w.-]+$/, "must be a domain such as .example.com (no ';', spaces or control characters)")

@@ -3,18 +3,13 @@ import { parseCookieOptions, type CookieOptions, type CookieSettings } from "./o
 import { drupalCookieDomain } from "./cookie-domain.js";
 import { drupalSessionName } from "./session-name.js";
 
-/**
- * The session cookie for a request to `host` (its `Host` header): the configured name or
- * Drupal's derivation, `Domain` by Drupal's rule or `cookieDomain`, `Secure` over HTTPS
- * (or always), `SameSite` only if configured; over HTTPS, the derived name's plain-HTTP twin.
- */
+/** The session cookie for a request to `host` by Drupal's rules and the options, with the derived name's plain-HTTP twin over HTTPS. */
 export function placeSessionCookie(options: CookieSettings, host: string, secure: boolean): CookiePlacement {
   const { sessionName, cookieDomain, baseUrl, absoluteTimeout, sameSite } = options;
   const https = secure || options.cookieSecure === "always";
   const domain = drupalCookieDomain(host, cookieDomain);
   const attributes: CookieAttributes = { secure: https, domain, maxAge: absoluteTimeout, sameSite };
-  // Clients compare domains without case and without the leading dot: `api.example.com` and
-  // `.API.example.com` are one place, and deleting one would delete the cookie just set.
+  // Cookie jars compare domains without case or leading dot: deleting `.API.example.com` would delete `api.example.com`.
   const places = new Map<string | undefined, string | undefined>([[undefined, undefined]]);
   const derived = drupalCookieDomain(host);
   if (derived !== undefined) places.set(domainKey(derived), derived);
@@ -24,7 +19,7 @@ export function placeSessionCookie(options: CookieSettings, host: string, secure
     name,
     attributes,
     variants: [...places.values()].map((other) => ({ ...attributes, domain: other })),
-    // Over HTTPS only (Drupal's $is_https, not cookie_secure), and only for a derived SSESS… name: substr(session_name(), 1).
+    // Drupal's $is_https (not cookie_secure), derived SSESS… names only: substr(session_name(), 1).
     insecureName: secure && sessionName === undefined && name.startsWith("SSESS") ? name.slice(1) : undefined,
   };
 }
@@ -34,15 +29,7 @@ function domainKey(domain: string): string {
   return domain.replace(/^\./, "").toLowerCase();
 }
 
-/**
- * The session cookie a client of one public URL gets, as {@link sessionCookieFor} describes it.
- *
- * @example
- * ```ts
- * const cookie: SessionCookieDescription = sessionCookieFor("https://api.example.com/");
- * cookie.domain; // ".api.example.com"
- * ```
- */
+/** The session cookie a client of one public URL gets, as {@link sessionCookieFor} describes it. */
 export interface SessionCookieDescription {
   /** The cookie's name: `SESS…`, or `SSESS…` when it is `Secure`, unless `sessionName` sets it. */
   readonly name: string;
@@ -57,23 +44,13 @@ export interface SessionCookieDescription {
   readonly maxAge: number;
   /** The `Set-Cookie` header of a login now, with `<sessid>` where the session id goes. */
   readonly setCookie: string;
-  /**
-   * The other `Domain` values (`undefined`: host-only) where a copy of the same name is also
-   * deleted: at a login over a cookie the request carried, and at a logout when the request
-   * carried more than one value.
-   */
+  /** The other `Domain` values (`undefined`: host-only) where a copy is also deleted (a login over a cookie, a logout over several). */
   readonly alsoDeletedAt: ReadonlyArray<string | undefined>;
 }
 
 /**
- * The session cookie a client of `publicUrl` gets from this package, for a migration team
- * to compare with the `Set-Cookie` its Drupal site sends today: the name, `Domain`, `Secure`,
- * `SameSite`, lifetime, and the header itself. The URL is the one clients call (its scheme
- * decides `Secure` and `SSESS`, as it does once `trust proxy` is set right; its host and port
- * the derived name and `Domain`); `options` are the ones given to `createSessionAuthRouter` (`sessionName`,
- * `cookieDomain`, `baseUrl`, `cookieSecure`, `sameSite`, `absoluteTimeout`; other keys are
- * ignored). Framework-free: it runs in a script, a test or a REPL.
- *
+ * The session cookie a client of `publicUrl` gets (the URL clients call; `options` as given to the
+ * router), for a migration team to compare with the `Set-Cookie` Drupal sends today. Framework-free.
  * @example
  * ```ts
  * const cookie = sessionCookieFor("https://api.example.com/", { absoluteTimeout: 2_000_000 });

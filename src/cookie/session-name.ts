@@ -1,14 +1,7 @@
 import { createHash } from "node:crypto";
 import { trimTrailingSlashes } from "../http-input/path.js";
 
-/**
- * What Drupal derives the session cookie's name from (`includes/bootstrap.inc` `drupal_settings_initialize()`).
- *
- * @example
- * ```ts
- * drupalSessionName({ baseUrl: "https://example.com/drupal", host: "example.com", secure: true }); // "SSESS…"
- * ```
- */
+/** What Drupal derives the session cookie's name from (`includes/bootstrap.inc` `drupal_settings_initialize()`). */
 export interface SessionNameSource {
   /** settings.php `$cookie_domain`, if the site set one: it wins over everything else. @default none */
   readonly cookieDomain?: string | undefined;
@@ -21,9 +14,8 @@ export interface SessionNameSource {
 }
 
 /**
- * The session cookie's name exactly as Drupal 7 (7.85+) derives it in
- * `drupal_settings_initialize()`: `SESS` (or `SSESS` on HTTPS) followed by the first 32
- * hex characters of `sha256` of the cookie domain, or of the base URL without its scheme.
+ * The session cookie's name as Drupal 7.85+ derives it: `SESS` (`SSESS` on HTTPS) + 32 hex of
+ * `sha256` of the cookie domain, or of the base URL without its scheme.
  *
  * @example
  * ```ts

@@ -1,15 +1,6 @@
 import { z } from "zod";
 
-/**
- * The CORS settings of a site, as the Drupal 7 CORS module let a site write them per line
- * (`path|origins|methods|headers|credentials`), less the origins: those are `trustedOrigins`,
- * the one list of app origins that both may log in and may read the replies.
- *
- * @example
- * ```ts
- * const cors: CorsConfig = { paths: ["/api/*"], exposedHeaders: ["X-Total-Count"], maxAge: 3600 };
- * ```
- */
+/** A site's CORS settings, the Drupal CORS module's columns less the origins (`trustedOrigins`); see docs/options.md#cors. */
 export interface CorsConfig {
   /**
    * The methods a preflight allows (`Access-Control-Allow-Methods`).
@@ -17,9 +8,7 @@ export interface CorsConfig {
    */
   methods?: readonly string[];
   /**
-   * The request headers a preflight allows (`Access-Control-Allow-Headers`), besides any
-   * `services_<resource>_<method>_version` header (`Services-User-Login-Version`…), which is
-   * always allowed. Compared without regard to case.
+   * The request headers a preflight allows, case-insensitive; `services_*_version` headers always are.
    * @default ["X-CSRF-Token", "Content-Type", "X-HTTP-Method-Override", "X-Requested-With", "Accept"]: what jDrupal, DrupalGap and Services clients send
    */
   allowedHeaders?: readonly string[];
@@ -29,28 +18,19 @@ export interface CorsConfig {
    */
   exposedHeaders?: readonly string[];
   /**
-   * Seconds a browser may reuse a preflight's answer (`Access-Control-Max-Age`; Chromium
-   * caps it at 7200, Firefox at 86400).
+   * Seconds a browser may reuse a preflight's answer (Chromium caps it at 7200, Firefox at 86400).
    * @default 600
    */
   maxAge?: number;
   /**
-   * Whether replies carry `Access-Control-Allow-Credentials: true`, so that the browser sends
-   * and accepts the session cookie. A session API needs it; `false` only for an app that
-   * authenticates otherwise.
+   * Whether replies carry `Access-Control-Allow-Credentials: true`, as a cookie session needs.
    * @default true
    */
   credentials?: boolean;
   /**
-   * Path patterns of the app's own routes that answer other origins too, as the CORS module's
-   * path column (`*` matches any characters, `/` included; with or without the leading
-   * slash): `["/api/*"]`. The endpoint path and everything below it (`/services/json/*`)
-   * and `/services/session/token` always do, and the guards (`requireSession`,
-   * `optionalSession`) add the headers to the replies of the routes they guard wherever
-   * those are, and answer a preflight that reaches them (a route for every method): list
-   * here every other route a page calls with a preflight (a method other than GET, HEAD or
-   * POST, or a header such as `X-CSRF-Token`), since a router sends an `OPTIONS` to no `GET`
-   * or `POST` route.
+   * Patterns (`*` any characters) of the app's own routes that answer preflights from the app
+   * origins: a router sends no `OPTIONS` to a `GET` or `POST` route's guard, so list guarded routes called with one.
+   * See docs/hybrid-apps.md#the-configuration.
    * @default [] (the endpoint and `services/session/token` always answer preflights; a guarded route answers one only if its route takes `OPTIONS`)
    */
   paths?: readonly string[];
@@ -59,10 +39,7 @@ export interface CorsConfig {
 /** The options of CORS (cross-origin requests from the app origins of `trustedOrigins`). {@link SessionAuthOptions} includes them. */
 export interface CorsOptions {
   /**
-   * CORS for the origins of `trustedOrigins`: a preflight from one of them is answered, and
-   * every reply to it carries `Access-Control-Allow-Origin` (its origin echoed, never `*`),
-   * `Access-Control-Allow-Credentials: true` and `Vary: Origin`. An origin not listed gets
-   * no CORS header. `false` turns it off (for an app whose proxy or own middleware does CORS).
+   * CORS for the origins of `trustedOrigins` (origin echoed, credentials, `Vary: Origin`); `false` turns it off.
    * @default on, with the {@link CorsConfig} defaults, whenever `trustedOrigins` lists an origin
    */
   cors?: false | CorsConfig;
@@ -110,7 +87,6 @@ export interface CorsSettings {
   readonly enabled: boolean;
   /** The app origins (`trustedOrigins`), normalised. */
   readonly origins: ReadonlySet<string>;
-  /** `Access-Control-Allow-Methods`. */
   readonly methods: string;
   /** The allowed request headers, lower-cased. */
   readonly allowedHeaders: ReadonlySet<string>;

@@ -1,31 +1,16 @@
 import { z } from "zod";
 
 /**
- * The one place that talks to the app's database pool. The kit takes the pool the app
- * already has (a mysql2 promise pool or a pg Pool) and never imports either driver, so
+ * The one place that talks to the app's pool (mysql2 or pg): the kit never imports a driver, so
  * neither is needed unless used; the shapes below are the few methods it calls.
  *
  * @module
  */
 
-/**
- * Which SQL dialect a Drupal 7 database speaks.
- *
- * @example
- * ```ts
- * drupal7UserStore({ pool: wrappedPool, dialect: "postgres" });
- * ```
- */
+/** Which SQL dialect a Drupal 7 database speaks. */
 export type Drupal7Dialect = "mysql" | "postgres";
 
-/**
- * A value the kit sends as a query parameter.
- *
- * @example
- * ```ts
- * const values: SqlValue[] = ["demo", 14, null];
- * ```
- */
+/** A value the kit sends as a query parameter. */
 export type SqlValue = string | number | null | Buffer;
 
 /**
@@ -60,14 +45,7 @@ export interface PgPoolLike {
   connect(): Promise<unknown>;
 }
 
-/**
- * A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form.
- *
- * @example
- * ```ts
- * const pool: MysqlCallbackPoolLike = require("mysql2").createPool(process.env.DRUPAL_DB_URL);
- * ```
- */
+/** A `mysql2` callback pool (`require("mysql2").createPool`): the kit uses its `.promise()` form. */
 export interface MysqlCallbackPoolLike {
   /** The promise form of the same pool. */
   promise(): MysqlPoolLike;
@@ -75,25 +53,10 @@ export interface MysqlCallbackPoolLike {
   getConnection(callback: never): void;
 }
 
-/**
- * A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`.
- *
- * @example
- * ```ts
- * const pool: Drupal7Pool = new pg.Pool({ connectionString: process.env.DRUPAL_DB_URL });
- * const userStore = drupal7UserStore({ pool });
- * ```
- */
+/** A pool to a Drupal 7 database: MariaDB/MySQL through `mysql2`, or PostgreSQL through `pg`. */
 export type Drupal7Pool = MysqlPoolLike | MysqlCallbackPoolLike | PgPoolLike;
 
-/**
- * Where the Drupal 7 tables are: shared by every reader and writer in the kit.
- *
- * @example
- * ```ts
- * drupal7UserStore({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!), prefix: "d7_" });
- * ```
- */
+/** Where the Drupal 7 tables are: shared by every reader and writer in the kit. */
 export interface Drupal7DatabaseOptions {
   /** The pool. A mysql2 callback pool is accepted too and turned into its promise form. */
   pool: Drupal7Pool;
@@ -103,8 +66,7 @@ export interface Drupal7DatabaseOptions {
    */
   dialect?: Drupal7Dialect;
   /**
-   * settings.php's table `prefix`, put before every table name (`drupal_users`). A schema
-   * may be named with a dot (`drupal.`, on PostgreSQL). Only letters, digits and `_`.
+   * settings.php's table `prefix` (`drupal_`, or a PostgreSQL schema `drupal.`): letters, digits, `_`.
    * @default ""
    */
   prefix?: string;
@@ -138,14 +100,8 @@ function detect(pool: Record<string, unknown>): Drupal7Dialect | null {
 }
 
 /**
- * Wraps an app's pool for the kit's queries. SQL is written once with `?` placeholders and
- * numbered (`$1`, `$2`, …) for PostgreSQL; every value is sent as a parameter.
- *
- * @example
- * ```ts
- * const db = drupal7Database(parseOptions(optionsSchema, options, "drupal7UserStore"), "drupal7UserStore");
- * const rows = await db.select(`SELECT uid FROM ${db.table("users")} WHERE name = ?`, [name]);
- * ```
+ * Wraps an app's pool for the kit's queries: SQL written once with `?` placeholders (numbered
+ * `$1…` for PostgreSQL), every value sent as a parameter.
  * @throws TypeError when the dialect cannot be told from the pool, or the prefix is unsafe.
  */
 export function drupal7Database(options: z.output<z.ZodObject<typeof databaseOptionFields>>, factory: string): Drupal7Database {

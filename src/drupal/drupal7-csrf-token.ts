@@ -7,33 +7,17 @@ const optionsSchema = z.strictObject({
   hashSalt: z.string().min(1),
 });
 
-/**
- * Options of {@link drupal7CsrfToken}. Both values come from the Drupal site being replaced.
- *
- * @example
- * ```ts
- * drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool }), hashSalt: process.env.DRUPAL_HASH_SALT! });
- * ```
- */
+/** Options of {@link drupal7CsrfToken}: both from the Drupal site being replaced. */
 export interface Drupal7CsrfTokenOptions {
-  /**
-   * The `drupal_private_key` variable: the string inside the PHP-serialized `value` of that
-   * row of the `variable` table (`s:43:"…";`). {@link readDrupal7PrivateKey} reads it.
-   */
+  /** The `drupal_private_key` variable (the string inside its serialized `value`); {@link readDrupal7PrivateKey} reads it. */
   privateKey: string;
-  /**
-   * settings.php's `$drupal_hash_salt`. When the site left it empty, Drupal used
-   * `hash('sha256', serialize($databases))` (lower-case hex); pass that string instead.
-   */
+  /** settings.php's `$drupal_hash_salt`; if empty, Drupal used `hash('sha256', serialize($databases))`: pass that hex. */
   hashSalt: string;
 }
 
 /**
- * Drupal's `drupal_get_token('services')` for a session, so tokens the apps already hold
- * (some keep them for good) stay valid after the cut-over:
- * `base64url(HMAC-SHA256(key = sessid . drupal_private_key . hash_salt, data = "services"))`,
- * 43 characters without padding. `sessid` is the raw cookie value, never the hashed sid.
- * Pass the result as the `csrfToken` option of `createSessionAuthRouter`.
+ * Drupal's `drupal_get_token('services')` for a raw session id (never the hashed sid), for the
+ * `csrfToken` option, so tokens apps cached from Drupal stay valid after the cut-over.
  *
  * @example
  * ```ts

@@ -15,12 +15,7 @@ import {
   parseDrupalSetting,
 } from "./password-crypt.js";
 
-/**
- * The default cap on a stored hash's `count_log2`. Drupal allows up to 30 (2^30 SHA-512
- * rounds, over half an hour of CPU here), so one hostile or corrupt `users.pass` row could
- * pin a core per login attempt. 20 is 32 times Drupal's default cost (about 2 s here),
- * well above anything a site would have configured in practice.
- */
+/** Drupal allows 30 (over half an hour of CPU per check); 20, 32× Drupal's default, stops a hostile `users.pass` pinning a core. */
 const DEFAULT_MAX_COUNT_LOG2 = 20;
 
 const count = z.number().int().min(DRUPAL_MIN_HASH_COUNT).max(DRUPAL_MAX_HASH_COUNT);
@@ -31,25 +26,15 @@ const optionsSchema = z
     path: ["countLog2"],
   });
 
-/**
- * Options of {@link drupal7Hasher}.
- *
- * @example
- * ```ts
- * drupal7Hasher({ countLog2: 15 }); // Drupal 7's own DRUPAL_HASH_COUNT
- * ```
- */
+/** Options of {@link drupal7Hasher}. */
 export interface Drupal7HasherOptions {
   /**
-   * The `count_log2` of hashes this hasher writes, and below which (or above which) a
-   * stored `$S$` hash `needsRehash`: Drupal's `password_count_log2` variable.
+   * The `count_log2` of hashes written, and below or above which a `$S$` hash `needsRehash` (Drupal's `password_count_log2`).
    * @default 15
    */
   countLog2?: number;
   /**
-   * The largest `count_log2` a stored hash may have and still be checked; above it,
-   * `verify` resolves `false` without hashing. Drupal's own limit is 30; raise this only if
-   * the site really stored hashes that costly.
+   * The largest `count_log2` a stored hash may have and still be checked (`verify` is `false` above it; Drupal's limit is 30).
    * @default 20
    */
   maxCountLog2?: number;
@@ -71,10 +56,7 @@ export interface LegacyPasswordHasher extends PasswordHasher {
 
 const RECOGNISED = /^U?\$[SHP]\$/;
 
-/**
- * Whether a hash is one Drupal 7's `user_hash_password()` writes: `$S$`, its full length, a
- * cost Drupal accepts. What a store may write while Drupal still checks the same passwords.
- */
+/** Whether a hash is a valid `$S$` as Drupal 7's `user_hash_password()` writes it: what a store may write while Drupal still checks passwords. */
 export function isDrupal7StoredHash(hash: string): boolean {
   return hash.startsWith("$S$") && hash.length === DRUPAL_HASH_LENGTH && parseDrupalSetting(hash) !== null;
 }
@@ -84,20 +66,10 @@ function md5Hex(password: Buffer): Buffer {
 }
 
 /**
- * Drupal 7's password hashes, as `user_check_password()` in `includes/password.inc`
- * checks them: `$S$` (SHA-512, 2^n rounds, 55 characters), `$P$` and `$H$` (phpass MD5,
- * 34 characters) and `U$` (a Drupal 6 MD5 hash stretched by `user_update_7000`: the
- * password is MD5-hex'd first). New hashes are `$S$` with {@link Drupal7HasherOptions.countLog2},
- * which is what keeps a still-running Drupal site able to check them during a parallel run.
- *
- * Passwords are hashed as their UTF-8 bytes with no normalisation, as PHP does. Drupal's
- * 512-byte limit applies where Drupal applies it, in `_password_crypt()`: a longer password
- * never verifies against `$S$`, `$P$` or `$H$`, but does against `U$`, whose password is
- * MD5-hex'd first. `hash` rejects such a password with a `RangeError`, as Drupal's
- * `user_hash_password()` returns FALSE: Drupal then leaves the stored hash as it is and the
- * login goes on, so a login's rehash must treat that rejection as "keep the old hash".
- * `verify` resolves `false` for anything it cannot check and never rejects. The comparison
- * is constant-time.
+ * Drupal 7's password hashes as `user_check_password()` checks them (`$S$`, `$P$`, `$H$`, `U$`),
+ * writing `$S$` so a Drupal site still running can check them. UTF-8 bytes, Drupal's 512-byte
+ * limit (`hash` throws a `RangeError`: keep the old hash); `verify` never rejects, compares in
+ * constant time. Behaviour: docs/migrating-from-drupal-7.md#6-what-changes-for-clients.
  *
  * @example
  * ```ts

@@ -1,12 +1,5 @@
 import type { Drupal7Database } from "./database.js";
 
-/**
- * How the database compares and finds `users.name`: what `drupal7UserStore` needs to key
- * login names as its lookup matches them, and what `drupal7 check` reports.
- *
- * @module
- */
-
 /** How MySQL compares `users.name`, read from information_schema. */
 export interface NameColumn {
   readonly charset: string;
@@ -22,8 +15,7 @@ function text(value: unknown): string | null {
 }
 
 /**
- * Which character set and collation `users.name` has on MySQL/MariaDB, and whether trailing
- * spaces count in it (asked of the server, so a `_nopad_` collation is told apart).
+ * The charset and collation of `users.name` on MySQL/MariaDB, and whether trailing spaces count (`_nopad_`).
  * @throws Error when information_schema does not show the column (no such table, or no right to see it).
  */
 export async function readNameColumn(db: Drupal7Database, users: string): Promise<NameColumn> {
@@ -51,10 +43,8 @@ export async function readNameColumn(db: Drupal7Database, users: string): Promis
 const LOWER_NAME_INDEX = /\bUSING (?:btree|hash) \(lower\((?:name|\(name\)::(?:text|character varying))\)[\s,)]/i;
 
 /**
- * The name of a PostgreSQL index that serves `drupal7UserStore`'s lookup
- * (`LOWER(name) = LOWER(?)`), or `null` when there is none and every login reads the whole
- * `users` table. Drupal's own unique key on `name` cannot serve it. A partial or invalid
- * index does not count.
+ * A valid, non-partial PostgreSQL index serving `LOWER(name) = LOWER(?)`, or `null`: then every
+ * login scans `users` (Drupal's unique key on `name` cannot serve it).
  * @throws Error when the table does not exist.
  */
 export async function lowerNameIndex(db: Drupal7Database, users: string): Promise<string | null> {

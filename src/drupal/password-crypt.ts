@@ -1,13 +1,5 @@
 import { createHash } from "node:crypto";
 
-/**
- * Drupal 7's stretched-hash primitive, `_password_crypt()` in `includes/password.inc`,
- * written from the published algorithm. Kept apart from the hasher so the byte-level rules
- * (alphabet, little-endian encoding, truncation) sit in one small file.
- *
- * @module
- */
-
 /** The 64-character alphabet of `_password_itoa64()`: not RFC 4648's order. */
 export const DRUPAL_ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -25,16 +17,7 @@ export const DRUPAL_HASH_LENGTH = 55;
 /** Rounds run between two yields to the event loop: about 2 ms of work on a small server. */
 const ROUNDS_PER_SLICE = 1024;
 
-/**
- * `_password_base64_encode()`: three bytes at a time, read little-endian, six bits out
- * lowest first; a tail of one or two bytes gives two or three characters, and there is
- * no padding.
- *
- * @example
- * ```ts
- * drupalBase64Encode(new Uint8Array(16)).length; // 22
- * ```
- */
+/** `_password_base64_encode()`: three bytes at a time, little-endian, six bits out lowest first; no padding. */
 export function drupalBase64Encode(input: Uint8Array): string {
   let out = "";
   for (let i = 0; i < input.length; i += 3) {
@@ -54,11 +37,7 @@ export interface DrupalHashSetting {
   readonly salt: string;
 }
 
-/**
- * Reads the setting of a stored hash as `_password_crypt()` does, or `null` when Drupal
- * would return FALSE: no `$` at 0 and 2, a count character outside the alphabet or the
- * 7..30 range, or a salt shorter than 8 characters.
- */
+/** A stored hash's setting as `_password_crypt()` reads it, or `null` where Drupal returns FALSE. */
 export function parseDrupalSetting(hash: string): DrupalHashSetting | null {
   const setting = hash.slice(0, 12);
   if (setting[0] !== "$" || setting[2] !== "$") return null;
@@ -73,18 +52,10 @@ export function parseDrupalSetting(hash: string): DrupalHashSetting | null {
 }
 
 /**
- * `_password_crypt(algo, password, setting)`: `h = H(salt . password)`, then
- * `h = H(h . password)` 2^count times, encoded after the setting and cut to 55 characters.
- * Resolves `null` where Drupal returns FALSE. The loop yields to the event loop every
- * {@link ROUNDS_PER_SLICE} rounds: a `$S$D` hash is 32768 SHA-512 rounds (tens of ms),
- * which would otherwise stall every other request during a login.
+ * `_password_crypt(algo, password, setting)`, `null` where Drupal returns FALSE. Yields to the
+ * event loop every {@link ROUNDS_PER_SLICE} rounds (docs/performance.md#drupal-7-hashes-on-the-event-loop).
  *
  * @param password - The password's bytes exactly as PHP sees them (UTF-8, not normalised).
- * @example
- * ```ts
- * const setting = parseDrupalSetting(stored);
- * const computed = setting && (await drupalCrypt("sha512", Buffer.from(password), setting));
- * ```
  */
 export async function drupalCrypt(algorithm: "sha512" | "md5", password: Buffer, setting: DrupalHashSetting): Promise<string | null> {
   if (password.length > DRUPAL_MAX_PASSWORD_LENGTH) return null;

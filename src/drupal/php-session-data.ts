@@ -1,8 +1,6 @@
 /**
- * `$_SESSION` as Drupal 7 keeps it in `sessions.session`: PHP's default `php` session
- * serializer, one `name|<serialize(value)>` after another. Only the top level is walked, by
- * the lengths PHP wrote, so text inside a value (a string a user typed) can never pass for an
- * entry of its own. Values other than the one asked for are skipped, never interpreted.
+ * `$_SESSION` as Drupal 7 keeps it in `sessions.session` (PHP's `php` serializer). Only the top
+ * level is walked, by the lengths PHP wrote, so text inside a value never passes for an entry.
  *
  * @module
  */
@@ -116,15 +114,7 @@ class Walker {
   }
 }
 
-/**
- * The top-level entries of a `$_SESSION` serialization, in order, or `null` when it is not
- * one PHP's `php` serializer wrote (another `session.serialize_handler`, or damage).
- *
- * @example
- * ```ts
- * sessionEntries(Buffer.from('messages|a:0:{}x|i:1;')); // [{ name: "messages", … }, { name: "x", … }]
- * ```
- */
+/** The top-level entries of a `$_SESSION` serialization in order, or `null` when PHP's `php` serializer did not write it. */
 export function sessionEntries(bytes: Buffer): SessionEntry[] | null {
   const entries: SessionEntry[] = [];
   let position = 0;
@@ -154,9 +144,8 @@ export function phpSerializeRecord(record: PhpScalarRecord): string {
 }
 
 /**
- * `$_SESSION` with the entry `name` set to `value` (already serialized): replaced where it
- * is, else put first, every other entry kept byte for byte. `null` when `bytes` cannot be
- * walked (nothing is then written over data that could not be read).
+ * `$_SESSION` with entry `name` set to `value` (serialized), replaced in place or put first, the rest
+ * byte for byte; `null` when `bytes` cannot be walked, so nothing overwrites unreadable data.
  *
  * @example
  * ```ts

@@ -1,30 +1,7 @@
-/**
- * A small, safe reader for PHP's `serialize()` format, enough for Drupal 7's `users.data`
- * column and the `variable` table: `N;`, `b:`, `i:`, `d:`, `s:` and nested `a:` arrays.
- * Objects (`O:`), references (`R:`/`r:`) and custom serialization (`C:`) are refused rather
- * than guessed at, so nothing here can build anything but plain JSON values.
- *
- * @module
- */
-
-/**
- * What {@link phpUnserialize} returns for a value it cannot read.
- *
- * @example
- * ```ts
- * if (phpUnserialize(raw) === UNPARSEABLE) logger.warn("users.data is not a PHP serialization");
- * ```
- */
+/** What {@link phpUnserialize} returns for a value it cannot read. */
 export const UNPARSEABLE: unique symbol = Symbol("unparseable");
 
-/**
- * A JSON value as PHP's `json_encode()` would write the unserialized PHP value.
- *
- * @example
- * ```ts
- * const data: PhpJson = userDataField(row.data); // e.g. { contact: 1 }
- * ```
- */
+/** A JSON value as PHP's `json_encode()` would write the unserialized PHP value. */
 export type PhpJson = null | boolean | number | string | PhpJson[] | { [key: string]: PhpJson };
 
 /** Deeper nesting than this is refused: Drupal's data is a few levels deep, and recursion must stay bounded. */
@@ -115,11 +92,8 @@ function readArray(reader: Reader, depth: number): PhpJson {
 }
 
 /**
- * Reads one PHP-serialized value into the JSON value `json_encode()` would give for it,
- * or {@link UNPARSEABLE}. Arrays with keys 0..n-1 in order become JSON arrays, others
- * objects (JavaScript lists integer-like keys first, so such keys may move ahead of the
- * others; PHP keeps insertion order). Objects, references, non-finite floats, trailing
- * bytes and nesting over 32 levels are all unparseable.
+ * One PHP-serialized value as `json_encode()` would give it, or {@link UNPARSEABLE} (objects,
+ * references, non-finite floats, trailing bytes, over 32 levels). Integer-like keys may move first.
  *
  * @example
  * ```ts
@@ -139,10 +113,8 @@ export function phpUnserialize(input: string | Buffer): PhpJson | typeof UNPARSE
 }
 
 /**
- * `unserialize(users.data)` as the login reply shows it: `false` for NULL, `''` and
- * `b:0;`, as in Drupal, and also `false` for anything {@link phpUnserialize} cannot read
- * (a PHP object, say), because guessing a shape would be worse than Drupal's own
- * "no data" value.
+ * `unserialize(users.data)` as the login reply shows it: `false` for NULL, `''`, `b:0;` (as Drupal)
+ * and anything unreadable, since guessing a shape is worse than Drupal's "no data".
  *
  * @example
  * ```ts

@@ -6,9 +6,8 @@ import { readVariables } from "./variables.js";
 const optionsSchema = z.strictObject({ ...databaseOptionFields });
 
 /**
- * Reads Drupal 7's `drupal_private_key` from the `variable` table, where it is stored
- * PHP-serialized (`s:43:"…";`), for {@link drupal7CsrfToken}. Read it once at start-up (or
- * copy it into the app's secrets): it never changes unless someone deletes the row.
+ * Reads Drupal 7's `drupal_private_key` (PHP-serialized in `variable`) for {@link drupal7CsrfToken};
+ * once at start-up is enough, it never changes.
  *
  * @example
  * ```ts

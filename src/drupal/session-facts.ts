@@ -1,19 +1,10 @@
 import type { Drupal7Database } from "./database.js";
 import { phpTruthy, readVariables } from "./variables.js";
 
-/**
- * What a Drupal 7 site's database says about how it keeps sessions, as `drupal7SessionStore`
- * and `drupal7 check` need to know it: read from the `variable` table and the `sessions`
- * rows themselves (settings.php's `$conf` is out of sight, so what it overrides must be
- * given as options).
- *
- * @module
- */
-
 /** Drupal's `session_write_interval` default: `sessions.timestamp` is written at most this often. */
 export const DRUPAL_SESSION_WRITE_INTERVAL = 180;
 
-/** What the database says about sessions. */
+/** How the site keeps sessions, from `variable` and the rows (settings.php's overrides must come as options). */
 export interface SessionFacts {
   /** `drupal_session_id()`: whether `sessions.sid` holds `drupal_hash_base64(id)` (7.98+, unless `do_not_hash_session_ids`). */
   readonly hashedSids: boolean;
@@ -44,10 +35,7 @@ export async function readSessionFacts(db: Drupal7Database): Promise<SessionFact
   };
 }
 
-/**
- * Whether a row was written under mixed-mode HTTPS: an `ssid` that is neither empty (an HTTP
- * session) nor the `sid` itself (an HTTPS one), which only `$conf['https']` makes.
- */
+/** Whether a row was written under mixed-mode HTTPS: an `ssid` neither empty (HTTP) nor the `sid` (HTTPS). */
 export function isMixedModeRow(sid: string, ssid: string): boolean {
   return ssid !== "" && ssid !== sid;
 }

@@ -17,29 +17,13 @@ import {
 
 const optionsSchema = z.strictObject({ ...sessionOptionFields });
 
-/**
- * Options of {@link drupal7SessionFallback}.
- *
- * @example
- * ```ts
- * const sessionStore = drupal7SessionFallback(redisSessionStore({ client }), { pool, hashedSids: "auto" });
- * ```
- */
+/** Options of {@link drupal7SessionFallback}. */
 export type Drupal7SessionFallbackOptions = Drupal7SessionOptions;
 
 /**
- * Wraps a session store so a cookie it does not know is looked up once in Drupal 7's
- * `sessions` table: a live row (active user, within `idleTimeout`) is adopted into the
- * store and **deleted from Drupal's table**, and from then on the store alone answers.
- * The delete is what makes logout final: without it, a session ended on the new server
- * would be found in Drupal's table and adopted again. For the same reason `destroyByUser`
- * also deletes the user's rows still in Drupal's table (and counts them). Every other
- * method goes straight to the store, so `listByUser` shows only sessions already adopted.
- *
- * Use it instead of (or after) {@link importDrupal7Sessions} when sessions should move
- * lazily, as users come back. Only ids shaped like Drupal's (43 base64url characters)
- * reach the database, and only under the one sid form the site uses: on a hashed-sid
- * site, a hashed sid from a leaked dump presented as a cookie is not accepted.
+ * Wraps a store so an unknown cookie is looked up once in Drupal 7's `sessions`: a live row is
+ * adopted and **deleted from Drupal's table** (else a logout here could be undone by re-adoption;
+ * `destroyByUser` deletes there too). See docs/migrating-from-drupal-7.md#3-carry-the-sessions-over.
  *
  * @example
  * ```ts

@@ -23,7 +23,7 @@ const optionsSchema = z
     onProgress: z.custom<(progress: ImportDrupal7SessionsProgress) => void>((value) => typeof value === "function", "must be a function").optional(),
   })
   .refine((value) => (value.idleTimeout ?? 200_000) <= (value.absoluteTimeout ?? 2_000_000), {
-    // As createSessionAuthRouter refuses it: every imported record would be born expired.
+    // As createSessionAuthRouter refuses it: every record would be born expired.
     message: "must not be longer than absoluteTimeout",
     path: ["idleTimeout"],
   });
@@ -34,35 +34,23 @@ const ADOPT_CONCURRENCY = 64;
 /** Rows per DELETE: well under the 65,535 parameters MySQL and PostgreSQL take in one statement. */
 const DELETE_CHUNK = 1000;
 
-/**
- * Options of {@link importDrupal7Sessions}.
- *
- * @example
- * ```ts
- * await importDrupal7Sessions({ pool, into: redisSessionStore({ client }), batchSize: 500 });
- * ```
- */
+/** Options of {@link importDrupal7Sessions}. */
 export interface ImportDrupal7SessionsOptions extends Drupal7SessionOptions {
   /** The store to fill. It must implement `adopt` (the memory and Redis stores do); `adoptMany` is used when present. */
   into: SessionStore;
   /**
-   * Rows read per query and written per store call: the import pages through `sessions`
-   * by `sid` (keyset, never OFFSET), reading the next page while the store writes this one,
-   * so a large table is never held in memory at once.
+   * Rows read per query and written per store call; memory stays bounded by it (docs/performance.md#the-drupal-session-import).
    * @default 1000
    */
   batchSize?: number;
   /**
-   * Delete each imported row from Drupal's `sessions` table once adopted. Needed when the
-   * import runs together with {@link drupal7SessionFallback}, which would otherwise adopt
-   * a row again after the user logged out of the new server. Leave it off while the
-   * Drupal site still serves the same users.
+   * Delete each imported row from Drupal's `sessions` once adopted: needed beside
+   * {@link drupal7SessionFallback}, which would adopt it again after a logout. Off while Drupal serves the same users.
    * @default false
    */
   deleteImported?: boolean;
   /**
-   * Read and count everything, but write nothing: neither to the store nor (with
-   * `deleteImported`) to Drupal's table. The result then says what an import would do.
+   * Read and count everything but write nothing, to the store or to Drupal's table.
    * @default false
    */
   dryRun?: boolean;
@@ -89,16 +77,7 @@ export interface ImportDrupal7SessionsProgress {
   readonly skipped: number;
 }
 
-/**
- * The rows of `sessions` that an import leaves behind because they are not live, by reason,
- * as counted when it started.
- *
- * @example
- * ```ts
- * const { leftBehind } = await importDrupal7Sessions({ pool, into: sessionStore });
- * console.log(`${leftBehind.expired} expired rows not carried over`);
- * ```
- */
+/** The rows of `sessions` an import leaves behind as not live, by reason, counted at its start. */
 export interface Drupal7SessionsLeftBehind {
   /** Rows of anonymous visitors (uid 0). */
   readonly anonymous: number;
@@ -108,15 +87,7 @@ export interface Drupal7SessionsLeftBehind {
   readonly expired: number;
 }
 
-/**
- * What {@link importDrupal7Sessions} did.
- *
- * @example
- * ```ts
- * const { imported, skipped } = await importDrupal7Sessions({ pool, into: sessionStore });
- * console.log(`${imported} sessions carried over, ${skipped} skipped`);
- * ```
- */
+/** What {@link importDrupal7Sessions} did. */
 export interface ImportDrupal7SessionsResult {
   /** Sessions adopted into the store (in a dry run: that would have been). */
   readonly imported: number;
@@ -131,25 +102,9 @@ export interface ImportDrupal7SessionsResult {
 }
 
 /**
- * Copies Drupal 7's live sessions into a session store, so the apps' cookies keep working
- * after the cut-over without anyone logging in again. A live row has a uid above 0, an
- * active account (`users.status = 1`), and a `timestamp` within `idleTimeout`. Each is
- * adopted under the handle the store would compute for the cookie: the stored sid on core
- * 7.98+ (already `base64url(sha256(id))`), else the hash of the raw sid. Times come from
- * `sessions.timestamp` and the IP from `hostname`; `$_SESSION` data is not carried over.
- *
- * Rows are read a page at a time and written with the store's `adoptMany` when it has one
- * (the Redis store: one pipelined round trip per page), else with concurrent `adopt` calls.
- * Memory stays bounded by `batchSize`, whatever the size of the table.
- *
- * Run it once at the switch, after Drupal stops taking logins, with the timeouts given to
- * `createSessionAuthRouter`. Running it again before traffic moves is harmless (adopting a handle
- * replaces its record); after, it would bring back sessions users have since ended on the
- * new server, unless the first run deleted what it imported (`deleteImported`). If it fails,
- * it stops: nothing is written after the error is thrown, and the pages written before it
- * stay (with `deleteImported`, their rows are gone from Drupal's table, so a second run
- * reads only the rest).
- * The command line runs it too: `npx services-session-auth drupal7 import-sessions`.
+ * Copies Drupal 7's live sessions into a store (under the handle the store computes for the
+ * cookie) so app cookies keep working after the cut-over; also `npx services-session-auth drupal7
+ * import-sessions`. When to run it, re-runs and failures: docs/migrating-from-drupal-7.md#3-carry-the-sessions-over.
  *
  * @example
  * ```ts
@@ -172,10 +127,10 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
   if (typeof into.adopt !== "function") throw new TypeError("importDrupal7Sessions: invalid options: into: the store cannot adopt sessions");
   const db = drupal7Database(parsed, "importDrupal7Sessions");
   const hashedSids = await resolveHashedSids(db, setting);
-  // Keyset paging on sid; LIMIT is written in, as MySQL's prepared statements refuse it as a parameter.
+  // Keyset paging on sid; LIMIT written in, as MySQL's prepared statements refuse it as a parameter.
   const sql = `${liveSessionsSql(db, "AND s.sid > ?")} ORDER BY s.sid LIMIT ${batchSize}`;
   const since = nowSeconds() - idleTimeout;
-  // The count runs alongside the first pages: it scans the whole table, and only progress reports need it.
+  // The count scans the whole table and only progress needs it: it runs beside the first pages.
   const counted = countRows(db, since);
   counted.catch(() => undefined);
   const store = storeWriter(into);
@@ -189,9 +144,8 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
     skipped += left;
     if (onProgress !== undefined) onProgress({ read, total: (await counted).live, imported, skipped });
   };
-  // The page being written while the next one is turned into records: the store is never idle waiting for us.
-  // The first failure stops the import: no page is started after it, and the pages in flight are
-  // waited for before it is thrown, so nothing is written or deleted after the caller hears of it.
+  // The first failure stops the import: no page starts after it, and pages in flight settle before
+  // it is thrown, so nothing is written or deleted after the caller hears of it.
   let failure: { error: unknown } | undefined;
   const fail = (error: unknown) => void (failure ??= { error });
   let writing: Promise<void> = Promise.resolve();
@@ -204,9 +158,8 @@ export async function importDrupal7Sessions(options: ImportDrupal7SessionsOption
       fail(error);
       break;
     }
-    // The next page is read while this one is written: the import costs the slower of the two, not their sum.
+    // Read ahead while this page is written: the import costs the slower of the two, not their sum.
     page = rows.length < batchSize ? null : db.select<SessionRow>(sql, [since, String(rows[rows.length - 1]!.sid)]);
-    // A failed read of the page ahead must not go unhandled while this one is being written.
     page?.catch(() => undefined);
     const sessions: StoredSession[] = [];
     const sids: string[] = [];

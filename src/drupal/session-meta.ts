@@ -2,10 +2,8 @@ import { phpUnserialize, UNPARSEABLE } from "./php-unserialize.js";
 import { phpSerializeRecord, sessionEntries, withSessionEntry } from "./php-session-data.js";
 
 /**
- * What the package keeps about a session that Drupal's `sessions` table has no column for,
- * and where: one entry of the row's own `$_SESSION`, `$_SESSION['services_session_auth']`.
- * Drupal's session handler reads it and writes it back with the rest of `$_SESSION`, as it
- * does every module's entry, and never looks inside.
+ * What Drupal's `sessions` has no column for, kept in the row's own `$_SESSION['services_session_auth']`,
+ * which Drupal's handler carries untouched (docs/running-beside-drupal-7.md#what-each-side-keeps-in-the-row).
  *
  * @module
  */
@@ -18,11 +16,7 @@ const TAG_LENGTH = 12;
 
 /** The entry, as the store reads and writes it. */
 export interface SessionMeta {
-  /**
-   * The first characters of the session's handle when the entry was written. A row whose
-   * `sid` Drupal changed since (`drupal_session_regenerate()` at a login on Drupal keeps
-   * `$_SESSION`) carries an entry of another session: it is ignored.
-   */
+  /** The handle's first characters: an entry `drupal_session_regenerate()` carried into another session is ignored. */
   readonly tag: string;
   /** `SessionRecord.createdAt`: when the session began, for the absolute timeout. */
   readonly createdAt: number;
@@ -54,10 +48,7 @@ export function withMeta(data: Buffer, meta: SessionMeta): Buffer | null {
   return withSessionEntry(data, META_KEY, serialized(meta));
 }
 
-/**
- * The entry of a row's `$_SESSION`, if it has a well-formed one written for `handle`; `null`
- * otherwise (a session started on Drupal, another session's entry, unreadable data).
- */
+/** The row's entry, if a well-formed one was written for `handle`; else `null` (Drupal's session, another's entry, damage). */
 export function readMeta(data: Buffer, handle: string): SessionMeta | null {
   if (data.length === 0) return null;
   const entry = sessionEntries(data)?.find((one) => one.name === META_KEY);

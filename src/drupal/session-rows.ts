@@ -3,43 +3,24 @@ import { hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
 import type { SessionRecord } from "../types.js";
 import { databaseOptionFields, type Drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 
-/**
- * What the session import and the read-through fallback share: which `sessions` rows are
- * live, how a row's `sid` becomes a store handle, and how a row becomes a record.
- *
- * @module
- */
-
 /** The first `system` schema version that stores `sessions.sid` hashed (core 7.98, `system_update_7086`). */
 const HASHED_SIDS_SCHEMA_VERSION = 7086;
 
-/**
- * Options about Drupal's `sessions` table, shared by {@link importDrupal7Sessions} and {@link drupal7SessionFallback}.
- *
- * @example
- * ```ts
- * importDrupal7Sessions({ pool, into: sessionStore, hashedSids: "auto" });
- * ```
- */
+/** Options about Drupal's `sessions` table, shared by {@link importDrupal7Sessions} and {@link drupal7SessionFallback}. */
 export interface Drupal7SessionOptions extends Drupal7DatabaseOptions {
   /**
-   * Whether `sessions.sid` holds `base64url(sha256(id))` (core 7.98 and later) or the raw
-   * id. `"auto"` reads the system module's schema version (7086 or more means hashed); it
-   * cannot see settings.php, so a 7.98+ site with `$conf['do_not_hash_session_ids']` must
-   * say `false`.
+   * Whether `sessions.sid` holds `base64url(sha256(id))` (core 7.98+); `"auto"` reads the schema
+   * version (7086+), not settings.php's `do_not_hash_session_ids` (say `false` then).
    * @default "auto"
    */
   hashedSids?: boolean | "auto";
   /**
-   * Seconds without activity after which a session is dead: rows last written longer ago
-   * are left behind, and adopted records expire this long after their `timestamp`.
-   * Drupal's `session.gc_maxlifetime`.
+   * Seconds without activity after which a session is dead (Drupal's `session.gc_maxlifetime`).
    * @default 200000
    */
   idleTimeout?: number;
   /**
-   * The absolute session lifetime (`absoluteTimeout`), in seconds. Drupal keeps no creation time, so
-   * it is counted from the row's `timestamp`, the earliest moment the kit can vouch for.
+   * The absolute lifetime in seconds, counted from the row's `timestamp` (Drupal keeps no creation time).
    * @default 2000000
    */
   absoluteTimeout?: number;
@@ -73,10 +54,7 @@ export async function resolveHashedSids(db: Drupal7Database, setting: boolean | 
   return version >= HASHED_SIDS_SCHEMA_VERSION;
 }
 
-/**
- * The SELECT for live rows: an authenticated user (uid > 0) whose account is active, last
- * written after `since`. `extra` narrows it further (`AND s.sid = ?`).
- */
+/** The SELECT for live rows (uid > 0, active account, written after `since`); `extra` narrows it (`AND s.sid = ?`). */
 export function liveSessionsSql(db: Drupal7Database, extra: string): string {
   return (
     `SELECT s.sid, s.uid, s.hostname, s.timestamp FROM ${db.table("sessions")} s ` +
@@ -85,19 +63,12 @@ export function liveSessionsSql(db: Drupal7Database, extra: string): string {
   );
 }
 
-/**
- * `sessions.sid = ?`, comparing bytes: MySQL's usual collation ignores case, and a
- * session id must match exactly.
- */
+/** `sessions.sid = ?` comparing bytes: MySQL's usual collation ignores case. */
 export function sidEquals(db: Drupal7Database, column: string): string {
   return db.dialect === "mysql" ? `${column} = CAST(? AS BINARY)` : `${column} = ?`;
 }
 
-/**
- * The store handle for a row, or `null` for a sid no client could present as a session
- * id of this package (not 43 base64url characters): a raw sid is hashed as the stores hash
- * a cookie; a hashed sid already is the handle.
- */
+/** A row's store handle (a raw sid hashed as a cookie is, a hashed one as is), or `null` for a sid that is no session id. */
 export function handleFor(sid: string, hashed: boolean): string | null {
   if (!isSessionIdShape(sid)) return null;
   return hashed ? sid : hashSessionId(sid);

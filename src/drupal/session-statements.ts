@@ -3,9 +3,8 @@ import { sidEquals } from "./session-rows.js";
 import { ADDED_COLUMN_PREFIX, usersWithRolesSql } from "./user-rows.js";
 
 /**
- * The SQL of `drupal7SessionStore`, written once per dialect. Every statement names one row
- * by `sid` (the table's primary key, `sid` first), compared as bytes, except the two that
- * name a user's rows by `uid` (Drupal's own index). Every value is a parameter.
+ * The SQL of `drupal7SessionStore`, once per dialect: each statement names one row by `sid` (the
+ * primary key, compared as bytes) or a user's rows by `uid` (Drupal's index); values as parameters.
  *
  * @module
  */

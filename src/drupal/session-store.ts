@@ -24,65 +24,33 @@ const UID_PATTERN = /^[1-9]\d{0,9}$/;
 /** Handles whose `sid` and last known span this process remembers: enough for every session in use, bounded. */
 const REMEMBERED = 10_000;
 
-/**
- * Options of {@link drupal7SessionStore}.
- *
- * @example
- * ```ts
- * const sessionStore = drupal7SessionStore({ pool, scheme: "https", prefix: "" });
- * ```
- */
+/** Options of {@link drupal7SessionStore}. */
 export interface Drupal7SessionStoreOptions extends Drupal7DatabaseOptions {
-  /**
-   * How the Drupal site is served to its logged-in users, as Drupal sees it (`$is_https`):
-   * `"https"` (the `SSESS…` cookie; behind a TLS proxy, settings.php sets `$_SERVER['HTTPS']`)
-   * or `"http"`. Drupal keys an HTTPS session on `ssid` as well as `sid`, so a row written
-   * for the wrong scheme is not found by Drupal. `"mixed"`, Drupal's `$conf['https'] = TRUE`,
-   * is refused.
-   */
+  /** How Drupal serves logged-in users (`$is_https`): rows of the wrong scheme are invisible to Drupal; `"mixed"` is refused. */
   scheme: "https" | "http" | "mixed";
   /**
-   * Whether `sessions.sid` holds `drupal_hash_base64(id)` (core 7.98 and later) or the raw
-   * id. `"auto"` asks the `variable` table as `drupal_session_id()` does
-   * (`hashed_session_ids_supported`, `do_not_hash_session_ids`); settings.php is out of its
-   * sight, so a site with `$conf['do_not_hash_session_ids'] = TRUE` there must say `false`.
+   * Whether `sessions.sid` holds `drupal_hash_base64(id)` (core 7.98+); `"auto"` reads the
+   * `variable` table, which cannot see settings.php's `do_not_hash_session_ids` (say `false` then).
    * @default "auto"
    */
   hashedSids?: boolean | "auto";
   /**
-   * PHP's `session.gc_maxlifetime` on the Drupal site (settings.php sets 200000): Drupal's
-   * garbage collection deletes a row this long after its `timestamp`. The store forgets a
-   * session then too (plus the ten-minute expiry grace), so Node never serves what Drupal may
-   * delete at any moment. Keep `idleTimeout` at most this.
+   * PHP's `session.gc_maxlifetime` on the Drupal site: a session is forgotten when Drupal's GC
+   * may delete it. Keep `idleTimeout` at most this.
    * @default 200000
    */
   gcMaxLifetime?: number;
   /**
-   * Whether the session's account is read in the same query, from this database's `users`
-   * table (and its `access` moved on each timestamp write, as Drupal's session write does).
-   * Leave it on when the user store is `drupal7UserStore` over the same database; turn it off
-   * when accounts come from somewhere else.
+   * Whether the account is read in the same query from this database's `users` (moving its
+   * `access` as Drupal does); off when accounts come from elsewhere.
    * @default true
    */
   joinUsers?: boolean;
 }
 
-/**
- * A {@link SessionStore} whose every operation can be awaited to have read Drupal's settings.
- *
- * @example
- * ```ts
- * const sessionStore = drupal7SessionStore({ pool, scheme: "https" });
- * await sessionStore.ready; // fails fast on a mixed-mode site or an unreachable database
- * ```
- */
+/** A {@link SessionStore} whose every operation can be awaited to have read Drupal's settings. */
 export interface Drupal7SessionStore extends SessionStore {
-  /**
-   * Settles once the store has read the site's session settings (one query, started by the
-   * factory) and found the sessions table free of mixed-mode rows. Await it at start-up:
-   * a rejection says what is wrong. A failure to reach the database is retried by the next
-   * call; a refusal (mixed-mode HTTPS) fails every call until the process restarts.
-   */
+  /** Settles once Drupal's settings are read and no mixed-mode row is found; a database failure is retried, a refusal is final. */
   readonly ready: Promise<void>;
 }
 
@@ -103,41 +71,14 @@ function text(value: unknown): string {
 class Refused extends Error {}
 
 /**
- * A {@link SessionStore} over Drupal 7's own `sessions` table, so that a Drupal site and an app
- * on this package share one set of sessions during a gradual move (docs/running-beside-drupal-7.md):
- * a session started on either side is one row that both read, a logout on either side deletes it,
- * and the ids are Drupal's own shape (43 base64url characters, 256 bits), so Drupal's CSRF
- * tokens (`drupal7CsrfToken`) are valid on both.
- *
- * A session started here is the row Drupal's session handler writes: `sid` (hashed as
- * `drupal_session_id()` does), `ssid` for an HTTPS site, `uid`, `hostname`, `timestamp`,
- * `cache` 0, and a `$_SESSION` holding one entry, `services_session_auth`, where the store
- * keeps what Drupal has no column for (creation time, user agent, login address). Drupal
- * reads that entry and writes it back with the rest of `$_SESSION`. `timestamp` is the
- * record's `lastSeenAt`, which a request on either side moves; the session's idle and
- * absolute timeouts apply on top of Drupal's garbage collection, and a session Drupal
- * started gets the entry (its creation time taken as its first sign of life) the first time
- * it is read here.
- *
- * A protected GET costs one query (the session row joined to its account and roles) and no
- * write until `touchInterval` has passed; a touch is one UPDATE of the row (and the
- * account's `access`). Rows of anonymous visitors (uid 0) are no session here.
+ * A {@link SessionStore} over Drupal 7's own `sessions` table, so Drupal and the app share one
+ * set of sessions (ids, rows, CSRF tokens) during a gradual move. The row layout, timestamps and
+ * cost (one query per protected GET): docs/running-beside-drupal-7.md#what-each-side-keeps-in-the-row.
  *
  * @example
  * ```ts
- * import mysql from "mysql2/promise";
- * import { drupal7CsrfToken, drupal7Hasher, drupal7SessionStore, drupal7UserStore, readDrupal7PrivateKey } from "services-session-auth/drupal";
- *
- * const pool = mysql.createPool(process.env.DRUPAL_DB_URL!);
  * const sessionStore = drupal7SessionStore({ pool, scheme: "https" });
- * await sessionStore.ready;
- * createSessionAuthRouter({
- *   userStore: drupal7UserStore({ pool, parallelRun: true }),
- *   sessionStore,
- *   hasher: drupal7Hasher(),
- *   csrfToken: drupal7CsrfToken({ privateKey: await readDrupal7PrivateKey({ pool }), hashSalt: process.env.DRUPAL_HASH_SALT! }),
- *   secret: process.env.SESSION_SECRET!,
- * });
+ * await sessionStore.ready; // fails fast on a mixed-mode site or an unreachable database
  * ```
  * @throws TypeError when an option is invalid (`scheme: "mixed"` among them) or the pool's dialect cannot be told.
  */

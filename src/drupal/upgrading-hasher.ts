@@ -20,14 +20,7 @@ const optionsSchema = z.strictObject({
     .min(1),
 });
 
-/**
- * Options of {@link upgradingHasher}.
- *
- * @example
- * ```ts
- * const hasher = upgradingHasher({ current: scryptHasher(), legacy: [drupal7Hasher()] });
- * ```
- */
+/** Options of {@link upgradingHasher}. */
 export interface UpgradingHasherOptions {
   /** The hasher every new hash is made with, and that checks any hash no legacy hasher recognises. */
   current: PasswordHasher;
@@ -36,16 +29,9 @@ export interface UpgradingHasherOptions {
 }
 
 /**
- * A {@link PasswordHasher} that moves users to a new algorithm as they log in. It hashes
- * with `current`; it verifies a stored hash with the first `legacy` hasher that
- * `recognizes` it, or else with `current`; and it says `needsRehash` for every legacy hash
- * (and for a current hash whose parameters `current` considers old). The login flow then
- * rehashes and writes with `updatePasswordHash`, a compare-and-set. Its `costClass` is the
- * owning hasher's, so the login flow can make a failed login cost the same for accounts on
- * either format.
- *
- * Once a user's hash is upgraded, Drupal itself can no longer check it: while the Drupal
- * site still serves logins, use {@link drupal7Hasher} alone instead.
+ * A {@link PasswordHasher} that moves users to `current` as they log in: verifies with the first
+ * `legacy` hasher that `recognizes` a hash, rehashes every legacy hash, and keeps each owner's
+ * `costClass`. Drupal cannot check upgraded hashes: beside a live Drupal use {@link drupal7Hasher} alone.
  *
  * @example
  * ```ts

@@ -2,24 +2,13 @@ import type { UserRecord } from "../types.js";
 import type { Drupal7Database } from "./database.js";
 import { userDataField } from "./php-unserialize.js";
 
-/**
- * How a `users` row, with its roles, becomes a {@link UserRecord}: shared by the user store's
- * lookups and the session store's read, which joins the same columns to the session row as
- * Drupal's `_drupal_session_read()` does.
- *
- * @module
- */
-
 /** `DRUPAL_AUTHENTICATED_RID`: every account has this role, which `users_roles` never lists. */
 const AUTHENTICATED_ROLE = { "2": "authenticated user" } as const;
 
 /** Columns that have a place of their own in a {@link UserRecord} rather than in `fields`. */
 const RECORD_COLUMNS = new Set(["uid", "name", "pass", "created", "access", "login", "status"]);
 
-/**
- * The prefix of every column a query adds to a `users` row (roles, the session's own columns),
- * chosen so that no `users` column is likely to clash; such columns never reach `fields`.
- */
+/** The prefix of every column a query adds to a `users` row, so none clashes; such columns never reach `fields`. */
 export const ADDED_COLUMN_PREFIX = "ssa_";
 
 /** The role columns the lookup query adds to each `users` row. */
@@ -58,10 +47,7 @@ function toRecord(row: UserRow, roles: Record<string, string>): UserRecord {
   };
 }
 
-/**
- * The accounts of the lookup query's rows (one row per role, or one with null role columns),
- * in the rows' order. Rows whose `uid` is null (a LEFT JOIN that found no account) are none.
- */
+/** The accounts of the lookup's rows (one per role, or one with null roles), in order; a null `uid` (LEFT JOIN miss) is none. */
 export function recordsOf(rows: readonly UserRow[]): UserRecord[] {
   const byUid = new Map<string, { row: UserRow; roles: Record<string, string> }>();
   for (const row of rows) {
@@ -74,11 +60,7 @@ export function recordsOf(rows: readonly UserRow[]): UserRecord[] {
   return [...byUid.values()].map(({ row, roles }) => toRecord(row, roles));
 }
 
-/**
- * `SELECT u.*` and the account's roles from `from` (which names the `users` table, or a
- * subquery of it, as `u`), one row per role: a lookup is one query, roles included.
- * `columns` adds columns of other tables `from` joins (named with {@link ADDED_COLUMN_PREFIX}).
- */
+/** `SELECT u.*` with roles, one row per role, from `from` (naming `users` as `u`); `columns` adds joined ones, prefixed. */
 export function usersWithRolesSql(db: Drupal7Database, from: string, where = "", columns = ""): string {
   return (
     `SELECT ${columns}u.*, r.rid AS ${ROLE_RID}, r.name AS ${ROLE_NAME} FROM ${from} ` +

@@ -8,22 +8,11 @@ import { recordsOf, usersWithRolesSql, type UserRow } from "./user-rows.js";
 
 const optionsSchema = z.strictObject({ ...databaseOptionFields, parallelRun: z.boolean().optional() });
 
-/**
- * Options of {@link drupal7UserStore}.
- *
- * @example
- * ```ts
- * const userStore = drupal7UserStore({ pool, prefix: "", parallelRun: true });
- * ```
- */
+/** Options of {@link drupal7UserStore}. */
 export interface Drupal7UserStoreOptions extends Drupal7DatabaseOptions {
   /**
-   * The Drupal site still serves the same users (docs/running-beside-drupal-7.md): a rehash
-   * is stored only in Drupal 7's own `$S$` format, so that a password upgraded here still
-   * logs in on Drupal. Any other hash is refused (`updatePasswordHash` rejects, and the login
-   * reports a `rehash.failed` event and keeps the old hash): use `drupal7Hasher()` as the
-   * hasher while this is on. `drupal7 check --parallel-run` counts the accounts Drupal can
-   * no longer check.
+   * The Drupal site still serves the same users: a rehash is stored only as Drupal's `$S$`, else
+   * refused (a `rehash.failed` event, old hash kept). Use `drupal7Hasher()` then (docs/running-beside-drupal-7.md).
    * @default false
    */
   parallelRun?: boolean;
@@ -38,36 +27,15 @@ const ASTRAL = /[\u{10000}-\u{10FFFF}]/u;
 const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
 
 /**
- * A {@link UserStore} over a Drupal 7 database, reading `users`, `users_roles` and `role`
- * through a pool the app passes in (mysql2 for MariaDB/MySQL, pg for PostgreSQL). The
- * records let the login reply match Drupal's: every other `users` column lands in
- * `fields` as a string (or null), `data` is unserialized (`false` when empty or not
- * readable), `picture` is the fid string, and roles are `{"2": "authenticated user"}`
- * plus the account's rows. The reply must still drop `init` for viewers without
- * `administer users`, as `services_remove_user_data()` does.
- *
- * Names match case-insensitively: through the column's collation on MySQL, as Drupal's `=`
- * does, and with `LOWER()` on PostgreSQL, where an exact-case match wins if two accounts
- * differ only in case. The anonymous row (uid 0) is never returned. `nameKey` asks the
- * server for the same comparison's key (the collation's `WEIGHT_STRING` on MySQL, with the
- * collation of `users.name` read once from information_schema; `LOWER()` on PostgreSQL), so
- * the login throttle folds names exactly as this store does: `alıce` and `Alice` share a
- * count on `utf8mb4_general_ci`, `strasse` and `straße` on `utf8mb4_unicode_ci`. A lookup is
- * one query, roles included, whether or not it finds an account.
- *
- * It writes only two things: `users.login` and `users.access` on login, and `users.pass`
- * as a compare-and-set on rehash (with `parallelRun`, only a hash Drupal 7 can check).
- * Every value is a query parameter.
+ * A {@link UserStore} over Drupal 7's `users`, `users_roles` and `role` through the app's pool,
+ * shaped so the login reply matches Drupal's; names match as the database compares them, and
+ * `nameKey` gives the throttle the same folding. It writes only `login`/`access` and `pass`
+ * (compare-and-set). Differences: docs/migrating-from-drupal-7.md#6-what-changes-for-clients.
  *
  * @example
  * ```ts
  * import mysql from "mysql2/promise";
  * const userStore = drupal7UserStore({ pool: mysql.createPool(process.env.DRUPAL_DB_URL!) });
- * ```
- * @example
- * ```ts
- * import pg from "pg";
- * const userStore = drupal7UserStore({ pool: new pg.Pool({ connectionString }), prefix: "drupal_" });
  * ```
  * @throws TypeError when the pool's dialect cannot be told or the prefix is unsafe.
  */

@@ -1,17 +1,7 @@
 import type { Drupal7Database } from "./database.js";
 import { phpUnserialize, UNPARSEABLE, type PhpJson } from "./php-unserialize.js";
 
-/**
- * Drupal 7's `variable` table, where `variable_get()` finds what settings.php's `$conf` does
- * not override: each value PHP-serialized (a `bytea` on PostgreSQL).
- *
- * @module
- */
-
-/**
- * The named variables that the table holds, unserialized (a value that cannot be read is
- * {@link UNPARSEABLE}); a name without a row is absent from the map. One query.
- */
+/** The named variables unserialized ({@link UNPARSEABLE} when unreadable), absent when no row; one query. */
 export async function readVariables(db: Drupal7Database, names: readonly string[]): Promise<Map<string, PhpJson | typeof UNPARSEABLE>> {
   const rows = await db.select<{ name: unknown; value: unknown }>(
     `SELECT name, value FROM ${db.table("variable")} WHERE name IN (${names.map(() => "?").join(", ")})`,

@@ -30,16 +30,10 @@ export interface ServicesRequest extends SessionRequest {
   readonly userAgent: string;
   /** The `Content-Type` header: how the body is read, and whether `services_token` may come from it. */
   readonly contentType: string | undefined;
-  /** The `X-CSRF-Token` header. */
   readonly csrfHeader: string | undefined;
-  /** `services_token` from the query string, if any. */
   readonly queryToken: string | undefined;
-  /**
-   * The API version a `services_<resource>_<method>_version` header asks for. Services takes
-   * any such header, whatever resource and method it names (`_services_version_header_options`).
-   */
+  /** A `services_<resource>_<method>_version` header's value: Services takes any resource and method. */
   readonly versionHeader: string | undefined;
-  /** The `Accept` header. */
   readonly accept: string | undefined;
   /** The `Origin` header: which site's page sent the request, if a browser did. */
   readonly origin: string | undefined;
@@ -61,8 +55,7 @@ interface ServicesCall {
 }
 
 /**
- * The login reply (`{sessid, session_name, token, user}`), as `user/login` sends it and as
- * `startSession` returns it.
+ * The login reply (`{sessid, session_name, token, user}`) of `user/login` and `startSession`.
  *
  * @example
  * ```ts
@@ -85,17 +78,11 @@ export interface LoginReply {
 export interface SessionChange<T> {
   readonly result: T;
   readonly setCookie: readonly string[];
-  /**
-   * Set when the change was made here but could not be made to hold everywhere (a logout the
-   * shared store refused): the cookies still go out, and the answer is this error.
-   */
+  /** Set when the change holds here but not everywhere (a logout a shared store refused): the cookies go out, the answer is this. */
   readonly error?: SessionAuthError;
 }
 
-/**
- * What the endpoint works with: its own settings, what it needs of the login's, and the checks
- * made for it elsewhere: a login's origin (login CSRF), and the client address's shape.
- */
+/** The endpoint's settings, the login limits it checks, and the checks made elsewhere (login origin, address shape). */
 export type EndpointDeps = EndpointSettings &
   Pick<LoginSettings, "blockedAccountResponse" | "maxPasswordBytes" | "maxNameLength" | "deviceCookies"> & {
     readonly checkLoginOrigin: (request: LoginOriginRequest) => void;
@@ -103,11 +90,9 @@ export type EndpointDeps = EndpointSettings &
   };
 
 /**
- * Drupal 7 Services' endpoint, framework-free: routing below the mount path (the endpoint
- * root, method overrides, HEAD, OPTIONS, the 404s), then the four calls in the order of
- * Services' pipeline (`RESTServer::handle`: response format, body, arguments, session and
- * CSRF, callback), each from a request description to a {@link WireResponse}. Also the
- * `services/session/token` call and the programmatic start and end of a session.
+ * Drupal 7 Services' endpoint, framework-free: routing below the mount path, then the four calls
+ * in the order of `RESTServer::handle`, plus `services/session/token` and programmatic start and
+ * end of a session. What it answers: docs/wire-format.md.
  */
 export class ServicesEndpoint {
   readonly #sessions: Sessions;
@@ -128,12 +113,7 @@ export class ServicesEndpoint {
     this.#loginArgs = loginArgumentSchemas(settings);
   }
 
-  /**
-   * Answers a request below the mount path, or `undefined` when it is none of the endpoint's
-   * (the app's own routes take it). `rest_server_server()` and `RESTServer::getController`:
-   * the endpoint root's message, then HEAD, OPTIONS and other methods on an action, before
-   * the body is read.
-   */
+  /** Answers a request below the mount path as `RESTServer::getController` does (root, HEAD, OPTIONS, methods), or `undefined`. */
   async handle(request: EndpointRequest): Promise<WireResponse | undefined> {
     if (request.mounted && trimSlashes(request.path) === "") return endpointRootReply(this.#options.endpointName);
     const match = matchAction(request.path);
@@ -172,8 +152,7 @@ export class ServicesEndpoint {
     // API 1.1 renamed the arguments, and each version reads only its own names.
     const [nameKey, passKey] =
       this.#version(request, this.#options.loginApiVersion) === "1.1" ? (["name", "pass"] as const) : (["username", "password"] as const);
-    // The same schemas describe the body in openApiDocument(). An argument that fails its
-    // schema is passed on as invalid, and refused as "Wrong username or password." below.
+    // The same schemas describe the body in openApiDocument(); a value failing them is a wrong credential.
     const schemas = this.#loginArgs;
     const args = (body: unknown) => {
       const name = readLoginArgument(body, schemas[nameKey], nameKey);
@@ -195,7 +174,7 @@ export class ServicesEndpoint {
         cookie: context.cookie.attributes,
       });
       const { result, setCookie } = this.#opened(login.sessid, login.user, context);
-      // The device cookie before the session cookie, so that a client reading only the last Set-Cookie (Java's getHeaderField) still reads its session.
+      // Device cookie first: a client reading only the last Set-Cookie (Java's getHeaderField) still gets its session.
       const device = login.setCookie;
       return jsonReply(result, cookieHeader([...device, ...setCookie]));
     });
@@ -209,8 +188,7 @@ export class ServicesEndpoint {
         const user = connectUserObject(state.user, state.session, this.#options.isAdmin(state.user), request.secure);
         return jsonReply({ sessid: state.sessid, session_name: cookie.name, user });
       }
-      // session_id(): the cookie's value if one was sent (it is deleted in the same reply), else
-      // Drupal's lazy id, random, never stored, and set as no cookie.
+      // Drupal's session_id(): the stale cookie's value (deleted in this reply), else a random id never stored.
       const sessid = state.kind === "stale" ? state.sessid : createSessionId();
       return jsonReply({ sessid, session_name: cookie.name, user: anonymousUserObject(request.ip, now) });
     });
@@ -220,7 +198,7 @@ export class ServicesEndpoint {
   logout(call: ServicesCall): Promise<WireResponse> {
     const { request } = call;
     const v11 = this.#version(request, this.#options.logoutApiVersion) === "1.1";
-    // The token, read as the CSRF check reads it: it picks the caller's session among several its cookies name.
+    // The token picks the caller's session among several its cookies name, as the CSRF check reads it.
     const token = (body: unknown) => csrfTokenOf({ csrfHeader: request.csrfHeader, queryToken: request.queryToken, contentType: request.contentType, body });
     return this.#call(call, { csrf: true, args: token }, async (supplied, context) => {
       const { result, setCookie, error } = await this.end(request, context, supplied);
@@ -239,10 +217,7 @@ export class ServicesEndpoint {
     return this.#call(call, { csrf: false }, async (_args, { state }) => jsonReply({ token: this.#sessions.tokenFor(state) }));
   }
 
-  /**
-   * `services/session/token`: the bare token as text/plain, any method, never checked. An
-   * anonymous caller without a cookie gets a fresh random token and no cookie, as Drupal does.
-   */
+  /** `services/session/token`: the bare token, any method, never checked; an anonymous caller gets a random one, as in Drupal. */
   async sessionToken(request: SessionRequest): Promise<WireResponse> {
     try {
       const { state, setCookie } = await this.#sessions.context(request);
@@ -253,9 +228,8 @@ export class ServicesEndpoint {
   }
 
   /**
-   * Opens a session for a user the app authenticated itself (single sign-on, a sign-up): as a
-   * login does after the password check, with a new id whatever the request carried (a live
-   * session it carried is ended: rotation), the login time recorded, and the cookie set.
+   * Opens a session for a user the app authenticated itself (SSO, sign-up), as a login does after
+   * the password check: a new id (a live one is ended), login recorded, cookie set.
    * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
    */
   async start(
@@ -270,12 +244,9 @@ export class ServicesEndpoint {
   }
 
   /**
-   * Ends the request's session, if it has a live one (a logout, failing closed), and resolves
-   * whether it had one. The cookies to set delete the session cookie wherever a copy may sit.
-   * When the request's cookies name no one session (live sessions of two accounts: one may be
-   * planted), the CSRF `token` it supplied, if any, picks the one to end: its own, never another.
-   * When a shared store refused to record the logout, `error` is `ERR_STORE_UNAVAILABLE`:
-   * the session is refused here and the logout retried, but other instances may still take it.
+   * Ends the request's live session, if any, and resolves whether it had one; among several
+   * sessions the cookies name, the CSRF `token` picks the caller's own. `error` is set when a
+   * shared store refused the logout (docs/security.md#limits-and-what-a-client-sees-at-each).
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the store cannot even be read.
    */
   async end(
@@ -312,11 +283,7 @@ export class ServicesEndpoint {
     return asked === "1.0" || asked === "1.1" ? asked : configured;
   }
 
-  /**
-   * Services' pipeline for an action: response format, body, arguments, (for login) the
-   * request's origin, the session with the CSRF rule, then the callback. Every reply carries
-   * the session cookie fix-ups of the request and, without a format suffix, `Vary: Accept`.
-   */
+  /** Services' pipeline for an action (format, body, arguments, origin, session and CSRF, callback), with the request's cookies. */
   async #call<A>(
     call: ServicesCall,
     step: { csrf: boolean; args?: (body: unknown) => A; sameSite?: boolean },
@@ -358,11 +325,7 @@ export class ServicesEndpoint {
   }
 }
 
-/**
- * A call's reply headers, then `Vary`, then the cookies: its own if it set the session cookie
- * itself (login, logout: they say all there is to say of it), else the request's fix-ups.
- * Copied name by name: an object rest pattern would take a slow path on every call.
- */
+/** A call's headers, `Vary`, then its own cookies or the request's; copied by name, as a rest pattern is slow in V8. */
 function withCallHeaders(
   own: Readonly<Record<string, string | readonly string[]>>,
   vary: Readonly<Record<string, string>>,

@@ -10,12 +10,7 @@ export interface LoginBodyLimits {
 /** The names `user/login` reads its arguments under: API 1.0's and API 1.1's. */
 export type LoginArgumentName = "username" | "password" | "name" | "pass";
 
-/**
- * The schemas of `user/login`'s four arguments. A value is a string, or a number as PHP
- * would read one, within the configured limits; an over-long name or password is refused
- * before any hashing (see {@link readLoginArgument}). The endpoint checks each argument
- * with these schemas and the OpenAPI document is generated from them, so the two cannot drift.
- */
+/** The schemas of `user/login`'s arguments, checked by the endpoint and printed by the OpenAPI document: one source, no drift. */
 export function loginArgumentSchemas(limits: LoginBodyLimits): Readonly<Record<LoginArgumentName, z.ZodType<string | number>>> {
   const name = z
     .union([z.string().max(limits.maxNameLength), z.number()])
@@ -26,10 +21,7 @@ export function loginArgumentSchemas(limits: LoginBodyLimits): Readonly<Record<L
   return { username: name, password, name, pass: password };
 }
 
-/**
- * The login body as a whole: API 1.0's `username`/`password` or API 1.1's `name`/`pass`
- * (the API version decides which pair is read). Other keys are ignored.
- */
+/** The login body as a whole: `username`/`password` (API 1.0) or `name`/`pass` (1.1); other keys ignored. */
 export function loginBodySchema(limits: LoginBodyLimits) {
   const args = loginArgumentSchemas(limits);
   return z.looseObject({
@@ -43,13 +35,7 @@ export function loginBodySchema(limits: LoginBodyLimits) {
 /** An argument that is present but fails its schema: the login refuses it as "Wrong username or password." */
 const INVALID_ARGUMENT = null;
 
-/**
- * Reads one login argument: `undefined` when absent (PHP `isset()`: a missing key or a JSON
- * `null`), {@link INVALID_ARGUMENT} when present but not a string or number, else the value.
- * A string over its limit is returned as it is: it is still a login attempt, which the
- * authenticator refuses without hashing and counts against flood control, as Drupal counts
- * a password over its own limit.
- */
+/** One login argument: `undefined` when absent (PHP `isset()`), {@link INVALID_ARGUMENT} when no string or number; over-long is kept, to be counted. */
 export function readLoginArgument(body: unknown, schema: z.ZodType<string | number>, key: string): string | number | null | undefined {
   const value = bodyArgument(body, key);
   if (value === undefined) return undefined;

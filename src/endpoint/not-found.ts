@@ -21,13 +21,7 @@ export interface NotFoundRequest {
   readonly methodParam: string | undefined;
 }
 
-/**
- * Services' answer to a path below the endpoint that no route answered (`RESTServer.inc`
- * getController): under a resource it knows, a HEAD is `200 : OK` and an OPTIONS a bare
- * 200 whatever follows the resource's name, and anything else `Could not find the
- * controller.`; under any other name, `Could not find resource <name>.`. Outside the
- * endpoint, Drupal's `404 Not Found`.
- */
+/** Services' answer to a path no route answered (`RESTServer::getController`), or Drupal's `404 Not Found` outside the endpoint. */
 export function notFoundReply(request: NotFoundRequest, knownResources: ReadonlySet<string>): WireResponse {
   if (!request.mounted) return errorReply(new SessionAuthError("ERR_PAGE_NOT_FOUND"));
   const name = resourceName(request.path);

@@ -4,60 +4,45 @@ import { trimSlashes } from "../http-input/path.js";
 import type { UserRecord } from "../types.js";
 import { fn } from "../validate.js";
 
-/**
- * The options of the Services endpoint: where it is served, which API versions and body
- * types it speaks, and what its replies carry, with their documentation, checks and
- * defaults. {@link SessionAuthOptions} includes them.
- */
+/** The Services endpoint's options, part of {@link SessionAuthOptions}; each is explained in docs/options.md#endpoint. */
 export interface EndpointOptions {
   /**
-   * The endpoint's path (Services' endpoint "path"), below the path the router is mounted at:
-   * `user/login`, `system/connect`… are served under it.
+   * The endpoint's path (Services' endpoint "path") below the router's mount path.
    * @default "services/json"
    */
   endpoint?: string;
   /**
-   * The paths on which a `?q=` parameter is taken as the request's path, as Drupal does for
-   * sites without clean URLs (`/?q=services/json/user/login.json`, as jDrupal and DrupalGap
-   * call), towards the endpoint and below it, `services/session/token` and `queryRoutes`.
-   * Elsewhere `q` is left to the app. `[]` turns it off.
+   * Paths where `?q=` is taken as the request's path, as Drupal does without clean URLs
+   * (`/?q=services/json/user/login.json`); `[]` turns it off.
    * @default ["/", "/index.php"]
    */
   queryPaths?: readonly string[];
   /**
-   * Path prefixes besides the endpoint's and `services/session/token` that `?q=` may route to
-   * (`["/drupalgap"]`). Any other `?q=` stays the app's parameter, so `/?q=metrics` never
-   * reaches `/metrics` past a proxy's rules on paths.
+   * Path prefixes besides the endpoint's and the token's that `?q=` may route to (`["/drupalgap"]`);
+   * any other `q` stays the app's, so it never gets past a proxy's path rules.
    * @default []
    */
   queryRoutes?: readonly string[];
   /**
-   * The endpoint's machine name, answered at the endpoint root (`GET /services/json`):
-   * `Services Endpoint "<name>" has been setup successfully.`, which clients use as a health check.
+   * The endpoint's machine name, in the root's `Services Endpoint "<name>" has been setup successfully.` (a health check).
    * @default "services"
    */
   endpointName?: string;
   /**
-   * The API version of `user/login` (the endpoint's `resource_api_version`): 1.0 reads
-   * `username`/`password`, 1.1 reads `name`/`pass`, and each only its own. A request picks
-   * another with a `services_<resource>_<method>_version` header (any resource and method
-   * counts, as in Services), e.g. `Services-User-Login-Version: 1.1`.
+   * The API version of `user/login`: 1.0 reads `username`/`password`, 1.1 `name`/`pass`; a
+   * `services_<resource>_<method>_version` header picks the other.
    * @default "1.0"
    */
   loginApiVersion?: "1.0" | "1.1";
   /**
-   * The API version of `user/logout` (`resource_api_version` of `user.logout`): 1.0 answers
-   * `[true]`, 1.1 the anonymous user object (`{uid: 0, hostname, roles, cache}`). A request
-   * picks another with a version header, as for the login.
+   * The API version of `user/logout`: 1.0 answers `[true]`, 1.1 the anonymous user; a version header picks the other.
    * @default "1.0"
    */
   logoutApiVersion?: "1.0" | "1.1";
   /** @default 65536: larger request bodies get a 413 */
   bodyLimit?: number;
   /**
-   * The request body types the endpoint parses (Services' enabled parsers); any other
-   * Content-Type is `406 Unsupported request content type`. A request with no Content-Type
-   * counts as form-urlencoded, as in Services.
+   * The body types parsed (Services' enabled parsers); others get a 406, and no Content-Type is a form, as in Services.
    * @default ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]:
    * the parsers jDrupal and DrupalGap endpoints enable
    */
@@ -68,9 +53,8 @@ export interface EndpointOptions {
    */
   isAdmin?: (user: UserRecord) => boolean;
   /**
-   * Send `Clear-Site-Data: "cookies"` with a logout. A browser then drops **every** cookie of
-   * the site, including those of a Drupal site still running beside this one and of a load
-   * balancer: turn it on only when this app owns the whole origin.
+   * Send `Clear-Site-Data: "cookies"` with a logout: a browser then drops every cookie of the
+   * origin, a Drupal site's beside this one too, so only when this app owns the origin.
    * @default false
    */
   clearSiteData?: boolean;

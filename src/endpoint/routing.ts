@@ -3,11 +3,7 @@ import { trimSlashes } from "../http-input/path.js";
 import { reasonPhrase } from "../wire/status.js";
 import { htmlHeaders, type WireResponse } from "../wire/reply.js";
 
-/**
- * The method Services routes a request by (`ServicesContext` request method): a POST may
- * be turned into another method by an `X-HTTP-Method-Override` header, then by a non-empty
- * `?_method=`; no other method can be overridden. The CSRF rule still uses the real method.
- */
+/** The method Services routes by (a POST's `X-HTTP-Method-Override`, then `?_method=`); CSRF still uses the real one. */
 export function routingMethod(method: string, overrideHeader: string | undefined, queryMethod: string | undefined): string {
   let routed = method;
   if (routed === "POST" && overrideHeader !== undefined) routed = overrideHeader;
@@ -26,11 +22,7 @@ export function optionsReply(): WireResponse {
   return { status: 200, headers: htmlHeaders(), body: null };
 }
 
-/**
- * The endpoint root (`rest_server_server()` with an empty canonical path): the plain text
- * `Services Endpoint "<name>" has been setup successfully.`, for any method. Clients in the
- * wild poll it as a health check.
- */
+/** The endpoint root (`rest_server_server()`): `Services Endpoint "<name>" has been setup successfully.`, any method; clients poll it. */
 export function endpointRootReply(endpointName: string): WireResponse {
   return { status: 200, headers: htmlHeaders(), body: `Services Endpoint "${checkPlain(endpointName)}" has been setup successfully.` };
 }
@@ -38,8 +30,7 @@ export function endpointRootReply(endpointName: string): WireResponse {
 /** A Services action this package answers. */
 export type Action = "login" | "logout" | "userToken" | "connect";
 
-// A Map, not an object: a path named after one of Object.prototype's members (constructor,
-// __proto__, toString) must find nothing.
+// A Map: a path named `constructor` or `__proto__` must find nothing.
 const ACTIONS: ReadonlyMap<string, Action> = new Map([
   ["user/login", "login"],
   ["user/logout", "logout"],
@@ -50,11 +41,7 @@ const ACTIONS: ReadonlyMap<string, Action> = new Map([
 // Services splits the format suffix off with this pattern (ServicesContentTypeNegotiator).
 const SUFFIX = /^(.+)\.([^./^]+)$/;
 
-/**
- * Splits a path below the endpoint into the Services action and its format suffix, as
- * Services does: slashes trimmed, `.json` optional and case-sensitive. `undefined` for a path
- * that is not one of the package's actions.
- */
+/** A path below the endpoint as an action and its format suffix, as Services splits it; `undefined` for none of ours. */
 export function matchAction(path: string): { action: Action; format: string | undefined } | undefined {
   const trimmed = trimSlashes(path);
   const suffix = SUFFIX.exec(trimmed);
@@ -66,9 +53,8 @@ export function matchAction(path: string): { action: Action; format: string | un
 const VERSION_SEPARATORS: ReadonlySet<string> = new Set(["_", "-"]);
 
 /**
- * The value of a `services_<resource>_<method>_version` header, whichever resource and
- * method it names, as Services reads it (`_services_version_header_options`). PHP folds `-`
- * and `_` in header names together, so `Services-User-Login-Version` counts as well.
+ * A `services_<resource>_<method>_version` header's value, whatever resource and method it names
+ * (`_services_version_header_options`); PHP folds `-` into `_`, so `Services-User-Login-Version` counts.
  *
  * @param headers - The request's headers, names lower-cased (as Node gives them).
  */

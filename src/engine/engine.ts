@@ -39,8 +39,7 @@ import { RequestView, type ViewSettings } from "./request-view.js";
  */
 export interface NotFoundOptions {
   /**
-   * The app's own resources under the endpoint (`players`, `events`): a miss below one of
-   * them is `Could not find the controller.`, as below `user` and `system`.
+   * The app's own resources under the endpoint: a miss below one is `Could not find the controller.`, as below `user`.
    * @default `[]`: any other first segment is `Could not find resource <name>.`
    */
   resources?: readonly string[];
@@ -89,11 +88,7 @@ export interface Engine extends Front {
   guard(options: RequireSessionOptions | undefined, optional: boolean): { readonly guard: Guard; readonly settings: GuardSettings };
   /** The answer to a request no route answered: Services' own below the endpoint, Drupal's page-not-found elsewhere; CORS's headers where it covers. */
   notFound(options: NotFoundOptions | undefined): (http: HttpRequest) => WireResponse;
-  /**
-   * The reply to an error thrown in front of or by the app's routes: the package's own by the
-   * status table, a framework's or body parser's as the wire format has it, anything else a
-   * body-less 500 with an `internal.error` event. Never a stack trace. CORS's headers where it covers.
-   */
+  /** The reply to an error before or in the app's routes, in the wire format (a body-less 500 and `internal.error` for the unknown). */
   replyToError(error: unknown, http?: HttpRequest): WireResponse;
   /** `services/session/token`'s answer, wherever the request is (a handler the app mounts elsewhere). */
   token(http: HttpRequest): Promise<WireResponse>;
@@ -112,10 +107,8 @@ export interface Engine extends Front {
 }
 
 /**
- * The composition root: validates the options once (a `TypeError` naming each bad one), puts
- * every store behind the timeout once, and makes one session owner, one authenticator (one
- * throttle, one hashing queue) and one endpoint, shared by every piece a binding hands out.
- * Supplies the memory counter store when none is given.
+ * The composition root: validates the options once, puts every store behind the timeout once, and
+ * makes the one session owner, authenticator and endpoint every binding piece shares.
  *
  * @param factory - The public factory's name, for its `TypeError`s.
  * @param addressHint - How the binding's users give the client's address, for the `address.unknown` event.

@@ -20,16 +20,9 @@ export interface Served {
 
 /** The front door every binding puts before the app's routes. */
 export interface Front {
-  /**
-   * Whether a target may be the package's: below the endpoint, the token call, a `?q=` path,
-   * or (CORS on, with `cors.paths`) any path. Cheap: for a binding to skip the rest at once.
-   */
+  /** Whether a target may be the package's (endpoint, token, `?q=`, CORS paths): cheap, so a binding skips the rest at once. */
   claims(target: string): boolean;
-  /**
-   * Serves what is the package's: the Services calls below the endpoint, `services/session/token`,
-   * their `?q=` spellings, and CORS preflights on the paths CORS covers (each reply with the CORS
-   * headers). `undefined` for a request on none of those paths (most of an app's).
-   */
+  /** Serves what is the package's (Services calls, the token, `?q=`, CORS preflights); `undefined` for the app's requests. */
   serve(http: HttpRequest): Served | undefined;
   /**
    * Whether a target names one of the Services calls (an action below the endpoint, the token

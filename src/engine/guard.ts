@@ -8,12 +8,7 @@ import type { CheckOutcome, CheckRequest } from "../sessions/session-check.js";
 import { errorReply, type WireResponse } from "../wire/reply.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
-/**
- * What a guard decided for one request: go on to the route (with the session, `undefined` only
- * from an optional guard), or answer with `reply` instead: a refusal (`error` says why) or,
- * from an app origin, a CORS preflight's `204` (no `error`). `headers` are what the request's
- * reply carries whoever makes it (stale-cookie deletions, CORS's); `reply` has them merged in.
- */
+/** A guard's decision: go on (with the session), or answer `reply` (a refusal, or a preflight's 204); `headers` go on either. */
 export type GuardResult =
   | { readonly auth: RequestAuth | undefined; readonly headers: HeaderRecord; readonly reply?: undefined; readonly error?: undefined }
   | { readonly reply: WireResponse; readonly error: SessionAuthError | undefined; readonly headers: HeaderRecord; readonly auth?: undefined };

@@ -15,12 +15,7 @@ export interface ViewSettings {
   readonly route: (target: string) => string | undefined;
 }
 
-/**
- * Every view the engine takes of a request (the session's, a Services call's, a guard's, CORS's,
- * routing's), derived from the one shape a binding hands in. Each member reads the request
- * only when asked, so a protected GET reads its `Host`, its cookie and its method, and nothing
- * more. One object per request.
- */
+/** Every view the engine takes of a request, from the one shape a binding hands in, each read only when asked. */
 export class RequestView implements EndpointRequest, CheckRequest, CorsRequest {
   readonly #http: HttpRequest;
   readonly #settings: ViewSettings;

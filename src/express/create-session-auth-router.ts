@@ -17,11 +17,7 @@ export type ExpressHandler = (req: ExpressRequest, res: ServerResponse, next: Ex
 /** An error-handling middleware, in the shape Express calls it. */
 export type ExpressErrorHandler = (error: unknown, req: ExpressRequest, res: ServerResponse, next: ExpressNext) => void;
 
-/**
- * What {@link createSessionAuthRouter} returns: a middleware to mount once at the app's root,
- * which serves every call a Drupal 7 Services client makes, and the guards and handlers for the
- * app's own routes, all over one engine. See the README's "What the router gives you".
- */
+/** What {@link createSessionAuthRouter} returns: the middleware to mount at the root, and the guards and handlers for the app's routes. */
 export interface SessionAuthRouter extends ExpressHandler, SessionAuthBase {
   /**
    * A route's guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the

@@ -17,11 +17,8 @@ import { fn } from "../validate.js";
  */
 export interface ErrorHandlerOptions {
   /**
-   * Where an error answered with a 500 goes (an app route's bug, a custom store's throw), and
-   * one that came after the reply had started: a function of the error and the request, or
-   * `false` for nowhere besides the `internal.error` event. Denials and clients' mistakes
-   * (4xx) are not logged. Without `onEvent` the event itself is written to stderr, so the
-   * default then writes nothing more.
+   * Where an error answered with a 500 (or after the reply started) goes: a function of the error and
+   * request, or `false` for only the `internal.error` event. 4xx are not logged.
    * @default with `onEvent`: the error's stack on stderr, as Express's own handler prints it (not when `NODE_ENV` is `test`); without: nothing more than the event on stderr
    */
   log?: ((err: unknown, req: LoggedRequest) => void) | false;

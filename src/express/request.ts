@@ -3,11 +3,7 @@ import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { originForm } from "../http-input/target.js";
 import { readStream } from "../http-input/read-stream.js";
 
-/**
- * What the binding reads of an Express request: Node's, with what Express adds (`trust proxy`
- * decides `secure` and `ip`). Described here rather than imported, so that no app needs
- * Express's types to use the package.
- */
+/** What the binding reads of an Express request, written out so no app needs Express's types. */
 export interface ExpressRequest extends IncomingMessage {
   readonly secure: boolean;
   readonly ip?: string | undefined;

@@ -3,11 +3,7 @@ import { mergeVary, type HeaderRecord } from "../http-input/headers.js";
 import { closeAfterReply } from "../http-input/linger.js";
 import type { WireResponse } from "../wire/reply.js";
 
-/**
- * Writes a {@link WireResponse} with `res.end`, so Express adds no `charset` to the
- * Content-Type and no ETag: the bytes are exactly the wire reply. A 413 closes the connection
- * without losing itself to a reset (see {@link closeAfterReply}).
- */
+/** Writes a {@link WireResponse} with `res.end`, so Express adds no charset or ETag; a 413 lingers ({@link closeAfterReply}). */
 export function send(res: ServerResponse, wire: WireResponse): void {
   if (res.headersSent) return;
   res.statusCode = wire.status;

@@ -6,10 +6,7 @@ import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { originForm } from "../http-input/target.js";
 import type { WireResponse } from "../wire/reply.js";
 
-/**
- * A Fastify request in the engine's one shape, its target relative to the prefix the plugin
- * was registered under. Fastify's `trustProxy` decides `ip` and `protocol`.
- */
+/** A Fastify request in the engine's shape, its target relative to the plugin's prefix; `trustProxy` decides `ip`. */
 export class FastifyHttpRequest implements HttpRequest {
   readonly #request: FastifyRequest;
   readonly target: string;
@@ -57,11 +54,7 @@ export class FastifyHttpRequest implements HttpRequest {
   }
 }
 
-/**
- * Sends a {@link WireResponse}: the status, Services' reason phrase on the status line, the
- * headers, and the body's bytes as they are (a Buffer: Fastify would add a charset to a
- * string's Content-Type). A 413 closes the connection without losing itself to a reset.
- */
+/** Sends a {@link WireResponse} with Services' reason phrase, the body as a Buffer (no charset added), a 413 lingering. */
 export function send(reply: FastifyReply, wire: WireResponse): FastifyReply {
   reply.code(wire.status);
   if (wire.reason !== undefined) reply.raw.statusMessage = wire.reason;

@@ -26,17 +26,8 @@ const mountSchema = z.strictObject({
 });
 
 /**
- * Fastify's `rewriteUrl` for Drupal's `?q=` paths (`/?q=services/json/user/login.json`, as
- * jDrupal and DrupalGap call): `q` becomes the path Fastify routes by, by the plugin's rule
- * (towards the endpoint, `services/session/token` and `queryRoutes`; elsewhere `q` is the
- * app's). Fastify takes it only when the server is made: give it the plugin's options (it
- * reads `endpoint`, `queryPaths` and `queryRoutes`), and the prefix the plugin is under.
- *
- * @example
- * ```ts
- * const app = Fastify({ rewriteUrl: drupalRewriteUrl(options) });
- * await app.register(fastifySessionAuth, options);
- * ```
+ * Fastify's `rewriteUrl` for Drupal's `?q=` paths by the plugin's rule (towards the endpoint, the token
+ * and `queryRoutes`); Fastify takes it only at creation, so give it the plugin's options and the prefix it is under.
  * @throws TypeError for an invalid `endpoint`, `queryPaths`, `queryRoutes` or `prefix`.
  */
 export function drupalRewriteUrl(options: Partial<SessionAuthOptions> = {}, mount: RewriteMount = {}): (request: IncomingMessage) => string {

@@ -13,21 +13,14 @@ import { trustProxyOption, type TrustProxy } from "../http-input/trust-proxy.js"
 /** The options of {@link createSessionAuthHandler}: the package's, and which proxies in front to believe. */
 export interface FetchSessionAuthOptions extends SessionAuthOptions {
   /**
-   * The proxies in front, as Express's `trust proxy` takes them (see {@link TrustProxy}). When the
-   * peer (`FetchRequestInfo.clientAddress`) is one of them, the scheme is `X-Forwarded-Proto`'s
-   * and the client the last address of `X-Forwarded-For` that is not one of them. Without it
-   * every client behind a proxy is the proxy, and one client's failed logins lock out the others.
+   * The proxies in front, as Express's `trust proxy` ({@link TrustProxy}): behind them the scheme and client
+   * come from `X-Forwarded-*`. Without it every client behind a proxy is the proxy, locking each other out.
    * @default false
    */
   trustProxy?: TrustProxy;
 }
 
-/**
- * What a guard resolves: the request goes on (`auth`, and the `headers` its response carries:
- * stale-cookie deletions, CORS's; add them with `withGuard`), or `response` is the answer: a
- * refusal in the wire format with its `error`, or a CORS preflight's `204` (no `error`).
- * TypeScript narrows on `response`: once it is absent, `auth` is there.
- */
+/** A guard's result: go on with `auth` (add `headers` with `withGuard`), or `response` answers; narrows on `response`. */
 export type GuardResult<Auth = RequestAuth> =
   | { readonly auth: Auth; readonly headers: HeaderRecord; readonly response?: undefined; readonly error?: undefined }
   | { readonly response: Response; readonly error: SessionAuthError | undefined; readonly auth?: undefined; readonly headers?: undefined };
@@ -73,23 +66,13 @@ export function fetchBinding(options: FetchSessionAuthOptions, factory: string, 
 }
 
 /**
- * Drupal 7 Services' session authentication for any runtime that speaks Web-standard `Request`
- * and `Response` (Next.js route handlers, Bun, Deno, Cloudflare Workers): the same calls,
- * cookies, tokens and wire format as the Express router, over the same engine. For Hono,
- * `services-session-auth/hono` wraps it as middleware.
+ * Drupal 7 Services' session authentication for runtimes that speak Web `Request`/`Response` (Next.js,
+ * Bun, Deno, Workers): the Express router's calls and wire format over the same engine.
  *
  * @example
  * ```ts
  * const sessionAuth = createSessionAuthHandler({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
- * const requireSession = sessionAuth.requireSession();
- * Deno.serve(async (request, info) => {
- *   const client = { clientAddress: info.remoteAddr.hostname };
- *   const services = await sessionAuth.handle(request, client);
- *   if (services) return services;
- *   const result = await requireSession(request, client);
- *   if (result.response) return result.response;
- *   return sessionAuth.withGuard(Response.json({ name: result.auth.user.name }), result);
- * });
+ * Deno.serve(async (request, info) => (await sessionAuth.handle(request, { clientAddress: info.remoteAddr.hostname })) ?? new Response(null, { status: 404 }));
  * ```
  * @throws TypeError when an option is missing or invalid.
  */

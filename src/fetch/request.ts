@@ -4,10 +4,7 @@ import { clientAddressOf, type TrustFunction } from "../http-input/trust-proxy.j
 
 /** What a `Request` does not carry, as the runtime knows it beside the request (Deno's `info.remoteAddr`, Bun's `server.requestIP(req)`). */
 export interface FetchRequestInfo {
-  /**
-   * The peer's IP address: the client's, unless `trustProxy` names it as a proxy. It keys the
-   * login throttle; without it a request has no per-address login limit (an `address.unknown` event says so, once).
-   */
+  /** The peer's IP address, the client's unless `trustProxy` names a proxy; without it logins get no per-address limit. */
   readonly clientAddress?: string | undefined;
   /** This very request's headers as the server already parsed them (Node's `IncomingMessage.headers`), read instead of the `Request`'s. */
   readonly headers?: NodeHeaders | undefined;

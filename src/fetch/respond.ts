@@ -1,11 +1,7 @@
 import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { WireResponse } from "../wire/reply.js";
 
-/**
- * A {@link WireResponse} as a Web-standard `Response`: its status, reason phrase (`statusText`;
- * a runtime that writes its own drops it), headers (each `Set-Cookie` its own), and the body's
- * bytes exactly.
- */
+/** A {@link WireResponse} as a Web `Response`: status, `statusText`, headers (`Set-Cookie` each its own), exact bytes. */
 export function toResponse(wire: WireResponse): Response {
   const headers = new Headers();
   for (const name in wire.headers) {
@@ -20,10 +16,8 @@ export function toResponse(wire: WireResponse): Response {
 const NO_BODY = new Set([101, 204, 205, 304]);
 
 /**
- * The app's response with the headers it lacks added (`Vary` merged with its own, `Set-Cookie`
- * values appended), on a copy with headers of its own: a change made in place can be lost where
- * a server rebuilds its `Response` from how it was made (@hono/node-server's), and a relayed
- * `fetch()` response's headers are immutable. The response itself when it lacks nothing.
+ * The app's response with the headers it lacks (`Vary` merged, `Set-Cookie` appended), on a copy:
+ * @hono/node-server may rebuild a `Response` and lose in-place changes, and `fetch()` responses are immutable.
  */
 export function withHeaders(response: Response, headers: HeaderRecord): Response {
   if (headers === NO_HEADERS) return response;

@@ -33,11 +33,7 @@ export interface HonoSessionAuthOptions extends FetchSessionAuthOptions {
 export interface HonoSessionAuth extends SessionAuthBase {
   /** Hono's `getPath`, so that Drupal's `?q=` paths route the app's own routes too: `new Hono({ getPath: sessionAuth.getPath })`. */
   getPath(request: Request): string;
-  /**
-   * The Services calls, their `?q=` spellings and CORS preflights, as middleware before the app's
-   * routes: on the paths it serves (`app.use("/services/*", …)` for the default endpoint and
-   * `services/session/token`), or on every path (needed for `cors.paths`).
-   */
+  /** The Services calls, `?q=` and CORS preflights as middleware: on `/services/*`, or every path for `cors.paths`. */
   services(): MiddlewareHandler;
   /**
    * A guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the wire
@@ -129,18 +125,14 @@ function stagedHeaders(c: Context): HeaderRecord {
   return headers;
 }
 
-/**
- * Runs the route with headers its response must carry: given to Hono first, and added after to
- * a `Response` the route made itself without them (a copy, put in place without Hono's setter,
- * which would write the old response's headers back over it). With none, the route's response
- * is never touched, and stays on @hono/node-server's fast path.
- */
+/** Runs the route with the headers its response owes; with none, the response stays on the fast path (docs/performance.md#the-guarded-request). */
 async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
   if (headers === NO_HEADERS) return next();
   setHeaders(c, headers);
   await next();
   const finished = withHeaders(c.res, headers);
   if (finished === c.res) return;
+  // Cleared first: Hono's setter would copy the old response's headers back over the new one.
   c.res = undefined;
   c.res = finished;
 }
@@ -153,11 +145,7 @@ async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRe
  * @example
  * ```ts
  * const sessionAuth = honoSessionAuth({ userStore, sessionStore: memorySessionStore(), secret: process.env.SESSION_SECRET! });
- * const app = new Hono({ getPath: sessionAuth.getPath });
- * app.use(sessionAuth.services());
- * app.get("/services/json/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
- * app.notFound(sessionAuth.notFound());
- * app.onError(sessionAuth.onError());
+ * const app = new Hono({ getPath: sessionAuth.getPath }).use(sessionAuth.services());
  * ```
  * @throws TypeError when an option is missing or invalid.
  */

@@ -1,46 +1,17 @@
 import { isIP, isIPv4 } from "node:net";
 
-/**
- * Client addresses as the package shows and counts them. Node reports an IPv4 client on a
- * dual-stack socket as `::ffff:127.0.0.1`; Drupal (PHP's `REMOTE_ADDR`) shows `127.0.0.1`.
- *
- * @module
- */
-
 const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
-/**
- * An address as a person (and Drupal) reads it: an IPv4-mapped IPv6 address becomes the
- * plain IPv4 address; anything else is returned as it is.
- *
- * @example
- * ```ts
- * plainAddress("::ffff:203.0.113.7"); // "203.0.113.7"
- * plainAddress("2001:db8::1");        // "2001:db8::1"
- * ```
- */
+/** An address as Drupal shows it: IPv4-mapped IPv6 (Node's dual-stack `::ffff:127.0.0.1`) as plain IPv4, anything else as is. */
 export function plainAddress(address: string): string {
   const mapped = MAPPED_V4.exec(address);
   return mapped !== null && isIPv4(mapped[1]!) ? mapped[1]! : address;
 }
 
 /**
- * The group an address is counted under by the login throttle and the hashing queue: an
- * IPv4 address is itself, and so is an IPv6 address that carries one (IPv4-mapped
- * `::ffff:0:0/96`, SIIT `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`, and the old IPv4-compatible
- * `::a.b.c.d`), because behind a translator each IPv4 client is its own. Any other IPv6
- * address is its first `v6PrefixBits` bits, written `2001:db8:1:2::/64`, because one
- * subscriber is routinely handed a whole /64 and could otherwise draw a fresh address for
- * every guess (`::1` and `::` stay as they are).
- *
- * Anything that is not an IP address (the app listens on a Unix socket, where Express's
- * `req.ip` is undefined unless `trust proxy` is a hop count; a proxy setting that hands on
- * something else) is in no group: `undefined`. Such requests are never pooled into one
- * group, which would let one client's failures lock every user out and void the fair
- * hashing queue: they get no per-address limit (each account's own limit still holds, counted
- * per account alone) and wait for a password check first come, first served
- * ({@link unaddressedReporter} says so once, loudly).
- *
+ * The group the throttle and the hashing queue count an address under: IPv4 itself (also carried
+ * in IPv6: mapped, SIIT, NAT64, compatible), other IPv6 its first `v6PrefixBits` bits (a subscriber
+ * gets a whole /64). Not an IP address: `undefined`, never one pooled group (docs/security.md#protections).
  * @param v6PrefixBits - 1 to 128; 128 counts every IPv6 address on its own.
  * @example
  * ```ts

@@ -13,25 +13,16 @@ const JSON_MIME = "application/json";
 const MULTIPART = "multipart/form-data";
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * The MIME type of a request: the part of `Content-Type` before `;`. A request with no
- * Content-Type at all is taken to be form-urlencoded, even when its body is empty, as
- * Services does (`RESTServer.inc` parseRequestBody).
- */
+/** A request's MIME type (`Content-Type` before `;`); none at all is form-urlencoded, as Services' `parseRequestBody` takes it. */
 export function requestMime(contentType: string | undefined): string {
   const mime = (contentType ?? "").split(";", 1)[0]!.trim();
   return mime === "" ? FORM : mime;
 }
 
 /**
- * Parses a POST body as Services' parsers do (`RESTServer.inc` `parseRequestBody`, `ServicesParser.inc`), with only the `parsers`
- * given enabled. JSON: an empty body is `""`, any top-level value is accepted, and a body
- * that is not JSON, not UTF-8, or the literal `null` is `400 Invalid JSON.`.
- * Form-urlencoded: PHP `parse_str`, last value wins. Multipart: the form fields (see
- * `parseMultipart`). Any other type, or one not enabled, is `406 Unsupported request content type`.
- *
- * JSON and form bodies are parsed at once (a login's body costs no await); a multipart body
- * is read by a stream parser, so its fields come as a promise.
+ * Parses a POST body as Services' parsers do, with only the `parsers` given enabled (JSON: empty is
+ * `""`, `null` or non-UTF-8 is invalid; forms as PHP `parse_str`; multipart's fields, as a promise).
+ * JSON and forms cost no await. Replies: docs/wire-format.md#calls.
  *
  * @throws SessionAuthError `ERR_INVALID_JSON` or `ERR_UNSUPPORTED_CONTENT_TYPE` (a multipart body's errors reject the promise).
  */
@@ -69,10 +60,7 @@ function parseJson(raw: Buffer): unknown {
   return value;
 }
 
-/**
- * Reads one argument from a parsed body with PHP `isset()` semantics: a missing key or a
- * JSON `null` is absent, `""` is present. Non-object bodies (`""`, arrays, numbers) have no keys.
- */
+/** One argument of a parsed body by PHP `isset()`: a missing key or JSON `null` is absent, `""` present. */
 export function bodyArgument(body: unknown, name: string): unknown {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
   if (!Object.hasOwn(body, name)) return undefined;

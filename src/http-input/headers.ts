@@ -1,10 +1,3 @@
-/**
- * Response headers as the package writes them: records of names to a value, or to several
- * (`Set-Cookie`), merged without losing what another step already put there.
- *
- * @module
- */
-
 /** Response headers: one value per name, or several for `Set-Cookie`. */
 export type HeaderRecord = Readonly<Record<string, string | readonly string[]>>;
 
@@ -12,9 +5,8 @@ export type HeaderRecord = Readonly<Record<string, string | readonly string[]>>;
 export const NO_HEADERS: HeaderRecord = Object.freeze({});
 
 /**
- * A `Vary` value with `added`'s names after `had`'s, each once (compared without regard to
- * case): CORS's `Origin` and the endpoint's `Accept` both belong on one reply, whichever step
- * set its header first.
+ * A `Vary` value with `added`'s names after `had`'s, each once (case-insensitive): CORS's `Origin`
+ * and the endpoint's `Accept` both belong on one reply, whichever came first.
  *
  * @example
  * ```ts
@@ -35,10 +27,7 @@ export function mergeVary(had: string | undefined, added: string): string {
   return names.join(", ");
 }
 
-/**
- * `extra` added to `base`: a value replaced, `Vary` merged (`base`'s names first), `Set-Cookie`
- * values appended. `base` itself when there is nothing to add.
- */
+/** `extra` added to `base`: values replaced, `Vary` merged, `Set-Cookie` appended; `base` itself if nothing to add. */
 export function mergeHeaders(base: HeaderRecord, extra: HeaderRecord | undefined): HeaderRecord {
   if (extra === undefined || extra === NO_HEADERS) return base;
   let merged: Record<string, string | readonly string[]> | undefined;

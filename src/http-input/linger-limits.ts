@@ -1,6 +1,6 @@
 /**
- * How long, and how much of, a refused upload is read and thrown away after its 413, so that
- * the client, still sending, reads the reply instead of a reset. One set for every binding.
+ * How long and how much of a refused upload is read and dropped after its 413, so the client
+ * reads the reply, not a reset (docs/security.md#limits-and-what-a-client-sees-at-each).
  *
  * @module
  */

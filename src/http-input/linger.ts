@@ -2,16 +2,7 @@ import { Socket } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "./linger-limits.js";
 
-/**
- * Closes the connection after a reply sent before the request's body was read (a 413),
- * without losing the reply to a reset. Closing a socket with unread bytes in it, or while
- * the client is still sending, makes the kernel answer with a reset (RFC 9112 §9.6), and a
- * client still writing then sees a network error instead of the 413 waiting for it. So:
- * `Connection: close`, the reply, a half-close (FIN) so the client knows to stop, and the
- * rest of the upload read and thrown away until the client has sent it all or closed its
- * side, or 10 s, 2 s of silence or 64 MiB have gone by, whichever comes first. Nothing of
- * it is kept. A request whose body was already read closes as Node closes any other.
- */
+/** Closes the connection after an early 413 without a reset losing it (RFC 9112 §9.6): reply, FIN, then the rest drained within limits. */
 export function closeAfterReply(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader("Connection", "close");
   const socket = req.socket;
@@ -41,9 +32,8 @@ export function closeAfterReply(req: IncomingMessage, res: ServerResponse): void
     settle();
   });
   req.resume();
-  // Node ends a `Connection: close` reply with socket.destroySoon(), which destroys the
-  // socket as soon as the reply is written, while the upload is still arriving. Send the
-  // FIN only, and destroy once the client is done (above).
+  // Node's destroySoon() would destroy the socket while the upload still arrives: send the FIN
+  // only, and destroy once the client is done (above).
   socket.destroySoon = function halfClose(this: Socket) {
     replied = true;
     if (this.writable) this.end();

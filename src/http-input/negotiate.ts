@@ -4,20 +4,10 @@ import { SessionAuthError } from "../errors.js";
 const JSON_FORMAT = { name: "json", mime: ["application", "json"] } as const;
 
 /**
- * Picks the response format as Services' REST server does (`RESTServer::getResponseFormatter`,
- * `ServicesContentTypeNegotiator.inc`): a URL suffix names it outright (only `json` is enabled); without one, an
- * `Accept` header is matched as Services' Mimeparse `best_match` matches it over the enabled
- * formatters, and a missing or empty `Accept` means the default, `json`.
- *
- * Where Mimeparse throws (a media range without a subtype, such as `Accept: application`,
- * `;;;/`, or the empty element a repeated header leaves in `", application/xml"`), Services
- * answered `500 … malformed mime type`. Here every `Accept` gets a deliberate answer instead,
- * as RFC 9110 asks of a recipient of a list: empty elements are skipped, a range that cannot
- * be read matches nothing (it names no format), a header with nothing but empty elements is an
- * empty header (the default, `json`), and one that admits no JSON is Services' own 406.
- *
- * @throws SessionAuthError `ERR_NOT_ACCEPTABLE` when nothing matches (Services' 406 with an
- * empty body).
+ * The response format as `RESTServer::getResponseFormatter` picks it: a suffix names it (only `json`),
+ * else `Accept` by Services' Mimeparse `best_match`, none meaning `json`. Where Mimeparse threw (a
+ * 500), unreadable ranges match nothing and empty elements are skipped (docs/differences-from-drupal.md).
+ * @throws SessionAuthError `ERR_NOT_ACCEPTABLE` when nothing matches (Services' 406, empty body).
  */
 export function negotiateFormat(suffix: string | undefined, accept: string | undefined): "json" {
   if (suffix !== undefined) {
@@ -31,13 +21,7 @@ export function negotiateFormat(suffix: string | undefined, accept: string | und
   throw new SessionAuthError("ERR_NOT_ACCEPTABLE");
 }
 
-/**
- * Whether an `Accept` header admits a MIME type, by Services' copy of Mimeparse (0.1.2):
- * ranges split on `,`, parameters on `;`, exact and case-sensitive type and subtype, `*`
- * as a wildcard on either side. With one candidate the `q` values cannot decide anything:
- * Mimeparse resets any `q` it cannot use (0 included) to 1, so every matching range counts.
- * One pass over the header; `"empty"` when it holds no element but empty ones.
- */
+/** Whether `Accept` admits a MIME type by Services' Mimeparse 0.1.2, in one pass; `"empty"` for only empty elements. */
 function acceptsMime(header: string, [type, subtype]: readonly [string, string]): "accepted" | "refused" | "empty" {
   let verdict: "accepted" | "refused" | "empty" = "empty";
   for (const element of header.split(",")) {
@@ -53,11 +37,7 @@ function acceptsMime(header: string, [type, subtype]: readonly [string, string])
   return verdict;
 }
 
-/**
- * Mimeparse's `parse_mime_type()`: the type and subtype of one media range, parameters
- * ignored; `"empty"` for an element of nothing but spaces, `"unreadable"` where Mimeparse
- * throws.
- */
+/** Mimeparse's `parse_mime_type()` for one range: type and subtype, `"empty"`, or `"unreadable"` where Mimeparse throws. */
 function mediaRange(element: string): [string, string] | "empty" | "unreadable" {
   if (phpTrim(element) === "") return "empty";
   let full = phpTrim(element.split(";", 1)[0]!);

@@ -1,8 +1,4 @@
-/**
- * Slashes off both ends of a path, as PHP's `trim($path, '/')`. A loop, not a regex: a
- * pattern such as `/\/+$/` restarts at every slash of a path like `//////…x` and takes
- * quadratic time on one that a client chose.
- */
+/** PHP's `trim($path, '/')`, as a loop: `/\/+$/` is quadratic on a client's `//////…x`. */
 export function trimSlashes(path: string): string {
   let start = 0;
   let end = path.length;

@@ -2,9 +2,8 @@ import type { Readable } from "node:stream";
 import { SessionAuthError } from "../errors.js";
 
 /**
- * Reads a Node request stream up to `limit` bytes. Over the limit (declared in
- * `Content-Length`, or counted as a chunked upload arrives): `ERR_BODY_TOO_LARGE` at once,
- * the stream paused and nothing more buffered; the binding's 413 deals with the rest.
+ * Reads a Node request stream up to `limit` bytes; over it (declared or counted), `ERR_BODY_TOO_LARGE`
+ * at once, the stream paused and nothing more buffered (the binding's 413 does the rest).
  *
  * @param declaredLength - The `Content-Length` header, if any.
  */

@@ -2,19 +2,7 @@ import { SessionAuthError } from "../errors.js";
 import { LINGER_BYTES, LINGER_IDLE_MS, LINGER_MS } from "./linger-limits.js";
 import type { RequestBody } from "./request.js";
 
-/**
- * Reading a Web-standard request's body, for the runtimes that hand one over (fetch handlers,
- * Hono): bounded in bytes, in chunks and in time, and a refused upload read to its end (within
- * bounds) so that its 413 reaches the client rather than a reset.
- *
- * @module
- */
-
-/**
- * Reads a request body up to `limit` bytes: over it (declared, or counted as the stream
- * arrives), `ERR_BODY_TOO_LARGE` at once, nothing of it kept. A body something else
- * already read cannot be read again: that is a mistake in the app's order of handlers.
- */
+/** Reads a body up to `limit` bytes (`ERR_BODY_TOO_LARGE` at once past it); one already read elsewhere is the app's handler-order bug. */
 export async function readWebBody(request: Request, limit: number): Promise<RequestBody> {
   if (request.bodyUsed) throw new TypeError("services-session-auth: the request body was already read; let the session handler see the request first");
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
@@ -43,12 +31,7 @@ export async function readWebBody(request: Request, limit: number): Promise<Requ
   }
 }
 
-/**
- * Chunks read between two turns of the event loop. A stream that answers every read at once
- * (one the app or a framework built, a body held in memory) resolves each read as a
- * microtask, and would otherwise hold the event loop, timers included, until it ends; a
- * socket's stream waits for I/O long before.
- */
+/** Chunks read per event-loop turn: a stream that answers at once would else starve timers (docs/performance.md#web-bodies-and-the-event-loop). */
 const CHUNKS_PER_TURN = 64;
 
 /** A turn of the event loop: `setTimeout` is the one timer every runtime has. */
@@ -57,17 +40,9 @@ function nextTurn(): Promise<void> {
 }
 
 /**
- * Reads and throws away the rest of a refused upload while the 413 goes out, as the Express
- * router lingers: a client that writes its whole body before it reads (a raw socket, a
- * hybrid app's XHR) must get the reply, not a reset. A stream left unread stalls on Node
- * (@hono/node-server's adapter stops the socket when the stream's queue is full, then closes
- * the connection under the client), and cancelling it at once tears the connection down
- * before the reply is written. Bounded as the Express router's lingering is (bytes, time,
- * silence); past those, or when the connection fails, it stops.
- *
- * A stream that answers every read at once gets a turn of the event loop every
- * {@link CHUNKS_PER_TURN} chunks, and the time bound is also checked on the (monotonic) clock,
- * since no timer can fire while such reads resolve.
+ * Drains a refused upload while the 413 goes out, as the Express binding lingers: left unread,
+ * @hono/node-server stalls then closes under the client; cancelled at once, the reply is lost.
+ * Bounded in bytes, time and silence, the time on the monotonic clock (no timer fires meanwhile).
  */
 function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   let discarded = 0;

@@ -1,25 +1,11 @@
-/**
- * The one shape in which every binding hands a request to the engine. A binding translates
- * its framework's request into this, and nothing more: every view the engine needs (the
- * session's cookie, the Services call's arguments, CORS, routing) is derived from it there.
- *
- * @module
- */
-
 /** A request body: raw bytes, or a value a body parser in front of the package already produced. */
 export type RequestBody = { readonly raw: Buffer } | { readonly parsed: unknown };
 
-/**
- * A request, as a binding describes it. Every member is read only when the engine needs it, so a
- * binding can answer from its framework's own (already parsed) request at no cost up front.
- */
+/** The one shape every binding hands the engine a request in; members are read only when needed, so it costs nothing up front. */
 export interface HttpRequest {
   /** The HTTP method as sent (never an override). */
   readonly method: string;
-  /**
-   * The request target: path and query string as sent, percent-encoding kept, relative to
-   * where the package is mounted (`/services/json/user/login.json`, `/?q=services/json/system/connect`).
-   */
+  /** The target as sent (path and query, encoding kept), relative to the mount: `/?q=services/json/system/connect`. */
   readonly target: string;
   /** Whether the request came over HTTPS, as the framework decides it (its trusted proxies' word included). */
   readonly secure: boolean;

@@ -1,13 +1,6 @@
 import { parseForm } from "./form.js";
 import { trimSlashes } from "./path.js";
 
-/**
- * Where a request goes: its target split into path and query, the paths the package answers,
- * and Drupal's `?q=` routing.
- *
- * @module
- */
-
 /** `services/session/token`: Services' token call, at the site root whatever the endpoint's path. */
 export const TOKEN_PATH = "/services/session/token";
 
@@ -73,15 +66,7 @@ export interface QueryRouting {
   readonly queryRoutes: readonly string[];
 }
 
-/**
- * Drupal's routing of sites without clean URLs (`request_path()`): on the query paths, `q`'s
- * value (the last one, as PHP's `$_GET` reads a repeated one) becomes the path, slashes
- * trimmed, and the rest of the query string stays. Only towards what Drupal clients call there
- * (the endpoint and below, `services/session/token`) and the listed `queryRoutes`: elsewhere
- * `?q=` is the app's own parameter, and `/?q=metrics` must not reach `/metrics` past a proxy's
- * rules on paths. A path with a `.` or `..` segment is never routed. Returns the new target, or
- * `undefined` to keep the request's own.
- */
+/** Drupal's `request_path()` for `?q=` on the query paths, towards the package's paths and `queryRoutes` only; the new target, or `undefined`. */
 export function queryRouter(routing: QueryRouting): (target: string) => string | undefined {
   const honoured = new Set(routing.queryPaths);
   const prefixes = [routing.endpointPath, ...routing.queryRoutes];

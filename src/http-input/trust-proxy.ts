@@ -3,22 +3,9 @@ import { z } from "zod";
 import { fn, parseOptions } from "../validate.js";
 
 /**
- * Which proxies in front of a fetch handler are believed, read as Express's `trust proxy`
- * setting is read, with the same library (proxy-addr).
- *
- * @module
- */
-
-/**
- * The proxies to believe, as Express's `trust proxy` takes them:
- * - `false`: none. The client is the peer the runtime reports (`FetchRequestInfo.clientAddress`), the scheme the URL's.
- * - a hop count (`1`): that many proxies in front, whatever their addresses (the one for a
- *   proxy on a Unix socket, where the peer has no address).
- * - addresses and subnets, or the names `loopback`, `linklocal`, `uniquelocal`, as an array
- *   or one comma-separated string (`"loopback, 10.0.0.0/8"`).
- * - a function of an address (`undefined` for a peer without one) and its hop, the peer being hop 0.
- * - `true`: every hop. The client is then the first address of `X-Forwarded-For`, which a
- *   client sets itself unless the proxy replaces the header.
+ * The proxies to believe, as Express's `trust proxy`: `false` (the runtime's peer), a hop count,
+ * addresses, subnets or `loopback`/`linklocal`/`uniquelocal`, a function of address and hop, or
+ * `true` (every hop: `X-Forwarded-For`'s first address, which a client can set).
  */
 export type TrustProxy = boolean | number | string | readonly string[] | ((address: string | undefined, hop: number) => boolean);
 
@@ -26,8 +13,7 @@ export type TrustProxy = boolean | number | string | readonly string[] | ((addre
 export type TrustFunction = (address: string | undefined, hop: number) => boolean;
 
 /**
- * The setting as a function; `undefined` for `false`, so a handler without a proxy reads no
- * forwarded header at all.
+ * The setting as a function; `undefined` for `false`, so no forwarded header is read.
  * @throws TypeError for an address or subnet that is none (`"10.0.0.300"`, `"localhost"`).
  */
 export function compileTrust(setting: TrustProxy): TrustFunction | undefined {
@@ -44,11 +30,7 @@ export function compileTrust(setting: TrustProxy): TrustFunction | undefined {
   }
 }
 
-/**
- * The client's address: the peer's, or, behind proxies the setting believes, the last address
- * in `X-Forwarded-For` that is not one of them (as Express's `req.ip`). `undefined` when the
- * peer has no address and no proxy in front is believed.
- */
+/** The client's address as Express's `req.ip`: the peer's, or the last `X-Forwarded-For` hop not a believed proxy. */
 export function clientAddressOf(peer: string | undefined, forwardedFor: string | undefined, trust: TrustFunction | undefined): string | undefined {
   if (trust === undefined || forwardedFor === undefined) return peer;
   // proxy-addr reads the peer from the socket and the header from the headers: a request of that shape, and nothing more.

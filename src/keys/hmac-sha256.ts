@@ -3,18 +3,7 @@ import { hash } from "node:crypto";
 /** SHA-256's block size in bytes: HMAC pads its key to one block. */
 const BLOCK = 64;
 
-/**
- * HMAC-SHA256 (RFC 2104) under one key, as a function of the message (UTF-8). The key's two
- * padded blocks are made once, here, and each message costs two one-shot hashes: no `Hmac`
- * object is built, and the key not padded again, on the paths that sign on every request (a
- * login's name and CSRF token). The same bytes as `createHmac("sha256", key)`.
- *
- * @example
- * ```ts
- * const mac = hmacSha256(key); // a key derived for one purpose, made once
- * mac(sessid).toString("base64url"); // createHmac("sha256", key).update(sessid).digest("base64url"), without the Hmac
- * ```
- */
+/** HMAC-SHA256 under one key with its padded blocks made once: two one-shot hashes per message, no `Hmac` object. */
 export function hmacSha256(key: Uint8Array): (message: string) => Buffer {
   // A key longer than a block is hashed first (RFC 2104, section 2); the derived keys are 32 bytes.
   const k = key.length > BLOCK ? hash("sha256", key, "buffer") : key;

@@ -1,12 +1,6 @@
 import { z } from "zod";
 
-/**
- * A secret that could have come from a random generator: 32 characters at least, at least 8
- * distinct ones (random hex has 14 on average), and hardly a run of three characters twice:
- * a word or pattern repeated (`"a".repeat(32)`, `"password"` four times and a `1`) passes a
- * length check and guards nothing, while 32 random characters repeat a run of three about
- * once in two secrets at worst (hex).
- */
+/** A secret that looks random (32+ characters, 8+ distinct, hardly a repeated run): a repeated pattern is refused. */
 export const secretSchema = z
   .string()
   .min(32, "must be at least 32 characters")

@@ -11,31 +11,10 @@ interface Waiter {
 const SMOOTHING = 0.2;
 /** The assumed cost of one check, in seconds, until one has been measured. */
 const INITIAL_COST = 1;
-/**
- * Milliseconds after which a check that has not settled gives its slot back and its login is
- * answered 503: a hasher that hangs (a bug, a custom one waiting on a dead service) must not
- * hold every slot for good. Far beyond any real check.
- */
+/** After this a check that has not settled gives its slot back (503): a hung hasher must not hold every slot. */
 const CHECK_TIMEOUT_MS = 60_000;
 
-/**
- * Admission control for password checks (`scrypt` and friends on libuv's thread pool): at
- * most `concurrency` run at once, the rest wait, and no login waits past `maxWait`.
- *
- * Waiting tasks are served fairly by client: one from each client address in turn (the
- * client with the fewest checks running, then the one served longest ago), so a burst from
- * one address queues behind itself and another address's login waits for the next free
- * slot, about one check. A task whose wait would pass `maxWait` is refused at once
- * (`ERR_LOGIN_BUSY`, with `retryAfter`); the wait is estimated from the measured cost of
- * recent checks and the clients whose turn comes before this one. A task that finds
- * `maxQueue` tasks waiting takes the place of the newest task of the longest queue, or is
- * refused if its own queue would be the longest. A task still waiting at `maxWait` is refused
- * then, and a check that has not settled after a minute gives its slot back.
- *
- * A task run with `priority` (a login with a device cookie of its name: a client that logged
- * in before) waits in a lane of its own, served first-come first-served before every client's
- * queue, so a burst from many addresses delays it by the checks running, not the ones waiting.
- */
+/** Admission control for password checks: `concurrency` at once, addresses served in turn, device cookies first, a 503 past `maxWait` (docs/security.md). */
 export class HashAdmission {
   readonly #options: Readonly<Required<HashingOptions>>;
   /** Each client's waiting tasks, oldest first; the map's order is the rotation. */
@@ -73,10 +52,8 @@ export class HashAdmission {
   }
 
   /**
-   * Runs `task` for `client` when a slot is free and its turn comes. A task with no client
-   * (no IP address to tell clients apart by) is a client of its own: such tasks are served
-   * first come, first served, never pooled into one client's turn. `within` is the most
-   * seconds it may wait (`maxWait`, or what a login has left of it after waiting elsewhere).
+   * Runs `task` for `client` when a slot is free and its turn comes; no client (no IP address) is a
+   * client of its own. `within` is the most seconds it may wait.
    * @throws SessionAuthError `ERR_LOGIN_BUSY` when it would wait too long.
    */
   async run<T>(from: string | undefined, task: () => Promise<T>, priority = false, within = this.#options.maxWait): Promise<T> {
@@ -115,8 +92,7 @@ export class HashAdmission {
   #wait(client: string, maxWait: number): Promise<void> {
     const { concurrency, maxQueue } = this.#options;
     const own = this.#queues.get(client)?.length ?? 0;
-    // Before this task come this client's own waiting tasks, and of every other client's at
-    // most one per round: one more round for a client whose turn comes first.
+    // Ahead: this client's own waiting tasks, and at most one per round of every other's.
     const rank = this.#rank(client);
     let first = 0;
     let later = 0;
@@ -190,11 +166,7 @@ export class HashAdmission {
     return a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : earlier;
   }
 
-  /**
-   * Makes room in a full queue for a client with `own` tasks waiting: the newest task of the
-   * longest queue is turned away instead, if that queue is longer than this client's would
-   * be. So one client's burst cannot fill the queue against everyone else.
-   */
+  /** Makes room in a full queue by turning away the newest task of the longest queue, if longer than this client's would be. */
   #shed(own: number): boolean {
     let longest: string | undefined;
     let length = own + 1;
@@ -211,12 +183,7 @@ export class HashAdmission {
     return true;
   }
 
-  /**
-   * Starts the oldest task of the waiting client whose turn it is: the fewest tasks running,
-   * then the longest since one of its tasks started (never, first), then the first in the
-   * rotation. So a burst that already holds slots, or whose task just ran, does not take a
-   * freed slot from a client that has been waiting its turn.
-   */
+  /** Starts the oldest task of the client whose turn it is, so a burst holding slots cannot take a freed one. */
   #next(): void {
     if (this.#running >= this.#options.concurrency || this.#waiting === 0) return;
     const first = this.#priority.shift();

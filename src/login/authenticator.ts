@@ -19,7 +19,6 @@ export interface LoginAttempt {
   readonly ip: string;
   readonly userAgent: string;
   readonly now: number;
-  /** The request's id, for the audit events. */
   readonly requestId?: string | undefined;
   /** The request's `Cookie` header: where a device cookie (see `deviceCookies`) comes from. */
   readonly cookieHeader?: string | undefined;
@@ -35,22 +34,13 @@ export interface LoginResult {
   readonly setCookie: readonly string[];
 }
 
-/** The most cost classes of hash kept as samples (see {@link Authenticator}). */
+/** The most hash cost classes kept as samples. */
 const MAX_COST_CLASSES = 8;
-/**
- * The most work the samples together may cost, in checks of the current hasher's own class:
- * one costly or odd stored hash must not make every failed login expensive. A class that
- * would pass the budget is not sampled, and its accounts' failures cost less than others'.
- */
+/** The most the samples together may cost, in checks of the current class: one costly stored hash must not make every failure expensive. */
 const SAMPLE_BUDGET = 3;
-/** Milliseconds of sample work always allowed, however cheap the current hasher: a cheap class costs nothing worth refusing. */
+/** Sample work always allowed, however cheap the current hasher. */
 const SAMPLE_FLOOR_MS = 50;
-/**
- * How often a login held back by others in flight looks again when nothing settles in this
- * process (they may be on another instance sharing the counter store): half a check's
- * measured time, between these bounds, since a check is what they wait for. One look (a few
- * store calls) per counter and interval, however many logins wait.
- */
+/** How often a held login looks again when nothing settles here: half a measured check, within these bounds. */
 const HELD_POLL_MS = { min: 50, max: 1000 } as const;
 
 /** What a password check found: whether it matched, and the new hash when the stored one is to be upgraded. */
@@ -60,31 +50,10 @@ interface Checked {
 }
 
 /**
- * The login decision of `_user_resource_login` (services 7.x-3.x), framework-free: flood
- * control, blocked check, password check, then a new session. Unlike Services, flood control
- * comes before the account is looked up, so a refused request costs the user store nothing
- * and its answer cannot depend on the account (a blocked account over a limit is answered
- * as throttled, not with the 403).
- *
- * Under concurrency: an attempt is counted (reserved) before its password is checked, and
- * refused at once when over a limit, so a burst costs no more checks than the limits allow.
- * Checks then wait their turn in a bounded, per-address fair queue ({@link HashAdmission}).
- * With `deviceCookies` on, a login that carries a device cookie of its account (set by an
- * earlier success of that account, as the user store tells accounts apart) is counted against
- * that cookie alone and checked ahead of the queue.
- *
- * Equal cost: every failed login that reaches a check does the same work whatever the
- * account: one verification against a hash of each cost class met (the hasher's
- * `costClass`; the current hasher's own class from the start, through a hash of a random
- * password), the account's own hash standing in for its class. So an unknown name, an account
- * still on a Drupal hash and one already on scrypt cost the same. Classes are learnt per
- * process as accounts are checked: the first failure to meet a new class costs more than the
- * ones before it (telling an attacker, once per process, that a format is in use). A class is
- * sampled only while all samples together cost at most {@link SAMPLE_BUDGET} checks of the
- * current class (or {@link SAMPLE_FLOOR_MS}, if more), so one costly or odd stored hash
- * cannot make every failure expensive; the
- * accounts of a class left out cost less to fail than others, and up to
- * {@link MAX_COST_CLASSES} classes are kept.
+ * `_user_resource_login`'s decision, framework-free: flood control (before the lookup, so a refusal
+ * never depends on the account), blocked check, password check, new session. Each attempt is
+ * reserved before its check, checks queue fairly ({@link HashAdmission}), and every failure costs
+ * one check per cost class met: docs/security.md#the-login-path-under-attack.
  */
 export class Authenticator {
   readonly #sessions: Sessions;
@@ -122,16 +91,12 @@ export class Authenticator {
     this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle, held);
     this.#hashName = loginNameHasher(options.nameKey);
     this.#devices = options.deviceCookies === false ? undefined : new DeviceCookies(options.deviceCookies.key, options.deviceCookies.maxAge);
-    // Made now, so the first unknown-name login costs no more than any other. Not through
-    // the queue: a check that holds a slot waits for it.
+    // Made now, so the first unknown-name login costs no more than others; outside the queue,
+    // since a check holding a slot waits for it.
     this.#dummy().catch(() => undefined);
   }
 
-  /**
-   * The current hasher's sample: a hash of a random password, made once. Making it is timed:
-   * hashing and checking cost the same work, and every other class's sample is held to a
-   * budget in that unit.
-   */
+  /** The current hasher's sample (a random password's hash), made once and timed: the unit of the sample budget. */
   #dummy(): Promise<string> {
     const started = performance.now();
     this.#dummyHash ??= this.#hasher
@@ -152,10 +117,7 @@ export class Authenticator {
     return this.#hasher.costClass?.(hash) ?? "";
   }
 
-  /**
-   * Keeps `hash` as the sample of its class, if there is none yet and every sample together
-   * stays within {@link SAMPLE_BUDGET} of the current hasher's cost.
-   */
+  /** Keeps `hash` as its class's sample, if none yet and all samples stay within the budget. */
   #remember(hash: string, costClass: string, ms: number): void {
     if (this.#samples.has(costClass) || this.#samples.size >= MAX_COST_CLASSES || this.#currentMs === undefined) return;
     let total = ms;
@@ -176,8 +138,7 @@ export class Authenticator {
    * @throws SessionAuthError for every refusal, in Drupal's order.
    */
   async login(attempt: LoginAttempt): Promise<LoginResult> {
-    // user_is_blocked('') finds Drupal's anonymous row (uid 0, name '', status 0): an empty
-    // name is "blocked" before anything else is checked, and nothing is counted or hashed.
+    // user_is_blocked('') finds Drupal's anonymous row: an empty name is "blocked" first, nothing counted or hashed.
     if (attempt.name === "" && this.#options.blockedAccountResponse === "drupal") throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", "");
     const ip = plainAddress(attempt.ip);
     const { requestId } = attempt;
@@ -188,15 +149,12 @@ export class Authenticator {
       throw new SessionAuthError("ERR_INVALID_CREDENTIALS");
     }
     const { name, password, oversized } = credentials;
-    // Counters and events name a login by a keyed hash of the user store's key for the name:
-    // the name's alone, made before any lookup, so a refusal never depends on whether the
-    // account exists, and one the address's limit makes never reaches the user store.
+    // Counted and reported by a keyed hash of the store's key for the name, made before any
+    // lookup: a refusal never depends on the account, and the address's never reaches the store.
     let nameHash: Promise<string> | undefined;
     const hashOf = (): Promise<string> => (nameHash ??= this.#nameHash(name));
-    // A device cookie earned by this account lets its holder skip the address's and account's
-    // counts. Which account a name reaches is the user store's to say, so with one in hand the
-    // account is looked up first (and only then: a cookie signed here, for a name that folds
-    // alike, which its holder has logged in with); without one, nothing changes.
+    // A device cookie earned by this account skips the address's and account's counts; which
+    // account a name reaches is the store's to say, so with one in hand the lookup comes first.
     let found: Promise<UserRecord | null> | undefined;
     const lookUp = (): Promise<UserRecord | null> => (found ??= this.#lookUp(name));
     const device = await this.#device(attempt, hashOf, lookUp);
@@ -216,18 +174,15 @@ export class Authenticator {
     // Audit events name an account by uid; a password typed into the name field is in none.
     const who = user === null ? { nameHash: hashed } : { uid: user.uid };
 
-    // Services refuses a blocked account without hashing, and without counting it. The 403
-    // tells the caller the account exists; "generic" hides that behind the usual 401.
+    // Services refuses a blocked account without hashing or counting; "generic" hides it behind the 401.
     if (user !== null && !user.active && this.#options.blockedAccountResponse === "drupal") {
       await reservation?.release();
       this.#emit({ type: "login.failure", reason: "blocked", ...who, ip }, requestId);
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
-    // Refused on the input alone, with no hashing: an over-long password cannot buy CPU time,
-    // and user_authenticate() fails at once for an empty name, "0" or a blank password. Each
-    // depends on the input only, never on the account, and still counts as a failure, as in
-    // Drupal.
+    // Refused on the input alone, unhashed (as user_authenticate() fails an empty name, "0", a blank
+    // password), so an over-long password buys no CPU; still counted, as in Drupal.
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
     const checked = refused
       ? { verified: false }
@@ -248,17 +203,13 @@ export class Authenticator {
     return { ...opened, setCookie: [setCookieHeader(placement.name, value, placement.attributes, attempt.now)] };
   }
 
-  /**
-   * The device cookie of the attempt's account, if it carries one: signed here, still good,
-   * earned with a name that folds like this one (no lookup for any other), and by the account
-   * the user store finds for this name (`uid`), not another whose name folds alike.
-   */
   /** Where the device cookie goes, beside the session cookie; `undefined` with device cookies off. */
   #placement(attempt: LoginAttempt): { readonly name: string; readonly attributes: CookieAttributes } | undefined {
     const devices = this.#options.deviceCookies;
     return devices === false ? undefined : devicePlacement(devices.name, attempt.cookie, devices.maxAge);
   }
 
+  /** The attempt's device cookie if it carries one signed here, still good, for the account the store finds for this name. */
   async #device(attempt: LoginAttempt, hashOf: () => Promise<string>, lookUp: () => Promise<UserRecord | null>): Promise<DeviceToken | undefined> {
     const placement = this.#placement(attempt);
     // Every value: planted ones (a sibling subdomain sends them first, on a longer Path) must not hide the client's own.
@@ -279,10 +230,7 @@ export class Authenticator {
     return name === "" || name.length > this.#options.maxNameLength ? null : this.#users.findByName(name);
   }
 
-  /**
-   * Opens a session for a user whose password was checked here, or whom the app
-   * authenticated itself: records the login time (Drupal's `users.login`), then a new session.
-   */
+  /** Opens a session for a user checked here or by the app: records the login time (`users.login`), then a new session. */
   async open(user: UserRecord, client: SessionClient): Promise<Omit<LoginResult, "setCookie">> {
     await this.#users.recordLogin(user.uid, client.now);
     const sessid = await this.#sessions.start(user, client);
@@ -296,9 +244,8 @@ export class Authenticator {
   }
 
   /**
-   * Counts the attempt (see {@link LoginThrottle.reserve}) and refuses a flood. One held back
-   * by others of its address or account still being checked waits its turn, until `deadline`,
-   * and is then told to retry: never counted, never "blocked".
+   * Counts the attempt ({@link LoginThrottle.reserve}) and refuses a flood; one held back by checks
+   * in flight waits until `deadline`, then is told to retry: never counted.
    * @throws SessionAuthError `ERR_IP_THROTTLED`, `ERR_USER_THROTTLED`, `ERR_LOGIN_BUSY`.
    */
   async #reserve(
@@ -323,11 +270,7 @@ export class Authenticator {
     throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
   }
 
-  /**
-   * Runs a password check through admission control, within what is left of the login's wait.
-   * A login turned away there was never checked, so it does not count; a check that failed
-   * with an error (a hasher's fault) counts as a failure, as it may have compared the password.
-   */
+  /** A check through admission control within the login's wait: turned away counts for nothing, a hasher's error as a failure. */
   async #admitted(
     address: string | undefined,
     ip: string,
@@ -360,15 +303,9 @@ export class Authenticator {
     return { name, password, oversized };
   }
 
-  /**
-   * The password check, with the equal-cost work of a failure and the hash upgrade of a
-   * success. A right password for a blocked account is refused after all, so it does a
-   * failure's work too.
-   */
+  /** The check, with a failure's equal-cost work (also for a right password on a blocked account) and a success's upgrade. */
   async #check(user: UserRecord | null, password: string, requestId: string | undefined): Promise<Checked> {
-    // A hasher that cannot hash a random password still checks the ones it has: without the
-    // sample, failures are equal in cost only among the classes seen. Once it is made (its
-    // cost measured), there is nothing to wait for.
+    // Without the sample (a hasher that cannot hash), failures are equal only among the classes seen.
     if (this.#currentMs === undefined) await this.#dummy().catch(() => undefined);
     let ownClass: string | undefined;
     if (user !== null) {
@@ -394,12 +331,7 @@ export class Authenticator {
     }
   }
 
-  /**
-   * The new hash of a verified password, if the stored one is to be upgraded. Best effort:
-   * the password was right, so a hasher that cannot hash it (a legacy hash accepted a
-   * password the new one refuses) must not turn the login into an error; the next login
-   * tries again.
-   */
+  /** The upgraded hash of a verified password, if due; best effort, since a hasher may refuse what a legacy hash accepted. */
   #upgrade(user: UserRecord, password: string, requestId: string | undefined): Promise<string | undefined> | undefined {
     let stale: boolean;
     try {

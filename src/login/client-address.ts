@@ -17,11 +17,7 @@ function unaddressedMessage(address: string, hint: string | undefined): string {
   );
 }
 
-/**
- * Reports, once, the first call whose client address is not an IP address (see
- * `addressGroup`): an `address.unknown` event, which goes to stderr when the app has no
- * `onEvent`. Once is enough: every such request after it is the same misconfiguration.
- */
+/** Reports, once, the first client address that is no IP address (`address.unknown`): every later one is the same misconfiguration. */
 export function unaddressedReporter(emit: Emit, hint?: string): (ip: string, requestId?: string) => void {
   let reported = false;
   return (ip, requestId) => {

@@ -5,14 +5,7 @@ import { safeEqual } from "../sessions/session-id.js";
 /** The name prefix that browsers accept only on a `Secure`, `Path=/` cookie without `Domain`, set over HTTPS. */
 const HOST_PREFIX = "__Host-";
 
-/**
- * The device cookie beside a session cookie with the `session` attributes: its name and
- * attributes. Host-only (no `Domain`: it serves logins to this host alone), `HttpOnly`, `path=/`,
- * the session cookie's `SameSite`. Where the session cookie is `Secure`, it is `Secure` too and
- * named `__Host-<name>`, which a browser accepts only from this host over HTTPS: a sibling
- * subdomain, or a plain-HTTP reply forged on the way, cannot set one at all. Over plain HTTP
- * (development) the name is unprefixed, and planted values are only outnumbered, never obeyed.
- */
+/** The device cookie's name and attributes: host-only, `HttpOnly`, and `__Host-<name>` over HTTPS so none can be planted. */
 export function devicePlacement(name: string, session: CookieAttributes, maxAge: number): { readonly name: string; readonly attributes: CookieAttributes } {
   return {
     name: session.secure ? `${HOST_PREFIX}${name}` : name,
@@ -35,14 +28,7 @@ const SHAPE = /^([\w-]{22})\.([\w-]{22})\.(\d{1,12})\.([\w-]{22})\.([\w-]{43})$/
 /** Seconds a cookie may claim to be from the future: clocks of instances sharing the key differ a little. */
 const CLOCK_SKEW = 60;
 
-/**
- * Signs and checks device cookies (OWASP's "device cookies" against lockout abuse): proof that
- * this client logged in to one account before. The value is
- * `nameHash.account.issuedAt.nonce.HMAC-SHA256(key, the rest)`, the key derived from the secret
- * for this purpose alone; `account` is a keyed tag of the uid (as the user store identifies
- * the account), so the cookie holds no name or uid, nothing in it can be chosen by the client,
- * and an account whose name folds like another's (`démo`, `demo`) earns nothing for the other.
- */
+/** Signs and checks device cookies under a key of their own; an account tag (never a name or uid) binds each to one account (docs/security.md). */
 export class DeviceCookies {
   readonly #key: Buffer;
   readonly #tagKey: Buffer;
@@ -50,7 +36,7 @@ export class DeviceCookies {
 
   constructor(key: Buffer, maxAge: number) {
     this.#key = key;
-    // A key of its own for the account tags, so that no tag is ever a MAC of some cookie body.
+    // Its own key for account tags: no tag is ever a MAC of some cookie body.
     this.#tagKey = createHmac("sha256", key).update("device cookie account tag").digest();
     this.#maxAge = maxAge;
   }
@@ -61,12 +47,7 @@ export class DeviceCookies {
     return `${body}.${this.#mac(body)}`;
   }
 
-  /**
-   * Every one of `values` that this key signed and that is still good at `now`. A value of any
-   * other shape, a forged or altered one and an expired one are all just no device cookie, and
-   * none of them hides a good one: all are read (one shape test and at most one MAC each, so
-   * the work is bounded by the header that carried them).
-   */
+  /** Every one of `values` signed here and still good; all are read, so no planted or bad value hides a good one. */
   read(values: readonly string[], now: number): DeviceToken[] {
     const good: DeviceToken[] = [];
     for (const value of values) {

@@ -11,16 +11,7 @@ interface Line {
   poll: ReturnType<typeof setTimeout> | undefined;
 }
 
-/**
- * Logins held back by the throttle only because other attempts on the same counter are still
- * being checked (see `LoginThrottle.reserve`): they wait here, in this process, in the order
- * they came, one line per counter. The first of a line tries again when an attempt counted on
- * that counter here settles, or every `pollMs` (an attempt on another instance sharing the
- * store may have settled), so the store is asked about once per settled attempt or interval
- * and counter, never by every waiting login at once. A login tries again, and if held once more, takes its
- * place at the front again. At most `maxWaiting` logins wait at once, each until its deadline:
- * then, or when the lines are full, it is told to retry (`ERR_LOGIN_BUSY`, with `retryAfter`).
- */
+/** Logins held only by attempts in flight on their counter, one line per counter; the first looks again when one settles or every `pollMs`. */
 export class HeldLogins {
   readonly #lines = new Map<string, Line>();
   readonly #maxWaiting: number;
@@ -74,10 +65,7 @@ export class HeldLogins {
     });
   }
 
-  /**
-   * An attempt counted on `key` settled here (or a held login tried again and did not wait once
-   * more): the first login waiting on it tries again.
-   */
+  /** An attempt on `key` settled here (or a held login went on): the first login waiting on it tries again. */
   settled(key: string): void {
     const line = this.#lines.get(key);
     if (line === undefined) return;

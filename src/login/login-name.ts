@@ -1,10 +1,8 @@
 import { hmacSha256 } from "../keys/hmac-sha256.js";
 
 /**
- * A login name as Drupal's MySQL collation (`utf8_general_ci`) compares it: accents and case
- * ignored, trailing spaces dropped. Two spellings that could name the same account share one
- * throttle counter, so an attacker cannot buy fresh guesses with `Demo`, `demo ` or `dëmo`,
- * and a name with no account is counted as one with an account would be.
+ * A login name as MySQL's `utf8_general_ci` compares it (accents, case and trailing spaces
+ * ignored), so `Demo`, `demo ` and `dëmo` share one throttle count and buy no fresh guesses.
  *
  * @example
  * ```ts
@@ -22,17 +20,9 @@ export function normaliseLoginName(name: string): string {
 }
 
 /**
- * The keyed hash that stands for a login name wherever it is kept (throttle keys, audit
- * events): 128 bits of `HMAC-SHA256(key, normalised name)`, base64url. It is given the user
- * store's key for the name (`UserStore.nameKey`) where the store has one, else the name; the
- * normalisation on top only ever joins keys, never splits one. Someone may type a password
- * into the name field; its hash cannot be reversed or looked up without the key.
+ * The keyed hash that stands for a login name in throttle keys and audit events (128 bits of
+ * HMAC-SHA256 of the normalised store key), so a password typed as a name is never kept.
  *
- * @example
- * ```ts
- * const hashName = loginNameHasher(nameKey); // a key derived from the secret for login names alone
- * hashName("Demo") === hashName("demo"); // true
- * ```
  */
 export function loginNameHasher(key: Buffer): (name: string) => string {
   const mac = hmacSha256(key);

@@ -4,10 +4,7 @@ import type { CounterStore, PasswordHasher } from "../types.js";
 import { implementing } from "../validate.js";
 import { scryptHasher } from "./scrypt-hasher.js";
 
-/**
- * The options of the login path: hashing, throttling and the limits on what a login may
- * send, with their documentation, checks and defaults. {@link SessionAuthOptions} includes them.
- */
+/** The login path's options, part of {@link SessionAuthOptions}; each is explained in docs/options.md#login. */
 export interface LoginOptions {
   /**
    * Hashes and verifies passwords.
@@ -25,8 +22,7 @@ export interface LoginOptions {
    */
   throttle?: ThrottleOptions | false;
   /**
-   * How a login to a blocked account is answered. `"drupal"` is Services' 403, which tells a
-   * caller the account exists; `"generic"` answers the same 401 as a wrong password.
+   * How a login to a blocked account is answered: Services' 403 (which tells the account exists), or the wrong password's 401.
    * @default "drupal"
    */
   blockedAccountResponse?: "drupal" | "generic";
@@ -35,44 +31,24 @@ export interface LoginOptions {
   /** @default 255: longer names are refused before any lookup */
   maxNameLength?: number;
   /**
-   * How many leading bits of an IPv6 address name one client, for the login throttle and
-   * the fair hashing queue: an ISP hands each subscriber a whole /64 (or more), so counting
-   * single addresses would give an attacker a fresh counter per guess. 128 counts every
-   * address alone. IPv4 addresses, and IPv4-mapped IPv6 ones, always count alone.
+   * Leading bits of an IPv6 address that name one client (ISPs hand out a /64); IPv4 always counts alone.
    * @default 64
    */
   ipv6Prefix?: number;
   /** Admission control for password checks. @default see {@link HashingOptions} */
   hashing?: HashingOptions;
   /**
-   * Device cookies against lockout abuse (OWASP's "device cookies"): after a successful
-   * login, the reply also sets a signed cookie bound to the account (by keyed tags of its
-   * name and its uid, never either). A later login that carries it for the same account (the
-   * one the user store finds for the name: `démo` earns nothing at `demo` where the store
-   * tells them apart) is counted against that cookie alone, with the account's limit
-   * (`throttle.userLimit` per `userWindow`), not against its address or the account, so
-   * others' failures, from its own network or anywhere, cannot lock its holder out; and it
-   * goes ahead of other clients in the hashing queue. A holder's own failures use up its
-   * cookie, not the account. Every value of the cookie a request carries is read, so values
-   * planted beside it never hide it; over HTTPS it is a `__Host-` cookie, which a sibling
-   * subdomain cannot plant at all (see {@link DeviceCookieOptions}).
-   * `true` for the defaults of {@link DeviceCookieOptions}. Off by default because it adds a
-   * second `Set-Cookie` to the login reply, which Drupal never sent: a client written for
-   * Drupal that reads one `Set-Cookie` header to find its session (Java's
-   * `HttpURLConnection.getHeaderField` and OkHttp's `header()` read the last, other code the
-   * first) could pick up the wrong cookie. Turn it on once your clients keep cookies in a jar
-   * (browsers, jDrupal, DrupalGap, OkHttp with a `CookieJar`, `NSHTTPCookieStorage`); they then
-   * get it with no change. The device cookie is set before the session cookie, which stays last.
+   * Device cookies against lockout abuse (OWASP): a login carrying one for its account is counted
+   * against the cookie alone and checked first, so others' failures cannot lock its holder out.
+   * Off because it adds a second `Set-Cookie` Drupal never sent; see docs/options.md#login.
    * @default off: the login reply sets Drupal's cookies only
    */
   deviceCookies?: boolean | DeviceCookieOptions;
 }
 
 /**
- * The device cookie (see {@link LoginOptions.deviceCookies}): `HttpOnly`, host-only (no
- * `Domain`), `path=/`, with the session cookie's `Secure` and `SameSite`. Where the session
- * cookie is `Secure` (HTTPS), it is named `__Host-<name>`, a name a browser accepts only from
- * this host over HTTPS, so a sibling subdomain cannot plant one; only that name is read there.
+ * The device cookie of {@link LoginOptions.deviceCookies}: `HttpOnly`, host-only, `path=/`, and
+ * `__Host-<name>` over HTTPS so a sibling subdomain cannot plant one.
  *
  * @example
  * ```ts
@@ -87,8 +63,7 @@ export interface DeviceCookieOptions {
 }
 
 /**
- * Drupal's flood-control limits (`_user_resource_flood_control_precheck` and the
- * `user_failed_login_*` variables), each configurable.
+ * Drupal's flood-control limits (`_user_resource_flood_control_precheck`, `user_failed_login_*`).
  *
  * @example
  * ```ts
@@ -97,9 +72,7 @@ export interface DeviceCookieOptions {
  */
 export interface ThrottleOptions {
   /**
-   * Counted per client address (`req.ip`). A request whose address is not an IP address (an
-   * app on a Unix socket whose `trust proxy` is not a hop count) has no address limit and its
-   * account is counted alone, as with `perAccountOnly`; the first one raises `address.unknown`.
+   * Counted per client address; a request with no IP address has no address limit (`address.unknown`).
    * @default 50 failed logins per IP per window
    */
   ipLimit?: number;
@@ -117,15 +90,9 @@ export interface ThrottleOptions {
 }
 
 /**
- * Admission control for password checks: how many run at once and how long a login may wait
- * for one. Checks run on libuv's thread pool (4 threads unless `UV_THREADPOOL_SIZE` says
- * otherwise), which Node shares with file access and DNS lookups; the default leaves one
- * thread free for those and runs no more checks at once than there are cores. Waiting logins
- * are served fairly, one per client address (an IPv6 /64 counts as one) in turn, so a burst
- * from one address waits behind itself. A login that would wait longer than `maxWait` is
- * answered at once with `503` and `Retry-After`, is not counted as a failed login, and
- * changes nothing. `maxWait` also bounds the wait of a login the throttle holds back only
- * because other attempts of its address or account are still being checked.
+ * Admission control for password checks on libuv's thread pool: a bounded number at once, waiting
+ * logins served one client address after another, a `503` past `maxWait` that counts for nothing.
+ * See docs/security.md#the-login-path-under-attack.
  *
  * @example
  * ```ts
@@ -134,21 +101,18 @@ export interface ThrottleOptions {
  */
 export interface HashingOptions {
   /**
-   * Password checks run at once.
+   * Password checks run at once (leaving a pool thread for file and DNS work).
    * @default the number of cores, at most the thread pool's size minus one (2 on a 2-core machine with the default pool)
    */
   concurrency?: number;
   /**
-   * Seconds a login may wait in all, for a check or for its turn behind other attempts of its
-   * address or account still being checked, before it is answered `503`. Keep it below your
-   * clients' request timeout (OkHttp's default read timeout is 10 s), so they read the 503.
-   * At most 120.
+   * Seconds a login may wait in all (for a check, or behind its address's or account's checks in
+   * flight) before a `503`: keep it under clients' timeouts (OkHttp reads for 10 s). At most 120.
    * @default 5
    */
   maxWait?: number;
   /**
-   * The most logins waiting at once for a check, whatever their wait; and, apart, the most
-   * waiting for their turn behind others of their address or account still being checked.
+   * The most logins waiting for a check at once; and, apart, the most held behind others in flight.
    * @default 1000
    */
   maxQueue?: number;
@@ -203,7 +167,7 @@ export const loginShape = {
         name: z
           .string()
           .regex(/^[\w!#$%&'*+\-.^`|~]{1,64}$/, "must be a cookie name: letters, digits and !#$%&'*+-.^_`|~")
-          // Browsers refuse a prefixed cookie over plain HTTP; over HTTPS the package adds __Host- itself.
+          // Browsers refuse prefixed cookies over plain HTTP; over HTTPS the package adds __Host- itself.
           .refine(
             (name) => !/^__(?:host|secure)-/i.test(name),
             "must not start with __Host- or __Secure-: over HTTPS the package names it __Host-<name> itself",

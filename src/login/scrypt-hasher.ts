@@ -9,14 +9,7 @@ const optionsSchema = z.strictObject({
   p: z.number().int().min(1).max(16).optional(),
 });
 
-/**
- * Options of {@link scryptHasher}. The defaults are OWASP's scrypt parameters.
- *
- * @example
- * ```ts
- * const hasher = scryptHasher({ logN: 17, r: 8, p: 1 }); // the defaults, written out
- * ```
- */
+/** Options of {@link scryptHasher}; the defaults are OWASP's scrypt parameters. */
 export interface ScryptHasherOptions {
   /**
    * log2 of the CPU/memory cost N.
@@ -55,10 +48,9 @@ function b64(buffer: Buffer): string {
 }
 
 /**
- * The default {@link PasswordHasher}: scrypt from `node:crypto`, run off the event loop,
- * in the PHC string format `$scrypt$ln=17,r=8,p=1$<salt>$<hash>`. Passwords are NFKC
- * normalised, as NIST SP 800-63B asks. A stored hash whose parameters differ from the
- * hasher's `needsRehash`, so raising the cost upgrades users as they log in.
+ * The default {@link PasswordHasher}: `node:crypto` scrypt off the event loop, PHC strings
+ * (`$scrypt$ln=17,r=8,p=1$…`), NFKC-normalised passwords (NIST SP 800-63B); a hash with other
+ * parameters `needsRehash`, so raising the cost upgrades users as they log in.
  *
  * @example
  * ```ts

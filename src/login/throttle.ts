@@ -7,23 +7,16 @@ import type { ThrottleOptions } from "./options.js";
 export type Flood = "ip" | "user" | null;
 
 /**
- * What one counter says of an attempt, free of I/O, as Drupal's flood check would
- * (`_user_resource_flood_control_precheck`): within its limit on the count that includes this
- * attempt (the limit-th is still checked); over it on `recorded` failures alone (blocked); or
- * over it only because other attempts are still being checked (held: it must wait, and it is
- * no failure). `recorded` is asked for only when the count is over the limit.
+ * What one counter says of an attempt, as `_user_resource_flood_control_precheck` would: within
+ * its limit (this attempt included); blocked (recorded failures reach it); or held (only attempts
+ * in flight push it over: wait, no failure). `recorded` is asked for only over the limit.
  */
 export function verdictOf(count: number, recorded: () => number, limit: number): "within" | "blocked" | "held" {
   if (count <= limit) return "within";
   return recorded() >= limit ? "blocked" : "held";
 }
 
-/**
- * Whom an attempt counts against: a keyed hash of the user store's key for the login name
- * (see `UserStore.nameKey`), made from the name alone before any lookup. Every spelling the
- * store matches to one account has one key, so they share one count; and since nothing about
- * the account goes into it, the counts cannot tell a name with an account from one without.
- */
+/** Whom an attempt counts against: a keyed hash of the name's store key, made before any lookup. */
 export interface LoginSubject {
   readonly nameHash: string;
 }
@@ -54,26 +47,8 @@ function failuresOf(key: string): string {
 }
 
 /**
- * Login throttling as Drupal's flood control does it, over a shared {@link CounterStore}:
- * failures are counted per client address and per account (with the address, unless
- * `perAccountOnly`), the account's are cleared by a success, and a flooded attempt is refused
- * without any password check.
- *
- * Unlike Drupal, which reads the counts before checking the password and writes them after,
- * an attempt is counted first, by the store's atomic increment, and the decision is made on
- * the count that increment answered. So N attempts arriving together see the counts 1 to N,
- * on one instance or on many sharing a store, and no more than the limit reach the password
- * check. Each counter (`ip:…`, `user:…`, `device:…`) counts the attempts in progress and the
- * failures; a second key (`failed-ip:…`, …) counts the failures alone. An attempt over a
- * limit is refused as a flood only when the recorded failures reach it: one held back only by
- * attempts still in progress (a burst of right passwords, an app that retries) gives its
- * counts back, waits its turn in this process ({@link HeldLogins}) and tries again, and past
- * its deadline is told to retry (`ERR_LOGIN_BUSY`); it is never counted as a failure.
- *
- * The address is counted first; as in Drupal, an attempt from an address over its limit
- * touches no account count (so a blocked address cannot create account keys), and a refused
- * attempt is recorded as a failure of its address and account. Unlike Drupal, a name with no
- * account is counted like one with an account, so the answers cannot tell them apart.
+ * Drupal's flood control, but each attempt is counted first (atomically) and decided on that count, and only recorded failures block.
+ * See docs/security.md#the-login-path-under-attack.
  */
 export class LoginThrottle {
   readonly #counters: CounterStore;
@@ -87,17 +62,9 @@ export class LoginThrottle {
   }
 
   /**
-   * Counts an attempt from `address` (a client address group) against its subject, and says
-   * which flood it met; an attempt held back by others in progress waits until `deadline`
-   * (`performance.now()` milliseconds). `subject` is asked for only when the address is within
-   * its limit: an attempt the address's limit refuses costs the user store nothing. Without an
-   * address (see addressGroup) there is no address to limit and the account is counted alone,
-   * as with `perAccountOnly`: one shared count would let any client's failures lock every user out.
-   *
-   * An attempt that carries a device cookie of its account (`device`, already checked against
-   * the account the name reaches) is counted against that cookie alone, with the account's
-   * limit: its holder logged in to that account before, and keeps its own budget however many
-   * failures others cause on its address or account.
+   * Counts an attempt from `address` against its subject (asked for only once the address is
+   * within its limit) and says which flood it met; held, it waits until `deadline`. No address:
+   * the account counts alone. A `device` cookie of the account is counted alone, with the account's limit.
    * @throws SessionAuthError `ERR_LOGIN_BUSY` when it is still held at `deadline`, or too many are held.
    */
   async reserve(address: string | undefined, subject: () => Promise<LoginSubject>, deadline: number, device?: DeviceToken): Promise<Reservation> {
@@ -144,12 +111,7 @@ export class LoginThrottle {
     return this.#reservation([...before, last], device !== undefined);
   }
 
-  /**
-   * Counts an attempt on `counter`, `before` being the counters it is already counted on, and
-   * says what the count means (see {@link verdictOf}). Blocked: the attempt stays counted on
-   * them all and is recorded as a failure of each, as Drupal records a refused attempt. Held:
-   * every count is given back. An error gives every count back too.
-   */
+  /** Counts an attempt on `counter` and judges it: blocked stays counted as a failure of each; held or an error gives all back. */
   async #step(before: readonly Counter[], counter: Counter): Promise<"within" | "blocked" | "held"> {
     const counters = this.#counters;
     const all = [...before, counter];

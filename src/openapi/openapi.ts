@@ -9,34 +9,12 @@ import { checkPlain } from "../wire/html.js";
 import { drupalSessionName } from "../cookie/session-name.js";
 import { wireError } from "../wire/status.js";
 
-/**
- * A JSON value as it goes into the document.
- *
- * @example
- * ```ts
- * const example: Json = { summary: "Wrong username or password.", value: ["Wrong username or password."] };
- * ```
- */
+/** A JSON value as it goes into the document. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
-/**
- * An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`.
- *
- * @example
- * ```ts
- * const document: OpenApiObject = openApiDocument({ auth: options });
- * writeFileSync("openapi.json", JSON.stringify(document, null, 2));
- * ```
- */
+/** An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`. */
 export type OpenApiObject = { [key: string]: Json };
 
-/**
- * An HTTP method an app route guarded by {@link SessionAuthRouter.requireSession} may have.
- *
- * @example
- * ```ts
- * const method: GuardedMethod = "delete";
- * ```
- */
+/** An HTTP method an app route guarded by {@link SessionAuthRouter.requireSession} may have. */
 export type GuardedMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
@@ -58,8 +36,7 @@ export interface GuardedRoute {
   /** The `csrf` given to this route's `requireSession`. @default true */
   readonly csrf?: boolean;
   /**
-   * The schema of the route's 200 body (the same zod 4 schema the app validates or builds it
-   * with; `zod/mini` schemas too). A zod 3 schema is refused with a TypeError that says so.
+   * The zod 4 schema of the route's 200 body (`zod/mini` too; zod 3 is refused with a TypeError).
    * @default any JSON
    */
   readonly response?: z.core.$ZodType;
@@ -67,22 +44,11 @@ export interface GuardedRoute {
   readonly responses?: Readonly<Record<number, string>>;
 }
 
-/**
- * Options of {@link openApiDocument}.
- *
- * @example
- * ```ts
- * openApiDocument({ auth: options, endpointPath: "/api", servers: [{ url: "https://sports.example.com" }], routes });
- * ```
- */
+/** Options of {@link openApiDocument}. */
 export interface OpenApiOptions {
   /**
-   * The options object given to `createSessionAuthRouter` (the stores in it are not touched),
-   * checked by the same rules: the login limits, `loginApiVersion`, `logoutApiVersion`,
-   * `blockedAccountResponse`, `throttle`, `parsers`, `endpoint`, `endpointName`,
-   * `clearSiteData`, `deviceCookies`, `trustedOrigins`, `cors` and the cookie options
-   * (`sessionName`, `baseUrl`, `cookieDomain`, `cookieSecure`, `sameSite`) shape the document as
-   * they shape the wire.
+   * The options given to `createSessionAuthRouter` (stores untouched), checked by the same rules:
+   * they shape the document as they shape the wire.
    * @default the defaults of `createSessionAuthRouter`
    */
   readonly auth?: Partial<SessionAuthOptions>;
@@ -96,11 +62,7 @@ export interface OpenApiOptions {
   readonly routes?: readonly GuardedRoute[];
 }
 
-/**
- * Why a value cannot describe a response body, or `undefined` when it is a zod 4 schema. Any
- * zod 4 schema is accepted (classic, `zod/mini`, or the app's own copy of zod 4, where
- * `instanceof` would fail) by the `_zod` internals they share; zod 3 has `_def` without them.
- */
+/** Why a value is not a zod 4 schema (classic, mini, or the app's own copy, by their shared `_zod`), or `undefined`. */
 function zodSchemaProblem(value: unknown): string | undefined {
   if (typeof value === "object" && value !== null && "_zod" in value) return undefined;
   if (typeof value === "object" && value !== null && "_def" in value && typeof (value as { safeParse?: unknown }).safeParse === "function") {
@@ -212,10 +174,8 @@ function cookieAttributes(auth: { cookieDomain?: string | undefined; cookieSecur
 }
 
 /**
- * The Services calls (login, connect, logout, token, the session token call) and the app's
- * routes guarded by {@link SessionAuthRouter.requireSession}, as an OpenAPI 3.1 document. The login body's
- * schema is the one the router checks requests with; every status listed is one the router
- * or `requireSession` answers, taken from the package's single status table.
+ * The Services calls and the app's `requireSession` routes as an OpenAPI 3.1 document: the login
+ * schema is the one requests are checked with, and every status comes from the one status table.
  *
  * @example
  * ```ts

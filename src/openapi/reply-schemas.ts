@@ -1,9 +1,7 @@
 import { z } from "zod";
 
 /**
- * The shapes of the Services replies, for the OpenAPI document only: the wire code builds
- * these objects field by field (user-object.ts, endpoint.ts), and the OpenAPI test checks
- * real replies against these schemas.
+ * The Services replies' shapes for the OpenAPI document only; a test checks real replies against them.
  *
  * @module
  */

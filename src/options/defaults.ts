@@ -6,12 +6,7 @@ import { ORIGIN_DEFAULTS } from "../origins/options.js";
 import { GUARD_DEFAULTS, SESSION_DEFAULTS } from "../sessions/options.js";
 import { CORE_DEFAULTS } from "./schema.js";
 
-/**
- * Every plain default, read from the slice of the concept that owns the option: the OpenAPI
- * document reads them, and a test holds each `@default` tag to them. Defaults that are
- * computed (the cookie's name, the hasher, the counter store, the check concurrency) are
- * described where they are made.
- */
+/** Every plain default, from the concept that owns it; the OpenAPI document reads them and a test holds `@default` to them. */
 export const DEFAULTS = Object.freeze({
   ...CORE_DEFAULTS,
   ...COOKIE_DEFAULTS,

@@ -8,10 +8,8 @@ import type { SessionOptions } from "../sessions/options.js";
 import type { SessionStore, UserStore } from "../types.js";
 
 /**
- * Options of {@link createSessionAuthRouter}: the stores and the secret, then each concept's
- * own options (the cookie, the session lifecycle, the login path, the app origins and their
- * CORS, the endpoint), documented, checked and defaulted where that concept lives. Validated once,
- * when the router is made; the object is never modified.
+ * Options of {@link createSessionAuthRouter}: the stores and the secret, then each concept's own
+ * (cookie, sessions, login, origins, CORS, endpoint), checked once at start-up. All: docs/options.md.
  *
  * @example
  * ```ts
@@ -30,19 +28,14 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
   /** Where accounts come from. */
   userStore: UserStore;
   /**
-   * The one secret of the package: at least 32 random characters, the same on every instance
-   * (`npx services-session-auth secret` makes one). A secret of a few characters repeated is
-   * refused. A key for each use is derived from it (the CSRF tokens, the hash that stands for
-   * login names in logs and counters), so no reply ever carries a value keyed for another.
-   * Required unless `csrfToken` is given.
+   * The one secret: 32+ random characters, the same on every instance (`npx services-session-auth secret`);
+   * a key per use is derived from it.
    * @default none: required unless `csrfToken` is given
    */
   secret?: string;
   /**
-   * Seconds (fractions allowed, at most 60) any store call may take before the request gets
-   * a 503: seconds, as every duration of these options. A hung call is rejected within an
-   * eighth of this after it (one shared watchdog, not a timer per call). This package's
-   * memory stores themselves (not a copy or wrapper of one), which wait on nothing, are not timed.
+   * Seconds (fractions allowed, at most 60) any store call may take before the request gets a 503
+   * (docs/performance.md#store-timeouts-one-watchdog).
    * @default 2
    */
   storeTimeout?: number;

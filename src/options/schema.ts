@@ -14,9 +14,8 @@ import { fn, implementing, parseOptions } from "../validate.js";
 import type { SessionAuthOptions } from "./options.js";
 
 /**
- * The whole options schema, put together from each concept's own slice, and the one resolver
- * that turns a caller's options into frozen, complete settings, a slice per concept. The
- * defaults that belong to layers above (the memory counter store) are handed in by the caller.
+ * The whole options schema from each concept's slice, and the one resolver from a caller's options
+ * to frozen settings per concept; defaults of layers above (the memory counter store) are handed in.
  *
  * @module
  */
@@ -92,9 +91,8 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
   const cookie = cookieSettings(parsed);
   const origins = originSettings(parsed, cookie.baseUrl);
   const csrfToken = parsed.csrfToken ?? hmacCsrfToken(parsed.secret!);
-  // Stable across instances (so logs and shared counters agree), and its own key. Without a
-  // secret, made from the app's token function over a value no cookie can hold (a cookie
-  // value never has "; "), so no token reply can ever carry it.
+  // Stable across instances and a key of its own; without a secret, from the token function over
+  // a value no cookie can hold (never "; "), so no token reply carries it.
   const nameKey = deriveKey(parsed.secret ?? csrfToken("services-session-auth; login names"), "login names");
   return Object.freeze({
     sessionStore: parsed.sessionStore,
@@ -143,9 +141,8 @@ const documentedSchema = z.looseObject(
 );
 
 /**
- * The settings a document of the wire needs, from options that may lack the stores and the
- * secret (an object built for the document alone): checked by the same rules and completed by
- * the same resolvers as {@link resolveOptions}, with no key derived (a document carries none).
+ * The settings a wire document needs, from options that may lack stores and secret: the same checks
+ * and resolvers as {@link resolveOptions}, no key derived.
  * @throws TypeError naming every invalid option.
  */
 export function resolveDocumentedOptions(input: Partial<SessionAuthOptions>, factory: string): DocumentedSettings {

@@ -12,19 +12,12 @@ export interface CookiePolicy {
 }
 
 /**
- * Why the session cookie will not survive requests from an app origin, in words that name
- * the options to set; `undefined` when it will (or when the origin is the site's own site).
- * A page on another site gets no cookie that lacks `SameSite=None` (a missing `SameSite` is
- * `Lax` in every current browser), and `SameSite=None` needs `Secure`, which needs HTTPS.
+ * Why the session cookie will not survive requests from an app origin, naming the options to set
+ * (another site needs `SameSite=None`, so `Secure`, so HTTPS); `undefined` when it will.
  *
  * @param origin - The app's origin, normalised, or {@link FILE_PAGES} (cross-site to every site).
  * @param siteOrigin - The API's own origin, normalised.
  * @param overHttps - Whether the request came over HTTPS; `undefined` at start-up, before any request.
- * @example
- * ```ts
- * crossSiteCookieProblem("https://app.example.org", "https://api.example.com", { sameSite: undefined, cookieSecure: "auto" });
- * // 'https://app.example.org is another site than https://api.example.com: …set sameSite: "none" and cookieSecure: "always"…'
- * ```
  */
 export function crossSiteCookieProblem(origin: string, siteOrigin: string, cookie: CookiePolicy, overHttps?: boolean): string | undefined {
   if (!isCrossSite(origin, siteOrigin)) return undefined;
@@ -38,12 +31,7 @@ export function crossSiteCookieProblem(origin: string, siteOrigin: string, cooki
   return undefined;
 }
 
-/**
- * Says once, at start-up, which app origins' sessions a browser would drop: those of other
- * sites than `baseUrl`'s while the cookie is not `SameSite=None` and `Secure`. Without
- * `baseUrl` the site is only known per request (each login then says it), except for the
- * `file:` pages `admitCrossSiteWithoutOrigin` admits, which are another site to every site.
- */
+/** Says once at start-up which trusted origins' sessions a browser would drop (without `baseUrl`, each login says it). */
 export function warnCrossSiteCookies(origins: OriginSettings, cookie: CookiePolicy, emit: Emit): void {
   const site = origins.ownOrigin;
   const apps = [...(site === undefined ? [] : origins.trustedOrigins), ...(origins.admitCrossSiteWithoutOrigin ? [FILE_PAGES] : [])];

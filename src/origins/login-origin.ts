@@ -17,13 +17,7 @@ export interface LoginOriginRequest {
   readonly requestId?: string | undefined;
 }
 
-/**
- * Login CSRF: a page on another site must not log the visitor's browser into an account
- * (Services never checked anonymous requests; browsers now say where a request is from). The
- * check throws `ERR_CROSS_SITE_LOGIN` with a `login.cross-site` event that names the fix; an
- * admitted login from an app origin whose cookie the browser will drop gets a `cookie.cross-site`
- * event instead.
- */
+/** The login CSRF check: another site's page gets `ERR_CROSS_SITE_LOGIN`; an admitted origin whose cookie will drop, an event. */
 export function loginOriginCheck(settings: OriginSettings, cookie: CookiePolicy, emit: Emit): (request: LoginOriginRequest) => void {
   return function checkLoginOrigin(request) {
     // Neither header: a native client, which is never refused and whose cookie no browser

@@ -4,29 +4,15 @@ import { normalizeOrigin } from "./origin.js";
 /** The options that name the app origins other than the site's own, with their documentation, checks and defaults. */
 export interface OriginOptions {
   /**
-   * Origins other than the site's own whose pages may log in, written as browsers send
-   * `Origin` (`https://app.example.com`, `capacitor://localhost`). A login whose `Origin` is
-   * neither the site's own (`baseUrl`'s, else the request's scheme and `Host`) nor listed
-   * here, or that a browser marks `Sec-Fetch-Site: cross-site`, is refused with a 403 (login
-   * CSRF). Clients that send no `Origin` (native apps, curl) are not affected. Hybrid apps
-   * (Ionic, Capacitor, Cordova with a custom scheme) are cross-origin by nature: list their
-   * origins here. The same origins get CORS (the `cors` option), and an origin of another site
-   * gets its session only with `sameSite: "none"` and `cookieSecure: "always"` (see
-   * docs/hybrid-apps.md). `null` is refused: every sandboxed frame and `data:` document on the
-   * web sends it, so trusting it would hand any site a signed-in user's session; apps loaded
-   * from `file:` need {@link OriginOptions.admitCrossSiteWithoutOrigin} instead. Write
-   * international host names in punycode (`xn--…`), as browsers send them.
+   * Origins besides the site's own whose pages may log in and get CORS, as browsers send `Origin`
+   * (`capacitor://localhost`; punycode). Others, or `Sec-Fetch-Site: cross-site`, get a 403;
+   * `null` is refused, since any sandboxed frame sends it. See docs/hybrid-apps.md.
    * @default []: only the site's own origin may post a login
    */
   trustedOrigins?: readonly string[];
   /**
-   * Admit a login that a browser marks `Sec-Fetch-Site: cross-site` but that carries no
-   * `Origin` at all, as Cordova and PhoneGap apps loaded from `file:` send it on Android,
-   * whose WebView exempts `file:` pages from CORS (Cordova turns on universal access from file
-   * URLs). A browser sends `Origin` with every cross-site POST, so such a request comes from
-   * a WebView of this kind; like any cross-site login it is admitted only with an
-   * `X-CSRF-Token` header or a JSON body, which a form posted by another site cannot send.
-   * Such apps get no CORS (they need none), and a login with `Origin: null` stays refused.
+   * Admit a login marked `Sec-Fetch-Site: cross-site` with no `Origin` at all (Cordova `file:` pages on
+   * Android) when it is scripted (`X-CSRF-Token` or JSON), which no other site's form can send.
    * @default false: refused with a 403, as a cross-site login
    */
   admitCrossSiteWithoutOrigin?: boolean;

@@ -1,16 +1,13 @@
 /**
- * Login CSRF: a page on another site that posts the login form logs the visitor's browser
- * into the attacker's account. Services never checked anonymous requests; browsers say
- * where a request comes from (`Origin`, `Sec-Fetch-Site`), and native clients send neither.
+ * Login CSRF: another site's page posting the login form logs the visitor into the attacker's
+ * account. Browsers say where a request comes from (`Origin`, `Sec-Fetch-Site`); native clients send neither.
  *
  * @module
  */
 
 /**
- * An origin as browsers serialise it in `Origin`, lower-cased and without a default port:
- * `https://app.example.com`, `capacitor://localhost`, or `null` (a sandboxed or file page,
- * some WebViews). `undefined` for anything that is not one origin (a path, a query, userinfo,
- * garbage).
+ * An origin as browsers serialise it in `Origin`, lower-cased, without a default port; `undefined`
+ * for anything that is not one origin (a path, a query, userinfo, garbage).
  *
  * @example
  * ```ts
@@ -44,37 +41,19 @@ function defaultPort(protocol: string): string {
 
 /** What a login request says about where it comes from. */
 export interface LoginSource {
-  /** The `Origin` header, if sent. */
   readonly origin: string | undefined;
-  /** The `Sec-Fetch-Site` header, if sent. */
   readonly fetchSite: string | undefined;
   /** The site's own origin, normalised (`baseUrl`'s, else the request's scheme and `Host`). */
   readonly ownOrigin: string | undefined;
-  /**
-   * Whether the request is one an HTML form cannot send: it carries an `X-CSRF-Token` header
-   * (jDrupal and DrupalGap send one on every request) or a JSON body.
-   */
+  /** Whether no HTML form could send it: an `X-CSRF-Token` header (jDrupal, DrupalGap) or a JSON body. */
   readonly scripted: boolean;
 }
 
 /**
- * Whether a login must be refused as cross-site: its `Origin` is neither the site's own nor
- * trusted, or the browser marks it `Sec-Fetch-Site: cross-site` and its `Origin` is not
- * trusted. A request with neither header (a native client) is never refused.
- *
- * `null` is never trusted, whatever the list holds: any site can send it (a sandboxed iframe
- * posting a form to the top window, a `data:` document).
- *
- * With `admitWithoutOrigin` (the `admitCrossSiteWithoutOrigin` option), a request marked
- * cross-site that carries no `Origin` at all (a Cordova `file:` page on Android, whose WebView
- * exempts it from CORS) is admitted when it is {@link LoginSource.scripted}.
- *
+ * Whether a login must be refused as cross-site: an `Origin` neither own nor trusted, or marked
+ * `Sec-Fetch-Site: cross-site` without a trusted one; never a native client's, and `null` is never
+ * trusted. `admitWithoutOrigin` admits a scripted cross-site login with no `Origin` (Cordova `file:`).
  * @param trusted - Origins normalised with {@link normalizeOrigin}.
- * @example
- * ```ts
- * isCrossSiteLogin({ origin: "https://evil.example", fetchSite: "cross-site", ownOrigin: "https://api.example.com", scripted: false }, new Set()); // true
- * isCrossSiteLogin({ origin: undefined, fetchSite: undefined, ownOrigin: "https://api.example.com", scripted: false }, new Set()); // false
- * ```
  */
 export function isCrossSiteLogin(source: LoginSource, trusted: ReadonlySet<string>, admitWithoutOrigin = false): boolean {
   const origin = source.origin === undefined ? undefined : (normalizeOrigin(source.origin) ?? "invalid");

@@ -1,22 +1,7 @@
 /**
- * Whether two origins are the same *site* to a browser: the test that decides whether a
- * cookie without `SameSite=None` goes with a request (schemeful same-site: the scheme and the
- * registrable domain).
- *
- * @module
- */
-
-/**
- * The site of an origin as browsers reckon it: its scheme and registrable domain
- * (`https://example.com` for `https://api.example.com`), an IP address or single-label host
- * (`localhost`) whole; `undefined` for `null`, whose requests are cross-site to every site.
- *
- * Without the Public Suffix List, the registrable domain is the last two labels, or three when
- * the last two look like a country's second level (`example.co.uk`, `example.com.au`): an
- * approximation that is right for the host names apps use. It is wrong for private
- * suffixes (`github.io`): two apps under one such suffix are taken for one site, so the
- * start-up warning about a cookie that will not go cross-site can be missing for them.
- *
+ * The site of an origin as browsers reckon it (`https://example.com` for `https://api.example.com`;
+ * IPs and single labels whole; `undefined` for `null`). Without the Public Suffix List: the last two
+ * labels, three for `co.uk`-like ones, so private suffixes (`github.io`) may miss the start-up warning.
  * @param origin - An origin normalised with `normalizeOrigin`.
  * @example
  * ```ts
@@ -35,10 +20,7 @@ export function siteOf(origin: string): string | undefined {
   return `${scheme}://${registrableDomain(host)}`;
 }
 
-/**
- * Whether a request from `from` to a site whose origin is `to` is cross-site, so that a
- * cookie without `SameSite=None` (and so `Secure`) stays behind. `null` is cross-site to all.
- */
+/** Whether a request from `from` to `to` is cross-site, so a cookie without `SameSite=None` stays behind. */
 export function isCrossSite(from: string, to: string): boolean {
   const a = siteOf(from);
   const b = siteOf(to);

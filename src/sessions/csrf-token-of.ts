@@ -2,9 +2,7 @@ import { bodyArgument, isFormBody } from "../http-input/body.js";
 
 /** Where a request may carry its CSRF token. */
 export interface CsrfTokenSources {
-  /** The `X-CSRF-Token` header. */
   readonly csrfHeader: string | undefined;
-  /** `services_token` from the query string. */
   readonly queryToken: string | undefined;
   /** The `Content-Type` header: only a form or multipart body is looked in. */
   readonly contentType: string | undefined;
@@ -12,12 +10,7 @@ export interface CsrfTokenSources {
   readonly body: unknown;
 }
 
-/**
- * The CSRF token a request supplies, in Services' order (`services_resource_access()`): the
- * `X-CSRF-Token` header, then `services_token` from `$_REQUEST`, which is the query string or
- * a form or multipart body, never JSON. The one place this rule is written: the endpoint and
- * the guard of an app's own routes both ask it.
- */
+/** The CSRF token a request supplies in Services' order (`X-CSRF-Token`, then `services_token`, never from JSON). */
 export function csrfTokenOf(request: CsrfTokenSources): string | undefined {
   if (request.csrfHeader !== undefined) return request.csrfHeader;
   if (request.queryToken !== undefined) return request.queryToken;

@@ -2,14 +2,10 @@ import { z } from "zod";
 import { COOKIE_DEFAULTS, type CookieSettings } from "../cookie/options.js";
 import { fn, type Refinement } from "../validate.js";
 
-/**
- * The options of the session lifecycle: timeouts, the per-user cap and the CSRF token, with
- * their documentation, checks and defaults. {@link SessionAuthOptions} includes them.
- */
+/** The session lifecycle's options, part of {@link SessionAuthOptions}; each is explained in docs/options.md#sessions. */
 export interface SessionOptions {
   /**
-   * Derives a session's CSRF token from its id instead of the keyed hash of `secret`, e.g.
-   * the migration kit's `drupal7CsrfToken`.
+   * Derives a session's CSRF token from its id some other way, e.g. the kit's `drupal7CsrfToken`.
    * @default an HMAC-SHA256 of the session id under a key derived from `secret`
    */
   csrfToken?: (sessid: string) => string;
@@ -19,16 +15,13 @@ export interface SessionOptions {
    */
   idleTimeout?: number;
   /**
-   * The last-seen time is written at most once per this many seconds, so most authenticated
-   * requests cost one store read. Shorter than `idleTimeout`.
+   * The last-seen time is written at most once per this many seconds; shorter than `idleTimeout`.
    * @default 180 (Drupal's session_write_interval), or half of a shorter `idleTimeout`
    */
   touchInterval?: number;
   /**
-   * The most sessions one user may hold. A login at the cap ends that user's own oldest
-   * sessions (a `session.revoked` event, reason `"session-limit"`), never anyone else's, so
-   * one account cannot fill a session store. Raise it for accounts shared by many devices.
-   * The sealed-cookie store cannot list sessions, so this cap does not apply to it.
+   * The most sessions one user may hold: a login at the cap ends that user's own oldest ones, never
+   * another's (not on the sealed-cookie store, which cannot list them).
    * @default 20
    */
   maxSessionsPerUser?: number;
@@ -107,10 +100,8 @@ export interface RequireSessionOptions {
   /** Role names of which the user must have at least one, else 403. @default [] */
   roles?: readonly string[];
   /**
-   * Who answers a denied request. `"reply"`: the guard, in the wire format (401, 403, 503).
-   * `"next"`: the app's error handlers, which get the {@link SessionAuthError} (with `status`
-   * set to what the wire format would answer) and may redirect a browser to a login page or
-   * answer `application/problem+json`; `errorHandler()` answers it in the wire format.
+   * Who answers a denied request: `"reply"`, the guard in the wire format; `"next"`, the app's error
+   * handlers, given the {@link SessionAuthError} (`errorHandler()` answers it in the wire format).
    * @default "reply"
    */
   onDenied?: "reply" | "next";

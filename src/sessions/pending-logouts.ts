@@ -10,24 +10,11 @@ const MAX_USERS = 10_000;
 /** Buckets of users beyond {@link MAX_USERS}: a logout there also refuses the sessions of 1/65,536 of the other users. */
 const BUCKETS = 65_536;
 
-/**
- * Logouts that the session store could not record (it was full, or down), held in this
- * process so that the sessions they ended stay ended here, and offered to the store again
- * every few seconds until it takes them, as `destroyByUser`. A logout must never leave
- * its session working: holding it here is the last way left to refuse it.
- *
- * One entry per user, whatever the number of logouts: it covers every session of the
- * user created up to the second the logged-out one was, and it is dropped once the store
- * has taken it, or once nothing it covers can still be live (`absoluteTimeout` later).
- */
+/** Logouts the store could not record, held here and retried so their sessions stay ended (docs/security.md#limits-and-what-a-client-sees-at-each). */
 export class PendingLogouts {
   /** uid → sessions of that user created before this second are ended. */
   readonly #before = new Map<string, number>();
-  /**
-   * Past {@link MAX_USERS}: per bucket of uids, sessions created before this second are ended.
-   * Made when first needed (256 KiB). Nothing can be offered to the store from here, as the
-   * uids are not kept; an entry is harmless once `absoluteTimeout` has passed.
-   */
+  /** Past {@link MAX_USERS}, per bucket of uids: sessions created before this second are ended (256 KiB, made when needed). */
   #buckets: Uint32Array | undefined;
   #retrying: ReturnType<typeof setInterval> | undefined;
   #running = false;
@@ -43,11 +30,7 @@ export class PendingLogouts {
     return this.#before.size;
   }
 
-  /**
-   * Holds a logout the store refused. Should more users than the bound have one held at
-   * once, the logout is held for the user's bucket instead (never forgotten): it then also
-   * refuses the older sessions of the few other users in that bucket, never the whole site.
-   */
+  /** Holds a refused logout; past the bound, for the user's bucket (a few other users' older sessions too, never the site). */
   add({ record }: StoredSession): void {
     const before = record.createdAt + 1;
     if (this.#before.has(record.uid) || this.#before.size < MAX_USERS) {

@@ -3,16 +3,7 @@ import type { StoredSession, UserRecord } from "../types.js";
 import type { GuardSettings } from "./options.js";
 import { NO_COOKIES, SAFE_METHODS, type SessionContext, type SessionRequest, type Sessions } from "./sessions.js";
 
-/**
- * The signed-in user as routes see it: the account without its password hash.
- *
- * @example
- * ```ts
- * function greet(user: AuthUser): string {
- *   return `Hello ${user.name}`; // user.passwordHash does not exist here
- * }
- * ```
- */
+/** The signed-in user as routes see it: the account without its password hash. */
 export type AuthUser = Omit<UserRecord, "passwordHash">;
 
 /**
@@ -33,13 +24,7 @@ export interface RequestAuth {
   readonly session: StoredSession;
 }
 
-/**
- * The user routes see: the record without its password hash, frozen (its type is read-only,
- * and one copy may serve many requests). For a store that hands out the same record until it
- * replaces it (`keepsRecords`: the memory user store), the copy is made once per record:
- * copying an object without one key is slow in V8, a tenth of a protected request's session
- * check. Any other store may change a record in place, so its records are copied every time.
- */
+/** The frozen, hash-less user routes see, made once per record where the store `keepsRecords` (docs/performance.md). */
 const authUsers = new WeakMap<UserRecord, AuthUser>();
 
 function authUserOf(record: UserRecord, keepsRecords: boolean): AuthUser {
@@ -54,7 +39,6 @@ function authUserOf(record: UserRecord, keepsRecords: boolean): AuthUser {
 
 /** A request to a guarded route, as far as the session check needs it. */
 export interface CheckRequest extends SessionRequest {
-  /** The real HTTP method. */
   readonly method: string;
   /** The client's address, read only when an event needs it. */
   readonly ip: string;
@@ -62,24 +46,15 @@ export interface CheckRequest extends SessionRequest {
   csrfToken(): string | undefined;
 }
 
-/**
- * What the check decided: let the request through (with the session, or without one for an
- * optional check), or refuse it with an error. `setCookie` goes on the reply either way
- * (deletions of stale session cookies).
- */
+/** Let the request through (with the session, or none from an optional check) or refuse it; `setCookie` goes on the reply either way. */
 export type CheckOutcome =
   | { readonly auth: RequestAuth | undefined; readonly error?: undefined; readonly setCookie: readonly string[] }
   | { readonly error: SessionAuthError; readonly auth?: undefined; readonly setCookie: readonly string[] };
 
 /**
- * The session check in front of an app's own routes, framework-free. Required (`optional:
- * false`): a live session, its CSRF token on unsafe methods (unless `csrf: false`), and one of
- * `roles`; anything else is refused (`ERR_UNAUTHENTICATED`, `ERR_CSRF`, `ERR_FORBIDDEN`).
- * Optional: never refuses for lack of a session; a live one is attached only where a required
- * check would have let it through, so an unsafe request without the token is simply anonymous.
- * A store that fails is refused either way (`ERR_STORE_UNAVAILABLE`): never a silent
- * downgrade to anonymous. A protected GET costs one session read and one user read; the
- * last-seen time is written at most once per `touchInterval`.
+ * The session check in front of an app's routes, framework-free: required, it needs a live session,
+ * its CSRF token on unsafe methods and one of `roles`; optional, it never refuses for lack of one
+ * but attaches it only where required would pass. A failing store is refused either way, never anonymous.
  */
 export function sessionCheck(
   sessions: Sessions,

@@ -5,14 +5,7 @@ const SESSION_ID_BYTES = 32;
 
 const SESSION_ID_PATTERN = /^[\w-]{43}$/;
 
-/**
- * A new session id: 256 bits from the CSPRNG, base64url (43 characters).
- *
- * @example
- * ```ts
- * const sessid = createSessionId(); // "h5Q0…" (43 characters)
- * ```
- */
+/** A new session id: 256 bits from the CSPRNG, base64url (43 characters). */
 export function createSessionId(): string {
   return randomBytes(SESSION_ID_BYTES).toString("base64url");
 }
@@ -23,8 +16,8 @@ export function isSessionIdShape(value: string): boolean {
 }
 
 /**
- * The form a store keeps a session id in: `base64url(sha256(sessid))`, which is also how
- * Drupal 7.98+ stores `sessions.sid`. A dump of the store cannot be replayed as cookies.
+ * The form a store keeps a session id in, `base64url(sha256(sessid))` (as Drupal 7.98+ keeps
+ * `sessions.sid`), so a dump of the store cannot be replayed as cookies.
  *
  * @example
  * ```ts

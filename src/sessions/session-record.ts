@@ -14,29 +14,13 @@ const sessionRecordSchema = z.strictObject({
   userAgent: z.string(),
 });
 
-/**
- * Checks a value read back from a store against the {@link SessionRecord} shape. Stores
- * that serialise records (Redis, the sealed cookie) call it so that a foreign or corrupt
- * value reads as "no session" instead of reaching the core.
- *
- * @example
- * ```ts
- * const record = parseSessionRecord(JSON.parse(raw)); // null when the shape is wrong
- * ```
- */
+/** A value read back from a store as a {@link SessionRecord}, or `null`: foreign or corrupt values are no session. */
 export function parseSessionRecord(value: unknown): SessionRecord | null {
   const result = sessionRecordSchema.safeParse(value);
   return result.success ? result.data : null;
 }
 
-/**
- * Parses a record from its JSON text; `null` for invalid JSON or a wrong shape.
- *
- * @example
- * ```ts
- * const record = decodeSessionRecord(await client.get(key) ?? "");
- * ```
- */
+/** Parses a record from its JSON text; `null` for invalid JSON or a wrong shape. */
 export function decodeSessionRecord(text: string): SessionRecord | null {
   try {
     return parseSessionRecord(JSON.parse(text));
@@ -45,15 +29,7 @@ export function decodeSessionRecord(text: string): SessionRecord | null {
   }
 }
 
-/**
- * The JSON text a store keeps for a record, with keys in a fixed order so equal records
- * serialise to equal strings.
- *
- * @example
- * ```ts
- * await client.set(key, encodeSessionRecord(record));
- * ```
- */
+/** The JSON a store keeps for a record, keys in a fixed order so equal records give equal strings. */
 export function encodeSessionRecord(record: SessionRecord): string {
   const { uid, createdAt, lastSeenAt, expiresAt, ip, userAgent } = record;
   return JSON.stringify({ uid, createdAt, lastSeenAt, expiresAt, ip, userAgent });

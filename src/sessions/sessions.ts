@@ -11,11 +11,7 @@ import { createSessionId, hashSessionId, safeEqual } from "./session-id.js";
 /** What a request's session cookie turned out to be. */
 export type SessionState =
   | { readonly kind: "none" }
-  /**
-   * A cookie was sent but names no live session: unknown, expired, tampered, or its user is
-   * gone or blocked. `sessid` is the first value sent: Drupal's `session_id()` is the
-   * cookie's value whether or not a session row exists.
-   */
+  /** A cookie naming no live session; `sessid` is the first value sent, as Drupal's `session_id()` is the cookie's value. */
   | { readonly kind: "stale"; readonly sessid: string }
   | LiveSession;
 
@@ -31,10 +27,8 @@ export interface LiveSession {
 export interface SessionRequest {
   /** The `Host` header: the cookie's name and `Domain` follow it, as in Drupal. */
   readonly host: string;
-  /** Whether the request came over HTTPS. */
   readonly secure: boolean;
   readonly cookieHeader: string | undefined;
-  /** The request's id, for the audit events it causes. */
   readonly requestId?: string | undefined;
 }
 
@@ -55,7 +49,6 @@ export interface SessionClient {
   readonly ip: string;
   readonly userAgent: string;
   readonly now: number;
-  /** The request's id, for the audit events. */
   readonly requestId?: string | undefined;
 }
 
@@ -65,15 +58,7 @@ const NO_SESSION: SessionState = { kind: "none" };
 /** No cookie to write, as nearly every request has: one shared, frozen list rather than a new one each time. */
 export const NO_COOKIES: readonly string[] = Object.freeze([]);
 
-/**
- * The most distinct session cookies of one name a request may carry and still have a session.
- * This server (and Drupal before it) writes the cookie in at most three places, host-only, the
- * configured `cookieDomain` and the domain Drupal derives, all at `path=/`; one more leaves
- * room for a copy from elsewhere. A request with more is taken as carrying no session (a
- * `session.ambiguous` event) rather than have a few looked up and the rest ignored: an
- * attacker who can plant cookies could otherwise push the client's own out of view, and the
- * store is read at most this many times per request either way.
- */
+/** Most distinct cookies of one name that can still be a session (three places written, one spare): more is none, so lookups stay bounded. */
 export const MAX_COOKIE_CANDIDATES = 4;
 
 /** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
@@ -83,11 +68,9 @@ export const EXPIRY_GRACE = 600;
 export const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
 
 /**
- * The session lifecycle, framework-free and in one place: reading a request's session
- * (expiry, idle and absolute, decided here on every read; last-seen writes throttled),
- * starting one (a new id, the per-user cap), ending one or all of a user's (failing closed),
- * the session-bound CSRF token and its check, and the audit events of each. Stores only keep
- * what they are given, and nothing else reaches them.
+ * The session lifecycle, framework-free: reading a request's session (timeouts decided on every
+ * read, last-seen writes throttled), starting one, ending one or all (failing closed), the CSRF
+ * token and its check, with their audit events. Stores only keep what they are given.
  */
 export class Sessions {
   readonly #options: SessionSettings;
@@ -129,17 +112,9 @@ export class Sessions {
   }
 
   /**
-   * A request's session. A lone cookie is used as Drupal used it: live, it is the session and
-   * no cookie is written; stale, it gets the deletions Drupal's `session_destroy()` sends.
-   *
-   * Several values of the session's name cannot be told apart: the `Cookie` header carries no
-   * domain or path, and one may have been planted from a sibling subdomain or a plain-HTTP page
-   * of the domain, for a narrower path. So the reply then sets and deletes nothing (a planted
-   * value never becomes a site-wide cookie, and the client's own is never overwritten or
-   * deleted), and every value is looked up (up to {@link MAX_COOKIE_CANDIDATES}): the live one
-   * is the session, whichever comes first (a stale Drupal-era copy never shadows it); live
-   * sessions of different accounts are no session at all, with a `session.ambiguous` event.
-   * A login, which writes its own cookie, and a logout, which deletes it, clean up.
+   * A request's session. A lone cookie is used as Drupal used it; several values of the name are
+   * all looked up and no cookie is set or deleted, since one may be planted: the rules are in
+   * docs/wire-format.md#stale-and-duplicate-cookies.
    *
    * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` (the promise rejects with it) when a store fails.
    */
@@ -209,12 +184,9 @@ export class Sessions {
   }
 
   /**
-   * Opens a session for `user` and resolves its id: always a new one (rotation: whatever the
-   * request carried is never reused). Past the per-user cap the user's own oldest sessions
-   * end, never another user's. The cap is applied after the new session is stored, so logins
-   * that race each other each see the others' sessions and the user ends at the cap, on any
-   * store; the new session itself is never the one ended (for stores whose handle is the
-   * hash of the id, as every store of this package's is).
+   * Opens a session for `user` and resolves its new id (never the request's). The per-user cap is
+   * applied after storing, so racing logins each see the others and the user ends at the cap; the
+   * new session is never the one ended, and never another user's.
    */
   async start(user: UserRecord, client: SessionClient): Promise<string> {
     const { now } = client;
@@ -238,15 +210,9 @@ export class Sessions {
   }
 
   /**
-   * Ends a live session (a logout), failing closed: if the store cannot record it (full, or
-   * down), the user's sessions are ended everywhere instead (`destroyByUser`, which the
-   * sealed-cookie store records in one counter); if that fails too, the logout is held in
-   * this process, which refuses the session from then on and offers the logout to the store
-   * until it takes it. Each failed attempt is a `store.failure` event.
-   *
-   * Resolves whether the logout holds everywhere the session could be used: `false` when it
-   * is held here only while the store is shared with other instances (a `logout.unrecorded`
-   * event), so that the caller does not tell the client it is logged out everywhere.
+   * Ends a live session, failing closed: else all the user's sessions (`destroyByUser`), else held
+   * in this process and retried. Resolves `false` when held here only while the store is shared
+   * (`logout.unrecorded`), so no client is told it is logged out everywhere.
    */
   async end(live: LiveSession, ip: string, requestId?: string): Promise<boolean> {
     const session = hashSessionId(live.sessid);
@@ -270,13 +236,9 @@ export class Sessions {
   }
 
   /**
-   * Of the session cookies a request carried (its `cookie` name), the live session whose CSRF
-   * token is `token`, if any: how a logout finds its own session when its cookies name none
-   * (live sessions of two accounts, one of them maybe planted from a sibling subdomain, or
-   * more values than are looked up). Every value's token is worked out (one MAC each, bounded
-   * by the header's size) and compared in constant time, and only the value it matches is
-   * looked up: a planted value neither hides the caller's session nor can be ended by a token
-   * that is not its own.
+   * Among the request's cookies, the live session whose CSRF token is `token`: how a logout finds
+   * its own session among several. Every value's token is computed (one MAC each) and only the match
+   * is looked up, so a planted value neither hides the caller's nor can be ended with another's token.
    */
   async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
     const sessid = readCookies(request.cookieHeader, cookie.name).find((value) => safeEqual(token, this.token(value)));
@@ -298,19 +260,13 @@ export class Sessions {
     return this.#options.csrfToken(sessid);
   }
 
-  /**
-   * `drupal_get_token('services')` for a request: the token of `session_id()`, which is the
-   * cookie's value whether or not it names a live session (a stale one gets the token it
-   * always had), and of a random lazy id without a cookie, so an anonymous caller's token is
-   * random every time.
-   */
+  /** `drupal_get_token('services')` of `session_id()`: the cookie's value, else a random id, so anonymous tokens are random. */
   tokenFor(state: SessionState): string {
     return state.kind === "none" ? createSessionId() : this.token(state.sessid);
   }
 
   /**
-   * Services' CSRF rule: only a live session on an unsafe method needs the token, and it
-   * must be the session's own, compared in constant time.
+   * Services' CSRF rule: only a live session on an unsafe method needs its own token (constant-time).
    * @throws SessionAuthError `ERR_CSRF` (with a `csrf.rejected` event) when it is not.
    */
   checkCsrf(state: SessionState, method: string, supplied: () => string | undefined, ip: () => string, requestId?: string): void {
@@ -321,24 +277,13 @@ export class Sessions {
     throw new SessionAuthError("ERR_CSRF");
   }
 
-  /**
-   * The `expiresAt` a store is given for a session seen at `lastSeenAt`: the earlier of its
-   * idle and absolute deadlines, plus {@link EXPIRY_GRACE}. The deadlines themselves are
-   * enforced on every read; the grace only lets a client that comes back just after expiry be
-   * told apart from a forged cookie, and the expiry be reported with its reason.
-   */
+  /** The `expiresAt` a store gets: the earlier deadline plus {@link EXPIRY_GRACE}, so an expiry can still be reported. */
   #expiresAt(createdAt: number, lastSeenAt: number): number {
     return Math.min(lastSeenAt + this.#options.idleTimeout, createdAt + this.#options.absoluteTimeout) + EXPIRY_GRACE;
   }
 }
 
-/**
- * The cookie set over a request that carried one: set, the deletions of its other places, and
- * set again. Browsers tell a host-only cookie from a domain cookie of the same host, but RFC
- * 6265 jars (tough-cookie, Go's, Apache HttpClient's) take them for one, so a deletion alone
- * would remove the cookie just set; and clients that read one `Set-Cookie` header read the
- * first or the last. Drupal, too, sends the new cookie twice when a login carried one.
- */
+/** Set, delete the other places, set again: RFC 6265 jars take host-only and domain cookies as one (docs/wire-format.md). */
 export function settingOver(set: string, deletions: readonly string[]): string[] {
   return [set, ...deletions, set];
 }

@@ -8,34 +8,18 @@ const optionsSchema = z.strictObject({
   whenFull: z.enum(["evict", "reject"]).optional(),
 });
 
-/**
- * Options of {@link memoryCounterStore}.
- *
- * @example
- * ```ts
- * const counterStore = memoryCounterStore({ maxKeys: 10_000 });
- * ```
- */
+/** Options of {@link memoryCounterStore}. */
 export interface MemoryCounterStoreOptions {
   /**
-   * The most unexpired keys kept at once in each key namespace (the text before a key's
-   * first `:`, such as the login throttle's `ip` and `user`): the store holds at most this
-   * many times the number of namespaces its callers use.
+   * The most unexpired keys kept in each namespace (the text before a key's first `:`, as the throttle's `ip`, `user`).
    * @default 100000
    */
   maxKeys?: number;
   /**
    * What `increment` does with a new key once its namespace holds `maxKeys` unexpired keys.
-   *
-   * - `"evict"`: drop keys of that namespace only, lowest counts first (see
-   *   {@link memoryCounterStore}). Right for the login throttle, whose keys an attacker can
-   *   vary (client addresses, names): memory stays bounded and logins keep working, at the
-   *   cost of forgetting some low failure counts under a flood.
-   * - `"reject"`: keep every key and reject the increment (`ERR_STORE_FULL`). Required for
-   *   revocations (`sealedCookieStore`): a forgotten mark would bring a logged-out session
-   *   back, so a full store refuses new marks and never drops old ones. A logout it refuses
-   *   still ends the session: in this process, where such a store lives (see the
-   *   `sealedCookieStore` option `revocations`).
+   * What `increment` does with a new key in a full namespace: `"evict"` drops that namespace's
+   * lowest counts (for the throttle, whose keys attackers vary); `"reject"` refuses
+   * (`ERR_STORE_FULL`) and never drops a key, as revocations need (`sealedCookieStore`).
    * @default "evict"
    */
   whenFull?: "evict" | "reject";
@@ -52,27 +36,15 @@ function namespaceOf(key: string): string {
   return colon === -1 ? "" : key.slice(0, colon);
 }
 
-/**
- * Whether a counter store is a {@link memoryCounterStore} that may drop unexpired keys
- * when full (`whenFull: "evict"`, the default).
- */
+/** Whether a counter store may drop unexpired keys when full (a {@link memoryCounterStore} with `whenFull: "evict"`). */
 export function evictsUnexpiredKeys(store: CounterStore): boolean {
   return store.evictsWhenFull === true;
 }
 
 /**
- * An in-process {@link CounterStore}: counts with a TTL fixed at the first increment,
- * bounded in size. For one process only; use the Redis counter store to share counts
- * between instances.
- *
- * Each key namespace (the text before a key's first `:`, such as the login throttle's `ip`
- * and `user`; callers choose it, never clients) is bounded on its own and, when full, makes
- * room only among its own keys: a flood of fresh client addresses never evicts an account's
- * count. Within a namespace the lowest counts go first (ties: the soonest to expire), so a
- * flood of new keys evicts its own kind before a locked account's count; pushing that out
- * takes keys each counted as often, which the login throttle only allows from addresses
- * still under their own limit. A store that must never lose a count uses Redis (with
- * `maxmemory-policy noeviction`) or `whenFull: "reject"`.
+ * An in-process {@link CounterStore} with a TTL fixed at the first increment, bounded per
+ * namespace: a flood of fresh addresses never evicts an account's count, and the lowest counts
+ * go first. One process only; why it holds under attack: docs/security.md#protections.
  *
  * @example
  * ```ts
@@ -84,8 +56,7 @@ export function evictsUnexpiredKeys(store: CounterStore): boolean {
 export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const { maxKeys = 100_000, whenFull = "evict" } = parseOptions(optionsSchema, options, "memoryCounterStore");
   const namespaces = new Map<string, Map<string, Counter>>();
-  // While a rejecting namespace is full, no scan can free a slot before its soonest key
-  // expires: until then a new key is refused without walking every key again.
+  // A full rejecting namespace frees nothing before its soonest expiry: refuse without rescanning.
   const fullUntilMs = new Map<string, number>();
 
   function live(key: string, now: number): Counter | undefined {
@@ -111,8 +82,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
       fullUntilMs.set(namespace, soonestMs);
       throw full(namespace);
     }
-    // Drop a tenth at once, lowest counts first, so a flood costs one scan per tenth of the
-    // namespace rather than one per key.
+    // Drop a tenth at once: a flood costs one scan per tenth of the namespace, not one per key.
     const candidates = [...counters].sort(([, a], [, b]) => a.count - b.count || a.expiresAtMs - b.expiresAtMs);
     const drop = Math.max(1, Math.floor(candidates.length / 10));
     for (let i = 0; i < drop; i++) counters.delete(candidates[i]![0]);
@@ -123,7 +93,7 @@ export function memoryCounterStore(options: MemoryCounterStoreOptions = {}): Cou
   }
 
   const store: CounterStore = {
-    // So that a sealed-cookie store can tell its revocations die with this process.
+    // So a sealed-cookie store can tell its revocations die with this process.
     processLocal: processLocal(),
     evictsWhenFull: whenFull === "evict",
     async increment(key, ttlSeconds) {

@@ -11,40 +11,28 @@ const optionsSchema = z.strictObject({
   sweepIntervalSeconds: z.number().positive().optional(),
 });
 
-/**
- * Options of {@link memorySessionStore}.
- *
- * @example
- * ```ts
- * const sessionStore = memorySessionStore({ maxSessions: 10_000, sweepIntervalSeconds: 60 });
- * ```
- */
+/** Options of {@link memorySessionStore}. */
 export interface MemorySessionStoreOptions {
   /**
-   * The most sessions kept at once, so the map cannot grow without bound. When full (and
-   * no session has expired), a new session is refused: `create` rejects with a
-   * {@link SessionAuthError} `ERR_STORE_FULL`, answered with a 503 and a
-   * `store.full` event. No one's session is ended to make room: one account logging in
-   * again and again must not log other users out. The `maxSessionsPerUser` option keeps
-   * any one user to a small share.
+   * The most sessions kept at once: when full, a new one is refused (`ERR_STORE_FULL`, a 503),
+   * never made room for by ending another's (docs/writing-a-store.md).
    * @default 100000
    */
   maxSessions?: number;
   /**
-   * How often expired sessions are swept, in seconds. The sweep walks the map in slices
-   * and yields to the event loop between them, so it never blocks for long.
+   * How often expired sessions are swept, in seconds (in slices, yielding between them).
    * @default 60
    */
   sweepIntervalSeconds?: number;
 }
 
 /**
- * A {@link SessionStore} that also lets tests and shutdown code stop its sweep timer.
+ * A {@link SessionStore} whose sweep timer tests and shutdown code can stop.
  *
  * @example
  * ```ts
  * const sessionStore = memorySessionStore();
- * process.once("SIGTERM", () => sessionStore.close()); // stops the sweep timer
+ * process.once("SIGTERM", () => sessionStore.close());
  * ```
  */
 export interface MemorySessionStore extends SessionStore {
@@ -56,14 +44,13 @@ export interface MemorySessionStore extends SessionStore {
   close(): void;
 }
 
-// Sessions looked at between yields: about 2-3 ms of work on a slow core.
+// Sessions looked at between yields: about 2-3 ms on a slow core.
 const SWEEP_SLICE = 1000;
 const INTERN_LIMIT = 1024;
 
 /**
- * An in-process session store: a `Map` keyed by the hashed session id, with a per-user
- * index for logout-everywhere and session lists. For one process only: sessions vanish on
- * restart and are not shared between instances (use the Redis store for that).
+ * An in-process session store: a `Map` by hashed id with a per-user index. One process only:
+ * sessions vanish on restart and are not shared (use Redis for that). Heap: docs/performance.md#the-memory-session-stores-heap.
  *
  * @example
  * ```ts
@@ -74,11 +61,9 @@ const INTERN_LIMIT = 1024;
 export function memorySessionStore(options: MemorySessionStoreOptions = {}): MemorySessionStore {
   const { maxSessions = 100_000, sweepIntervalSeconds = 60 } = parseOptions(optionsSchema, options, "memorySessionStore");
   const sessions = new Map<string, SessionRecord>();
-  // Most users hold one session: the index keeps its handle itself, and a small array (far
-  // lighter than a Set) only from the second on. Removal scans that user's sessions only.
+  // A lone handle per user, an array from the second on (docs/performance.md#the-memory-session-stores-heap).
   const byUser = new Map<string, string | string[]>();
-  // Many sessions share an address or a user agent; one copy of each saves heap. Two
-  // tables, so that addresses, which are often all different, never push the user agents out.
+  // Shared copies of addresses and agents, in separate tables so addresses never push agents out.
   const internAddress = internTable(INTERN_LIMIT);
   const internUserAgent = internTable(INTERN_LIMIT);
 
@@ -116,7 +101,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     const now = nowSeconds();
     let removed = 0;
     let seen = 0;
-    // Keys, not entries: no [key, value] pair allocated per session, so the sweep adds no garbage.
+    // Keys, not entries: no pair allocated per session.
     for (const handle of sessions.keys()) {
       const record = sessions.get(handle);
       if (record !== undefined && record.expiresAt <= now && remove(handle)) removed += 1;
@@ -125,8 +110,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
     return removed;
   }
 
-  // While full with nothing expired, no scan can free a slot before the soonest expiry:
-  // until then a new session is refused without walking every session again.
+  // Full with nothing expired: nothing frees before the soonest expiry, so refuse without rescanning.
   let fullUntil = 0;
 
   function makeRoom(): void {
@@ -226,10 +210,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
   return answeredInProcess(store);
 }
 
-/**
- * A record as the store keeps it: the six fields in one fixed order, so every record shares
- * one hidden class and no caller's extra properties are kept.
- */
+/** A record in one fixed field order (one hidden class), without a caller's extra properties. */
 function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip: string, userAgent: string): SessionRecord {
   return { uid: record.uid, createdAt: record.createdAt, lastSeenAt, expiresAt, ip, userAgent };
 }
@@ -237,20 +218,12 @@ function stored(record: SessionRecord, lastSeenAt: number, expiresAt: number, ip
 /** The longest value the intern tables hold: a user agent as the lifecycle cuts it. */
 const INTERN_MAX_LENGTH = 256;
 
-/**
- * A bounded table of strings that hands back the copy it already holds of an equal string,
- * so equal values share one copy in the heap. Two generations of at most `limit` each: when
- * the newer one fills it becomes the older and the oldest is dropped, and a value met again in
- * the older one moves to the newer, so values in steady use survive a stream of one-offs
- * instead of being dropped with them and copied afresh. A value met for the first time is
- * kept as a copy of its own, see {@link ownCopy}.
- */
+/** A bounded two-generation intern table: equal strings share one copy; first-seen ones are copied ({@link ownCopy}). */
 function internTable(limit: number): (value: string) => string {
   let recent = new Map<string, string>();
   let older = new Map<string, string>();
   return (value) => {
-    // A long value (a forged X-Forwarded-For address behind a trusted proxy) is not shared
-    // and must not stay after its session: kept as the session's own copy only.
+    // A long value (a forged X-Forwarded-For) is not shared: the session's own copy only.
     if (value.length > INTERN_MAX_LENGTH) return ownCopy(value);
     const held = recent.get(value);
     if (held !== undefined) return held;
@@ -264,12 +237,7 @@ function internTable(limit: number): (value: string) => string {
   };
 }
 
-/**
- * An equal string that shares no memory with another. A user agent cut to 256 characters with
- * `slice` is, in V8, a view into the whole header it was cut from: kept as it is, a session
- * would hold up to a 16 KB header instead of 256 characters. The JSON round trip is lossless
- * (a lone surrogate is escaped and read back) and runs only for values not already held.
- */
+/** An equal string sharing no memory: a V8 `slice` of a 16 KB header would keep the header alive. */
 function ownCopy(value: string): string {
   return JSON.parse(JSON.stringify(value)) as string;
 }

@@ -41,14 +41,7 @@ export interface MemoryUserInput {
   fields?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * Options of {@link memoryUserStore}.
- *
- * @example
- * ```ts
- * memoryUserStore(users, { hasher: scryptHasher({ logN: 15 }) });
- * ```
- */
+/** Options of {@link memoryUserStore}. */
 export interface MemoryUserStoreOptions {
   /**
    * Hashes the plain passwords given. Use the same hasher as `createSessionAuthRouter`, so logins verify with it.
@@ -103,20 +96,13 @@ function roleMap(roles: MemoryUserInput["roles"], extra: Map<string, string>): R
  * ```
  */
 export interface MemoryUserStore extends UserStore {
-  /**
-   * Resolves when every plain password given has been hashed (about 0.6 s each with the
-   * default scrypt, four at a time). Lookups wait for it, and `createSessionAuthRouter` does not
-   * count that wait against `storeTimeout`: a login right after start-up is slower, never
-   * refused. Await it before listening if the first logins should not wait.
-   */
+  /** Resolves once the plain passwords are hashed (~0.6 s each, four at a time); lookups wait, outside `storeTimeout`. */
   readonly ready: Promise<void>;
 }
 
 /**
- * An in-memory {@link UserStore} for demos, tests and small fixed user lists. Plain
- * passwords are hashed when the store is made, in the background: lookups wait for that
- * (see `ready`), so the store can be used at once. Names match case-insensitively, as on
- * Drupal's MySQL.
+ * An in-memory {@link UserStore} for demos, tests and small fixed lists: plain passwords are hashed
+ * in the background (see `ready`), names match case-insensitively as on Drupal's MySQL.
  *
  * @example
  * ```ts

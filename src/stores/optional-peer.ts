@@ -7,16 +7,8 @@ function isMissing(error: unknown, name: string): boolean {
 }
 
 /**
- * Loads an optional peer dependency when the factory that needs it is called, so that a
- * missing one is a clear start-up error naming what to install rather than a bare
- * `MODULE_NOT_FOUND` from deep inside the package. `require` (through `createRequire`) keeps
- * the factory synchronous and works from both builds; an ESM-only peer loads through
- * Node's `require(esm)`, which every supported Node version has.
- *
- * @example
- * ```ts
- * const iron = loadOptionalPeer<typeof IronSession>("iron-session", "sealedCookieStore");
- * ```
+ * Loads an optional peer when its factory is called, so a missing one is a start-up `TypeError`
+ * naming what to install; `createRequire` keeps the factory synchronous in both builds (`require(esm)` for ESM-only peers).
  * @throws TypeError naming the package and the `npm install` that fixes it, when it is not installed.
  */
 export function loadOptionalPeer<T>(name: string, neededBy: string): T {

@@ -1,13 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ProcessLocal } from "../types.js";
 
-/**
- * This package's own memory stores, by identity: their calls answer from this process's
- * memory and wait on nothing (no I/O, no thread pool), so `storeTimeout` does not watch them.
- * A set of instances rather than a declaration: a copy or a wrapper of one (a spread, a
- * Proxy) may wait on anything, and another store that declares `processLocal` (the
- * sealed-cookie store over memory revocations waits on WebCrypto) is still timed.
- */
+/** This package's memory stores by identity (a copy or wrapper may wait): they wait on nothing, so are not timed. */
 const answeringInProcess = new WeakSet<object>();
 
 /** Marks one of this package's memory stores as answering in process (see {@link answersInProcess}); returns it. */

@@ -3,30 +3,15 @@ import type { Emit } from "../events.js";
 import { answersInProcess } from "./process-local.js";
 
 /**
- * Wraps every method of a store so that a call which fails or outlasts `timeoutMs`
- * rejects with `ERR_STORE_UNAVAILABLE` (a 503), instead of hanging the request or
- * surfacing a driver's error text. Nothing is cached: the next call tries the store
- * again, so the app recovers by itself when the store is back. A store that refuses
- * because it is at its capacity (`ERR_STORE_FULL`) keeps that code, with a `store.full`
- * event instead of `store.failure`.
- *
- * A store with a `ready` promise (one that prepares itself after it is made) is waited for
- * first, outside `timeoutMs` (which measures the store's answers, not its start), and for
- * at most `readyTimeoutMs`: a store that never gets ready answers 503 then, never hangs.
- *
- * A call that outlasts `timeoutMs` is rejected within an eighth of `timeoutMs` after it:
- * one shared watchdog checks the calls in flight, rather than a timer armed and cleared
- * for every call on the path of every protected request.
+ * A store whose calls reject with `ERR_STORE_UNAVAILABLE` (a 503) when they fail or outlast `timeoutMs`, after its `ready`;
+ * nothing cached, so the app recovers by itself (docs/performance.md#store-timeouts-one-watchdog).
  */
 export function withTimeout<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, readyTimeoutMs = READY_TIMEOUT_MS): T {
   const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
-  // A store that prepares itself after it is made: calls wait for it, outside the timeout.
   const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
   let preparing = ready !== undefined;
-  // This package's memory stores answer without waiting on anything: no call of theirs can
-  // outlast a timeout, so none is watched (on a protected request over the memory stores,
-  // the watch was a quarter of the guard's time). Their failures still become 503s.
+  // Memory stores wait on nothing, so are not watched (the watch was a quarter of a guarded request's time).
   const local = answersInProcess(store);
   const calls = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   for (const key of methodNames(store)) {
@@ -107,11 +92,7 @@ interface Watch {
   readonly expire: () => void;
 }
 
-/**
- * Rejects calls still in flight after `timeoutMs`. Every call gets the same timeout, so the
- * calls in flight are in deadline order: a tick looks only at the oldest ones. The ticker
- * runs while calls are in flight and stops at the first tick that finds none.
- */
+/** Rejects calls in flight after `timeoutMs`: one timeout for all keeps them in deadline order, so a tick reads only the oldest. */
 class Watchdog {
   readonly #timeoutMs: number;
   readonly #tickMs: number;

@@ -9,14 +9,7 @@ interface HttpErrorLike {
   readonly type?: unknown;
 }
 
-/**
- * The wire reply for an error thrown in front of the app's routes by the framework or
- * another middleware: a path that cannot be percent-decoded is `ERR_MALFORMED_REQUEST`, a
- * body parser's invalid JSON or oversized upload the router's own `ERR_INVALID_JSON` /
- * `ERR_BODY_TOO_LARGE`, and any other client error (a `4xx` `status` or `statusCode`)
- * keeps its status, with Node's reason phrase and no body. Anything else is `undefined`:
- * not the client's mistake, so the caller answers and reports it as an internal error.
- */
+/** The wire reply for a framework's or middleware's client error before the app's routes; `undefined` for anything else (a 500). */
 export function foreignErrorReply(error: unknown): WireResponse | undefined {
   if (error instanceof URIError) return errorReply(new SessionAuthError("ERR_MALFORMED_REQUEST"));
   if (typeof error !== "object" || error === null) return undefined;

@@ -13,12 +13,7 @@ export function placeholder(text: string): string {
 // C's isspace(): what PHP's strip_tags() looks for after a `<` that is text.
 const C_SPACE = " \t\n\v\f\r";
 
-/**
- * PHP's `strip_tags()` as Services runs it on a status line, in one pass over the text: a
- * tag runs from `<` to its matching `>` (nested `<` counted, a `>` inside quotes skipped),
- * a `<` before whitespace is text, and an unclosed tag drops the rest. Comments and `<?`
- * blocks are read as ordinary tags; the messages here hold neither.
- */
+/** PHP's `strip_tags()` as Services runs it on a status line, in one pass. */
 export function stripTags(text: string): string {
   let out = "";
   let kept = 0;

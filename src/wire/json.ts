@@ -1,9 +1,4 @@
-/**
- * JSON as Drupal's Services JSON formatter writes it: PHP `json_encode` with no flags,
- * then `\/` put back to `/`. So every character above U+007F is a lower-case `\uXXXX`
- * escape, `/` stays bare and there is no trailing newline. Clients that compare bytes or
- * log bodies see exactly what they saw from Drupal.
- */
+/** JSON as Services wrote it (`json_encode`, `\/` put back): non-ASCII as lower-case `\uXXXX`, no newline. */
 export function encodeJson(value: unknown): string {
   const json = JSON.stringify(value);
   // As many UTF-8 bytes as characters: all ASCII, nothing to escape, and the pattern need not scan it.

@@ -28,11 +28,7 @@ function jsonHeaders(extra?: Readonly<Record<string, string | readonly string[]>
   return commonHeaders("application/json", extra);
 }
 
-/**
- * The headers of a reply Services gave no Content-Type (the empty-body 404s, 406s and 500s
- * of routing and format negotiation, HEAD, OPTIONS, the endpoint root): PHP's default,
- * `text/html; charset=UTF-8`.
- */
+/** Headers of a reply Services gave no Content-Type (routing and format errors, HEAD, OPTIONS, the root): PHP's `text/html; charset=UTF-8`. */
 export function htmlHeaders(extra?: Readonly<Record<string, string | readonly string[]>>): Record<string, string | readonly string[]> {
   return commonHeaders("text/html; charset=UTF-8", extra);
 }
@@ -47,11 +43,7 @@ export function jsonReply(value: unknown, extra?: Readonly<Record<string, string
   return { status: 200, headers: jsonHeaders(extra), body: encodeJson(value) };
 }
 
-/**
- * Any thrown value as a wire reply: a SessionAuthError by the status table, anything else
- * a 500 with no body, as Services answers a non-Services exception. Never a stack trace.
- * A reply without a body has PHP's default Content-Type, as Drupal's had.
- */
+/** Any thrown value as a wire reply: a SessionAuthError by the status table, else a body-less 500; never a stack. */
 export function errorReply(error: unknown, extra?: Readonly<Record<string, string | readonly string[]>>): WireResponse {
   if (!isSessionAuthError(error)) {
     return { status: 500, reason: "Internal Server Error : An error occurred.", headers: htmlHeaders(extra), body: null };

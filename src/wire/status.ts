@@ -12,10 +12,7 @@ interface ErrorWire {
   readonly reason?: string;
 }
 
-/**
- * The single table from {@link SessionAuthErrorCode} to the Drupal 7 Services reply
- * (services 7.x-3.x `resources/user_resource.inc`, `RESTServer.inc`).
- */
+/** The one table from {@link SessionAuthErrorCode} to Services' reply (`user_resource.inc`, `RESTServer.inc`). */
 const ERROR_WIRE: Readonly<Record<SessionAuthErrorCode, ErrorWire>> = {
   ERR_INVALID_CREDENTIALS: { message: () => "Wrong username or password." },
   ERR_MISSING_ARGUMENT: { message: (name) => `Missing required argument ${name}` },
@@ -63,21 +60,15 @@ const CODE_TEXT: Readonly<Record<number, string>> = {
   500: "Internal Server Error",
 };
 
-/**
- * The most characters of a client-supplied value (a MIME type, a name) that an error
- * message repeats. Drupal names are at most 60 characters, so real replies are unchanged;
- * a 16 KB header is not echoed back whole.
- */
+/** The most characters of a client's value an error repeats: Drupal names fit in 60, a 16 KB header is not echoed. */
 const MAX_ECHOED = 128;
 
 /** The most characters of a message that go into a status line, which some clients cap at a few KB with the headers. */
 const MAX_REASON_MESSAGE = 256;
 
 /**
- * A status line's reason phrase as Services builds it, `"<code text> : <message>"`: CR and LF
- * removed, tags stripped as PHP's `strip_tags()` does, the message cut to 256 characters,
- * and any character a status line cannot carry (controls, beyond Latin-1) replaced by `?`.
- * Linear in the message's length, whatever it holds: safe for text from a request.
+ * A status line's reason phrase as Services builds it, `"<code text> : <message>"`, made safe in one
+ * pass: CR/LF removed, tags stripped, 256 characters at most, non-Latin-1 and controls as `?`.
  *
  * @example
  * ```ts

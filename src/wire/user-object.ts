@@ -25,12 +25,7 @@ function column(user: UserRecord, key: string, fallback: unknown): unknown {
   return user.fields !== undefined && Object.hasOwn(user.fields, key) ? user.fields[key] : fallback;
 }
 
-/**
- * The `user` object of a login reply (services `resources/user_resource.inc` `_user_resource_login`, the `$user` of Drupal's `user_load()`): every column a string as PDO
- * fetches it, except `login`, the number `user_login_finalize()` just set; `changed` from
- * the record's fields, or `created` as Drupal 7.83+ sets it for a new account; `roles`
- * keyed by role id; never `pass`; `init` only for administrators (`services_remove_user_data`).
- */
+/** The login reply's `user` as `_user_resource_login` sent it (PDO strings, `roles` by rid, no `pass`, admin-only `init`). */
 export function loginUserObject(user: UserRecord, loginAt: number, isAdmin: boolean): Record<string, unknown> {
   // A NULL users.mail stays null, as Drupal sends it; the record's mail is "" then.
   const out: Record<string, unknown> = { uid: user.uid, name: user.name, mail: column(user, "mail", user.mail) };
@@ -76,14 +71,7 @@ function asDbString(value: unknown): unknown {
   return value;
 }
 
-/**
- * The `user` object of `system/connect` for a logged-in caller (services `resources/system_resource.inc` `_system_resource_connect`; the global `$user` of Drupal's `_drupal_session_read()`): the row
- * `_drupal_session_read()` joins from `users` and `sessions`, so every value is a string,
- * `login` too, `picture` is the raw fid, and the session columns follow. `sid` is the
- * hashed id, as Drupal 7.98+ stores it; over HTTPS (`secure`) `ssid` is the same value, since
- * `_drupal_session_write()` keys an HTTPS session by both and `_drupal_session_read()` finds it
- * by `ssid`; over HTTP `ssid` is `""`.
- */
+/** `system/connect`'s `user`: the row `_drupal_session_read()` joins, all strings; `ssid` the `sid` over HTTPS, else `""`. */
 export function connectUserObject(user: UserRecord, session: StoredSession, isAdmin: boolean, secure: boolean): Record<string, unknown> {
   const login = loginUserObject(user, user.login, isAdmin);
   const out: Record<string, unknown> = {};

@@ -1,27 +1,13 @@
 import type { ChainableCommander, Cluster, Redis } from "ioredis";
 import type { RedisClientLike, RedisTransactionLike } from "../redis/client.js";
 
-/**
- * An ioredis client as the ioredis stores take it: one server (`new Redis()`, with or
- * without Sentinel) or a cluster (`new Cluster()`). Only types are imported from ioredis,
- * so this package never loads it: the app creates, connects and closes its own client.
- *
- * @example
- * ```ts
- * import { Redis } from "ioredis";
- * const client: IoredisClient = new Redis(process.env.REDIS_URL!);
- * ```
- */
+/** An ioredis `Redis` (with or without Sentinel) or `Cluster` client; types only, the app owns the client. */
 export type IoredisClient = Redis | Cluster;
 
 /** Replies of an ioredis `exec()`: one `[error, result]` pair per queued command. */
 type ExecReplies = [error: Error | null, result: unknown][] | null;
 
-/**
- * Whether the app set ioredis's own `keyPrefix`. The session store's Lua scripts build
- * index and record keys from their arguments, which ioredis does not prefix, so such a
- * client would write one key under its prefix and look for the other without it.
- */
+/** Whether ioredis's own `keyPrefix` is set: the Lua scripts build keys ioredis would not prefix. */
 export function hasKeyPrefix(client: IoredisClient): boolean {
   const options = client.options as { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } };
   // A Cluster takes it at the top level or in redisOptions; either may be a string or a Buffer.
@@ -29,10 +15,7 @@ export function hasKeyPrefix(client: IoredisClient): boolean {
   return prefixes.some((prefix) => (typeof prefix === "string" || Buffer.isBuffer(prefix)) && prefix.length > 0);
 }
 
-/**
- * Throws the first failed command of a transaction, as node-redis does, and otherwise
- * resolves the plain results. `null` is a transaction the server discarded (`EXECABORT`).
- */
+/** The results of a transaction, throwing its first failed command as node-redis does (`null`: discarded, `EXECABORT`). */
 function results(replies: ExecReplies): unknown[] {
   if (replies === null) throw new Error("Redis discarded the transaction (EXEC returned null)");
   for (const [error] of replies) if (error !== null) throw error;
@@ -77,15 +60,7 @@ function transaction(tx: ChainableCommander): RedisTransactionLike {
   return self;
 }
 
-/**
- * The ioredis client seen as the node-redis command slice the Redis stores send, so both
- * clients share one store implementation, key layout and set of tests.
- *
- * @example
- * ```ts
- * const store = redisSessionStore({ client: fromIoredis(new Redis()), cluster: false });
- * ```
- */
+/** The ioredis client as the node-redis slice the Redis stores send: one implementation, layout and test suite for both. */
 export function fromIoredis(client: IoredisClient): RedisClientLike {
   return {
     get: (key) => client.get(key),

@@ -1,23 +1,11 @@
 /**
- * The slice of a node-redis v5 or v6 client this package uses. It is written out rather than
- * imported so that any client shape fits (`createClient`, `createCluster`,
- * `createSentinel`, with or without modules, scripts or RESP3) and `redis` stays an
- * optional peer: these are types only and load nothing at run time.
- *
- * Replies are read with the default type mapping (strings and numbers); a client made
- * with a custom `typeMapping` that turns strings into Buffers is not supported.
+ * The slice of a node-redis v5/v6 client the stores use, written out so any client shape fits and
+ * `redis` stays an optional peer (types only). Replies use the default type mapping (no Buffers).
  *
  * @module
  */
 
-/**
- * Where a sorted-set write puts a member: its score and value.
- *
- * @example
- * ```ts
- * tx.zAdd(key, { score: record.expiresAt, value: handle });
- * ```
- */
+/** Where a sorted-set write puts a member: its score and value. */
 export interface RedisSortedSetMember {
   /** The sort key: an expiry time. */
   score: number;
@@ -25,14 +13,7 @@ export interface RedisSortedSetMember {
   value: string;
 }
 
-/**
- * The commands a store queues in a `MULTI` transaction. Each returns the transaction, for chaining.
- *
- * @example
- * ```ts
- * await client.multi().incr(key).pExpire(key, 60_000, "NX").exec();
- * ```
- */
+/** The commands a store queues in a `MULTI` transaction; each returns the transaction. */
 export interface RedisTransactionLike {
   /** `SET … PXAT` (with `XX`: only if the key exists). */
   set(key: string, value: string, options: { expiration: { type: "PXAT"; value: number }; condition?: "XX" }): RedisTransactionLike;
@@ -51,15 +32,8 @@ export interface RedisTransactionLike {
 }
 
 /**
- * A connected node-redis v5 or v6 client, cluster or sentinel, as the app already has it. The
- * stores never connect, reconnect or close it: its lifecycle is the app's.
- *
- * @example
- * ```ts
- * import { createClient } from "redis";
- * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
- * const store = redisSessionStore({ client }); // client: RedisClientLike
- * ```
+ * A connected node-redis v5/v6 client, cluster or sentinel, as the app has it: the stores never
+ * connect, reconnect or close it.
  */
 export interface RedisClientLike {
   /** `GET`. */
@@ -80,17 +54,7 @@ export interface RedisClientLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
-/**
- * Whether a client is a Redis Cluster client. Only the cluster client has
- * `getSlotMaster`; a plain or sentinel client talks to one primary, where a transaction
- * may span any keys.
- *
- * @example
- * ```ts
- * isClusterClient(createCluster({ rootNodes })); // true
- * isClusterClient(createClient()); // false
- * ```
- */
+/** Whether a client is a Redis Cluster client (only it has `getSlotMaster`): elsewhere a transaction may span any keys. */
 export function isClusterClient(client: RedisClientLike): boolean {
   return typeof (client as { getSlotMaster?: unknown }).getSlotMaster === "function";
 }

@@ -5,14 +5,7 @@ import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
 import { DECREMENT_SCRIPT } from "./scripts.js";
 
-/**
- * Options of {@link redisCounterStore}.
- *
- * @example
- * ```ts
- * redisCounterStore({ client, prefix: "myapp:c:" });
- * ```
- */
+/** Options of {@link redisCounterStore}. */
 export interface RedisCounterStoreOptions {
   /** A connected node-redis v5 or v6 client, cluster or sentinel that the app owns (see {@link RedisSessionStoreOptions.client}). */
   client: RedisClientLike;
@@ -34,16 +27,9 @@ function count(reply: unknown): number {
 }
 
 /**
- * A {@link CounterStore} on Redis, shared by every instance: the login throttle's
- * failure counts and the sealed-cookie store's revocation marks. Each key is one slot,
- * so it works the same on a cluster. Needs Redis 7.0 or later (`PEXPIRE … NX`).
+ * A {@link CounterStore} on Redis 7+, shared by every instance: `increment` answers from the same
+ * atomic step (`MULTI INCR, PEXPIRE NX`), one key per slot so it works on a cluster. See docs/scaling-out.md#redis.
  *
- * `increment` answers the new count from the same atomic step that made it, so every
- * instance sharing the server sees each count exactly once: the login throttle reserves an
- * attempt with it before any password is checked.
- *
- * Round trips: `increment` 1 (`MULTI INCR, PEXPIRE NX`), `decrement` 1 (a one-key Lua
- * script), `get` 1, `delete` 1.
  *
  * @example
  * ```ts
@@ -58,8 +44,7 @@ export function redisCounterStore(options: RedisCounterStoreOptions): CounterSto
   return {
     async increment(key, ttlSeconds) {
       const name = prefix + key;
-      // NX sets the TTL only on the increment that created the key, so a window is
-      // fixed from its first event and later failures cannot stretch it.
+      // NX: the TTL is set by the creating increment only, so later failures cannot stretch the window.
       const replies = await client
         .multi()
         .incr(name)

@@ -9,31 +9,18 @@ import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type 
 import { sessionKey, userIndexKey } from "./keys.js";
 import { ADOPT_MANY_SCRIPT, DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
-/**
- * Options of {@link redisSessionStore}.
- *
- * @example
- * ```ts
- * redisSessionStore({ client, prefix: "myapp:" });
- * ```
- */
+/** Options of {@link redisSessionStore}. */
 export interface RedisSessionStoreOptions {
-  /**
-   * A connected node-redis v5 or v6 client, cluster or sentinel that the app created and owns.
-   * The store sends commands only: it never connects, retries or closes. Create it with
-   * `disableOfflineQueue: true` so that calls fail at once while Redis is unreachable.
-   */
+  /** A connected node-redis client the app owns (made with `disableOfflineQueue: true`); the store never connects or closes it. */
   client: RedisClientLike;
   /**
-   * Put before every key, so several apps can share one Redis. Avoid a `{hash tag}` in it:
-   * on a cluster that would put every session in one slot.
+   * Put before every key, so apps can share one Redis; no `{hash tag}`, which would put every session in one slot.
    * @default "ssa:"
    */
   prefix?: string;
   /**
-   * Whether the client is a Redis Cluster client. Detected from the client when left
-   * out; on a cluster, writes that touch a record and its user index are sent as one
-   * transaction per slot, in an order that keeps every live session indexed.
+   * Whether the client is a Redis Cluster client; on one, record and index writes are ordered
+   * per slot so every live session stays indexed.
    * @default detected
    */
   cluster?: boolean;
@@ -45,7 +32,7 @@ const optionsSchema = z.strictObject({
   cluster: z.boolean().optional(),
 });
 
-/** Sessions per script (or, on a cluster, per round of transactions) in `adoptMany`: Redis runs a script whole, so a large one would hold it up. */
+/** Sessions per `adoptMany` script (or cluster round): Redis runs a script whole, so a large one would hold it up. */
 const ADOPT_CHUNK = 500;
 
 /** Commands for one key (so one slot), queued on a transaction. */
@@ -60,28 +47,13 @@ function recordOf(reply: unknown): SessionRecord | null {
 }
 
 /**
- * A {@link SessionStore} on Redis, shared by every instance of the app. Records are
- * JSON strings under the hashed session id, and Redis forgets them at `expiresAt` by
- * itself (`PXAT`); a sorted set per user lists a user's sessions for "log out
- * everywhere". Needs Redis 7.0 or later (`PEXPIREAT … NX | GT`).
- *
- * On one primary (plain or Sentinel) every write is atomic: a `MULTI`, or for `destroy`
- * and `destroyByUser` a Lua script. On a cluster a record and its user's index sit in
- * different slots, so writes are atomic per key and ordered so that a live session is
- * never missing from its index (see docs/scaling-out.md).
- *
- * Round trips: `get` 1; `create` and `adopt` 1 (2 on a cluster); `touch` 2 (3 on a
- * cluster); `destroy` 1 (2 on a cluster); `listByUser` 2, plus 1 when it prunes;
- * `destroyByUser` 1 (3 on a cluster); `adoptMany` 1 however many sessions (2 per 500 on a
- * cluster). Per-key reads are sent together, so they cost one round trip.
+ * A {@link SessionStore} on Redis 7+, shared by every instance: JSON records under the hashed id,
+ * expired by Redis itself (`PXAT`), and a sorted set per user. Atomic on one primary; ordered per
+ * slot on a cluster. Layout and round trips: docs/scaling-out.md#redis.
  *
  * @example
  * ```ts
- * import { createClient } from "redis";
- * import { redisSessionStore } from "services-session-auth/redis";
- *
- * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
- * const sessionStore = redisSessionStore({ client, prefix: "myapp:" });
+ * const sessionStore = redisSessionStore({ client: await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect() });
  * ```
  * @throws TypeError when `client` is missing or an option is out of range.
  */
@@ -90,10 +62,8 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
   const { client, prefix = "ssa:" } = parsed;
   const cluster = parsed.cluster ?? isClusterClient(client);
 
-  // On one primary (plain or sentinel) all steps form one MULTI: atomic, one round trip.
-  // On a cluster the record and the index sit in different slots, so each step is its
-  // own transaction, run in the order given: the index is written before a record
-  // appears and cleaned after it is gone, so a live session is never missing from it.
+  // One primary: one MULTI. A cluster: one transaction per slot, in order, index before record
+  // and cleaned after it, so a live session is never missing from its index.
   async function write(steps: Step[]): Promise<void> {
     if (!cluster) {
       const tx = client.multi();
@@ -150,13 +120,11 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
   async function destroy(handle: string): Promise<void> {
     const key = sessionKey(prefix, handle);
     if (!cluster) {
-      // One script: no reader ever sees the record gone but still indexed, and a dropped
-      // connection cannot leave one half done.
+      // One script: no reader sees the record gone but indexed, and no dropped connection leaves half.
       await client.eval(DESTROY_SCRIPT, { keys: [key], arguments: [userIndexKey(prefix, ""), handle] });
       return;
     }
-    // The record first, then its index entry: a failure in between leaves a stale member
-    // (pruned by score later), never a live session missing from its index.
+    // Record first, then index: a failure between leaves a stale member (pruned later), never an unindexed session.
     const record = recordOf(await client.getDel(key));
     if (record !== null) await client.zRem(userIndexKey(prefix, record.uid), handle);
   }
@@ -195,9 +163,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
       handles.forEach((handle, i) => {
         const record = recordOf(replies[i]);
         if (record !== null && record.uid === uid && record.expiresAt > now) found.push({ handle, record });
-        // On a cluster a missing record may be a create between its index and record
-        // writes: dropping its member would leave that session unindexed. Such members
-        // are pruned by score once they expire.
+        // On a cluster a missing record may be a create between its two writes: keep it (pruned by score).
         else if (record !== null || !cluster) stale.push(handle);
       });
       if (stale.length > 0) await client.zRem(indexKey, stale);
@@ -216,8 +182,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
       const now = nowSeconds();
       const records = replies.map(recordOf);
       const ended = records.filter((record) => record !== null && record.uid === uid && record.expiresAt > now).length;
-      // Only members whose record was just deleted: a missing record may be a login
-      // between its index and record writes, which must stay indexed.
+      // Only members whose record was just deleted: a missing one may be a login half-written.
       const gone = handles.filter((_, i) => records[i] !== null);
       if (gone.length > 0) await client.zRem(indexKey, gone);
       return ended;
@@ -229,9 +194,8 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
       const chunks: Array<readonly StoredSession[]> = [];
       for (let i = 0; i < sessions.length; i += ADOPT_CHUNK) chunks.push(sessions.slice(i, i + ADOPT_CHUNK));
       if (!cluster) {
-        // One script per chunk, all sent at once: the client pipelines them on its connection,
-        // no chunk holds Redis for long, and a few arguments per session cost far less to
-        // encode than the five commands of a transaction.
+        // One script per chunk, pipelined: no chunk holds Redis long, and a few arguments per
+        // session encode far cheaper than a transaction's five commands.
         const now = String(nowSeconds());
         await Promise.all(
           chunks.map((chunk) => {
@@ -242,8 +206,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
         );
         return;
       }
-      // A cluster transaction keeps to one slot: every index first, then every record, each
-      // phase sent at once, so a record never appears before its index entry.
+      // One slot per cluster transaction: every index, then every record, each phase at once.
       for (const chunk of chunks) {
         for (const phase of adoptSteps(chunk)) {
           await Promise.all(

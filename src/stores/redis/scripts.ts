@@ -1,19 +1,11 @@
 /**
- * The Lua scripts the Redis stores run. The session store's two run on one primary (a
- * plain or Sentinel client), so that an operation which reads a record and then changes its
- * user's index happens as one atomic step; they compute the keys they touch from the prefix
- * and the record, as `keys.ts` lays them out, which Redis allows outside a cluster, and on a
- * cluster the store never sends them. The counter store's touches one key, so it runs
- * anywhere.
+ * The Lua scripts of the Redis stores. The session store's run on one primary only (they compute
+ * keys from the prefix, which a cluster forbids) to make read-then-reindex atomic; the counter's touches one key.
  *
  * @module
  */
 
-/**
- * Ends one session: `GETDEL` the record, then `ZREM` its handle from the index of the
- * uid the record names. KEYS: the session key. ARGV: the index key without the uid
- * (`<prefix>u:`), the handle.
- */
+/** Ends one session: `GETDEL` the record, `ZREM` from its uid's index. KEYS: session key. ARGV: `<prefix>u:`, handle. */
 export const DESTROY_SCRIPT = `
 local raw = redis.call('GETDEL', KEYS[1])
 if not raw then return 0 end
@@ -24,11 +16,7 @@ end
 return 1
 `;
 
-/**
- * Ends every session in a user's index whose record names that user, deletes the index,
- * and returns how many of them were live. KEYS: the index key. ARGV: the session key
- * without the handle (`<prefix>s:`), the uid, the time now in Unix seconds.
- */
+/** Ends a user's indexed sessions, deletes the index, returns how many were live. KEYS: index. ARGV: `<prefix>s:`, uid, now. */
 export const DESTROY_BY_USER_SCRIPT = `
 local ended = 0
 local now = tonumber(ARGV[3])
@@ -47,26 +35,14 @@ redis.call('DEL', KEYS[1])
 return ended
 `;
 
-/**
- * Takes one back from a counter: `DECR` only when the key exists with a count above zero,
- * so a reservation given back never creates a key (without a TTL) or goes negative, and the
- * key keeps its TTL. One key, so it runs on a cluster too. KEYS: the counter key.
- */
+/** `DECR` only an existing count above zero: never creates a TTL-less key or goes negative. KEYS: counter key. */
 export const DECREMENT_SCRIPT = `
 local count = tonumber(redis.call('GET', KEYS[1]))
 if count and count > 0 then return redis.call('DECR', KEYS[1]) end
 return 0
 `;
 
-/**
- * Adopts many sessions in one step, for the import at the cut-over: for each, `SET … PXAT`
- * the record and `ZADD` its handle to its user's index; then, once per index, prune the
- * members already expired and give it a TTL no shorter than its latest member's (as `insert`
- * does for one session). Times travel as strings of whole seconds, so no Lua number is ever
- * formatted into a command. ARGV: the session key without the handle (`<prefix>s:`), the
- * index key without the uid (`<prefix>u:`), the time now in Unix seconds, then four per
- * session: handle, uid, expiresAt, the record as JSON.
- */
+/** Adopts many sessions as `insert` does one. ARGV: `<prefix>s:`, `<prefix>u:`, now, then handle, uid, expiresAt, JSON each. */
 export const ADOPT_MANY_SCRIPT = `
 local latest = {}
 for i = 4, #ARGV, 4 do

@@ -1,13 +1,4 @@
-/**
- * A bounded least-recently-used map. A `Map` keeps insertion order, so re-inserting on
- * every hit keeps the least recently used entry first, where eviction takes it from.
- *
- * @example
- * ```ts
- * const cache = new LruMap<string, number>(2);
- * cache.set("a", 1); cache.set("b", 2); cache.get("a"); cache.set("c", 3); // evicts "b"
- * ```
- */
+/** A bounded LRU map: a `Map` keeps insertion order, so re-inserting on a hit leaves the least recent first, for eviction. */
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #limit: number;

@@ -11,10 +11,7 @@ export interface SealedPayload {
   readonly sealedAt: number;
   /** The user's revocation count in that period when it was sealed. */
   readonly epoch: number;
-  /**
-   * The revocation store's generation when that store lives in this process's memory: a
-   * seal from another generation (made before a restart) is void. Absent for a shared store.
-   */
+  /** A process-local revocation store's generation: a seal from another (before a restart) is void. */
   readonly generation: string | undefined;
   readonly record: SessionRecord;
 }
@@ -28,28 +25,14 @@ const wireSchema = z.strictObject({
   r: z.unknown(),
 });
 
-/**
- * The object handed to `sealData`.
- *
- * @example
- * ```ts
- * const seal = await sealData(toWire(payload), { password });
- * ```
- */
+/** The object handed to `sealData`. */
 export function toWire(payload: SealedPayload): Record<string, unknown> {
   const wire: Record<string, unknown> = { v: 1, h: payload.id, t: payload.sealedAt, e: payload.epoch, r: payload.record };
   if (payload.generation !== undefined) wire.g = payload.generation;
   return wire;
 }
 
-/**
- * The payload from an unsealed object, or `null` when it is not one this store sealed.
- *
- * @example
- * ```ts
- * const payload = fromWire(await unsealData(seal, { password })); // null for `{}`
- * ```
- */
+/** The payload from an unsealed object, or `null` when this store did not seal it. */
 export function fromWire(value: unknown): SealedPayload | null {
   const wire = wireSchema.safeParse(value);
   if (!wire.success) return null;
@@ -58,40 +41,17 @@ export function fromWire(value: unknown): SealedPayload | null {
   return { id: wire.data.h, sealedAt: wire.data.t, epoch: wire.data.e, generation: wire.data.g, record };
 }
 
-/**
- * A new sealed id: 128 random bits and the seal's deadline, e.g. `"q3…Zw.1767229200"`.
- *
- * @example
- * ```ts
- * createSealedId(1767229200); // "q3Jx…Zw.1767229200"
- * ```
- */
+/** A new sealed id: 128 random bits and the seal's deadline (`"q3…Zw.1767229200"`). */
 export function createSealedId(deadline: number): string {
   return `${randomBytes(16).toString("base64url")}.${deadline}`;
 }
 
-/**
- * A session's handle: its sealed id and its user's uid (base64url), e.g.
- * `"q3…Zw.1767229200.MTQ"`. `destroy(handle)` gets nothing else, so the handle carries
- * what a revocation needs: the deadline (the mark's TTL) and the user (whose marks are counted).
- *
- * @example
- * ```ts
- * sealedHandle("q3JxAAAAAAAAAAAAAAAAZw.1767229200", "14"); // "q3JxAAAAAAAAAAAAAAAAZw.1767229200.MTQ"
- * ```
- */
+/** A handle, `<sealed id>.<base64url uid>`: all `destroy` gets, so it carries the deadline and the user a revocation needs. */
 export function sealedHandle(id: string, uid: string): string {
   return `${id}.${Buffer.from(uid, "utf8").toString("base64url")}`;
 }
 
-/**
- * The parts of a handle, or `null` for a handle this store did not make.
- *
- * @example
- * ```ts
- * parseHandle("q3JxAAAAAAAAAAAAAAAAZw.1767229200.MTQ"); // { id: "q3Jx….1767229200", deadline: 1767229200, uid: "14" }
- * ```
- */
+/** The parts of a handle, or `null` for one this store did not make. */
 export function parseHandle(handle: string): { id: string; deadline: number; uid: string } | null {
   const match = /^([\w-]{22}\.(\d{1,12}))\.([\w-]+)$/.exec(handle);
   if (match === null) return null;

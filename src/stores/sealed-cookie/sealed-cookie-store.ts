@@ -9,52 +9,19 @@ import { evictsUnexpiredKeys } from "../memory-counter-store.js";
 import { LruMap } from "./lru.js";
 import { createSealedId, fromWire, parseHandle, sealedHandle, toWire, type SealedPayload } from "./payload.js";
 
-/**
- * Options of {@link sealedCookieStore}.
- *
- * @example
- * ```ts
- * sealedCookieStore({ password: { 2: process.env.SEAL_KEY_2!, 1: process.env.SEAL_KEY_1! }, revocations: redisCounterStore({ client }) });
- * ```
- */
+/** Options of {@link sealedCookieStore}; each is explained in docs/scaling-out.md#sealed-cookie-stateless. */
 export interface SealedCookieStoreOptions {
-  /**
-   * The secret the session ids are sealed with (AES-256-CBC + HMAC-SHA-256, iron's
-   * format), at least 32 characters. To rotate, pass numbered passwords, e.g.
-   * `{ 2: newSecret, 1: oldSecret }`: ids are sealed with the highest number and
-   * unsealed with whichever one they name, so old ids keep working until you drop it.
-   */
+  /** The sealing secret (32+ characters); numbered passwords rotate: seal with the highest, unseal with the one named. */
   password: string | Readonly<Record<string, string>>;
-  /**
-   * Where revocations live: a per-user count per period for `destroyByUser`, and a mark
-   * per ended session for `destroy`. With more than one instance, share it (the Redis
-   * counter store).
-   *
-   * A `memoryCounterStore` lives in this process only. So over one, each id is sealed with
-   * that store's random generation, and an id from another generation is refused: a
-   * session works only on the instance that made it, and a restart ends every sealed
-   * session (users log in again) rather than bring logged-out ones back.
-   *
-   * It must never drop a key before its TTL: a lost mark makes a logged-out session live
-   * again. So a `memoryCounterStore` with its default `whenFull: "evict"` is refused;
-   * pass `memoryCounterStore({ whenFull: "reject" })`, which refuses new marks when full
-   * (a logout it refuses still ends the session, held in this process), and do not share
-   * it with the login throttle, whose keys clients choose.
-   * On Redis, the server must never evict: `maxmemory-policy noeviction` (Redis's
-   * default) or no `maxmemory`. Every revocation key has a TTL, so any `volatile-*`
-   * policy may evict it, as may any `allkeys-*` policy.
-   */
+  /** Where logouts are counted; must never drop a key before its TTL (an evicting memory store is refused). Share it across instances. */
   revocations: CounterStore;
   /**
-   * The longest a session can live, in seconds: a seal is void this long after it was
-   * made, whatever its record says. Keep it at or above `absoluteTimeout`.
-   * Revocation marks are kept for up to twice this.
+   * The longest a session can live, in seconds (keep it ≥ `absoluteTimeout`); marks are kept up to twice this.
    * @default 2000000 (the default absoluteTimeout)
    */
   maxAgeSeconds?: number;
   /**
-   * How many unsealed ids to keep in memory, so a busy session is decrypted once rather
-   * than on every request. Expiry and revocation are still checked on every read.
+   * How many unsealed ids to keep in memory; expiry and revocation are still checked on every read.
    * @default 5000
    */
   cacheSize?: number;
@@ -64,17 +31,14 @@ export interface SealedCookieStoreOptions {
    */
   prefix?: string;
   /**
-   * The most single-session logouts recorded for one user per period of `maxAgeSeconds`,
-   * each a mark in `revocations`. Past it, a logout ends all that user's sessions instead
-   * (one counter, however many logouts): one account's login and logout cycles cannot fill
-   * the revocation store, which other users' logouts need. At most twice this many marks
-   * per user are alive at once, each expiring with its session.
+   * The most single-session logouts marked per user per `maxAgeSeconds`; past it a logout ends all
+   * that user's sessions in one key, so one account cannot fill the revocation store.
    * @default 32
    */
   maxMarksPerUser?: number;
 }
 
-// The key that seals every session: the same rule as the package's secret, at least.
+// At least the package secret's rule.
 const secret = secretSchema;
 
 const optionsSchema = z.strictObject({
@@ -100,42 +64,20 @@ const optionsSchema = z.strictObject({
   maxMarksPerUser: z.number().int().positive().optional(),
 });
 
-// Browsers keep cookies up to 4096 bytes, name and attributes included; nothing longer
-// can have come from this store, so it is refused before any decryption.
+// Browsers keep cookies up to 4096 bytes: nothing longer came from this store, refused before decrypting.
 const MAX_SESSID_LENGTH = 4096;
 const SESSID_PATTERN = /^[\w-]{43,}$/;
 // What iron-session 8 and 9 append to every seal they make (`~` and their seal format).
 const SEAL_VERSION_MARKER = "~2";
 
 /**
- * A stateless {@link SessionStore}: the record is sealed into the session id itself (the
- * cookie value) with iron-session's `sealData`, so reading a session needs no shared
- * backend except a small revocation check. For apps that cannot run Redis, at the
- * cost of a large cookie (667 to 1634 characters, 838 with a typical browser) and these limits:
- *
- * - `touch` cannot rewrite a token the client holds: `lastSeenAt` and `expiresAt` stay
- *   as they were at login. Set `idleTimeout` equal to
- *   `absoluteTimeout`, or sessions end one idle period after login however active they
- *   are. A touch to an expiry in the past still ends the session.
- * - `listByUser` resolves `[]`: nothing lists the ids held by clients, so the
- *   `maxSessionsPerUser` cap cannot end older sessions on this store.
- * - `destroyByUser` works (every session sealed before it is void) but resolves `0`,
- *   as it cannot count them.
- * - `adopt` is absent: a Drupal session id cannot be turned into a sealed one.
- * - Over a `memoryCounterStore`, a restart ends every session (see `revocations`).
- *
- * Round trips to the revocation store: `get` 1 (two or three counters read in
- * parallel; none to decrypt), `create` 1, `destroy` 2, `destroyByUser` 1, `touch` 0.
+ * A stateless {@link SessionStore}: the record is sealed into the session id (iron-session), so
+ * reads need only a revocation check; a large cookie, no touch, no listing, no adopt.
+ * Trade-offs, sizes and round trips: docs/scaling-out.md#sealed-cookie-stateless.
  *
  * @example
  * ```ts
- * import { sealedCookieStore } from "services-session-auth/sealed-cookie";
- * import { redisCounterStore } from "services-session-auth/redis";
- *
- * const sessionStore = sealedCookieStore({
- *   password: process.env.SESSION_SECRET!, // 32+ characters
- *   revocations: redisCounterStore({ client }),
- * });
+ * const sessionStore = sealedCookieStore({ password: process.env.SESSION_SECRET!, revocations: redisCounterStore({ client }) });
  * ```
  * @throws TypeError when `iron-session` is not installed, the password is shorter than 32
  *   characters, `revocations` is a memory counter store that evicts when full, or an option
@@ -150,11 +92,8 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
   const password = typeof parsed.password === "string" ? parsed.password : { ...parsed.password };
   const cache = new LruMap<string, SealedPayload>(cacheSize);
 
-  // Revocations are counted per period of maxAgeSeconds. A seal lives at most one
-  // period, so it spans its own period and perhaps the next: a count in its own period
-  // above the one it was sealed with, or any count in the next, means it was revoked.
-  // Each period's key outlives every seal that reads it, so a count never resets under
-  // a live seal.
+  // Revocations count per period of maxAgeSeconds: a seal spans its own period and perhaps the next,
+  // so a higher count in its own or any in the next means revoked (docs/scaling-out.md).
   const periodOf = (at: number) => Math.floor(at / maxAgeSeconds);
   const userKey = (uid: string, period: number) => `${prefix}u:${uid}:${period}`;
   const marksKey = (uid: string, period: number) => `${prefix}n:${uid}:${period}`;
@@ -166,9 +105,8 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
     let payload: SealedPayload | null;
     try {
       const seal = Buffer.from(sessid, "base64url").toString("utf8");
-      // Only the exact string create() made: iron-session 9 ignores the version marker
-      // after the MAC (8 refused most changes to it), and base64url decoding ignores spare
-      // bits, so without this several ids would open the same seal.
+      // Only the exact string create() made: iron-session 9 ignores the marker after the MAC and
+      // base64url ignores spare bits, so else several ids would open one seal.
       if (!seal.endsWith(SEAL_VERSION_MARKER) || Buffer.from(seal, "utf8").toString("base64url") !== sessid) return null;
       payload = fromWire(await unsealData(seal, { password, ttl: maxAgeSeconds }));
     } catch {
@@ -195,8 +133,7 @@ export function sealedCookieStore(options: SealedCookieStoreOptions): SessionSto
     const remaining = parsed.deadline - now;
     if (remaining <= 0) return;
     const period = periodOf(now);
-    // Counted per user and period: past the budget, one counter ends every session of
-    // the user, so no account's logouts can take more than their share of the store.
+    // Past the per-user budget one counter ends all the user's sessions: no account fills the store.
     const marks = await revocations.increment(marksKey(parsed.uid, period), maxAgeSeconds);
     if (marks > maxMarksPerUser) await revocations.increment(userKey(parsed.uid, period), 2 * maxAgeSeconds);
     else await revocations.increment(handleKey(parsed.id), remaining);
