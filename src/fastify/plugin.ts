@@ -63,7 +63,7 @@ const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
 async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessionAuthOptions): Promise<void> {
   const engine = createEngine(options, "fastifySessionAuth");
   const prefix = fastify.prefix;
-  const describe = (request: FastifyRequest, url?: string) => new FastifyHttpRequest(request, prefix, url);
+  const describe = (request: FastifyRequest) => new FastifyHttpRequest(request, prefix);
 
   function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): preHandlerHookHandler {
     const { guard: decide, settings } = engine.guard(guardOptions, optional);

@@ -11,9 +11,9 @@ export class FastifyHttpRequest implements HttpRequest {
   readonly #request: FastifyRequest;
   readonly target: string;
 
-  constructor(request: FastifyRequest, prefix: string, url: string = request.url) {
+  constructor(request: FastifyRequest, prefix: string) {
     this.#request = request;
-    const path = originForm(url);
+    const path = originForm(request.url);
     this.target = prefix !== "" && path.startsWith(prefix) ? path.slice(prefix.length) || "/" : path;
   }
 

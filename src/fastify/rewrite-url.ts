@@ -18,12 +18,8 @@ export interface RewriteMount {
   prefix?: string;
 }
 
-const mountSchema = z.strictObject({
-  prefix: z
-    .string()
-    .regex(/^(\/[^/?#]+)*$/, 'a path such as "/api": a leading slash, no trailing one')
-    .optional(),
-});
+const PREFIX = z.string().regex(/^(?:\/[^/?#]+)*$/, 'a path such as "/api": a leading slash, no trailing one');
+const mountSchema = z.strictObject({ prefix: PREFIX.optional() });
 
 /**
  * Fastify's `rewriteUrl` for Drupal's `?q=` paths by the plugin's rule (towards the endpoint, the token
