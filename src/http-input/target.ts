@@ -16,17 +16,16 @@ export interface Target {
  * the routers of Express and Fastify match it.
  */
 export function originForm(target: string): string {
-  const authority = absoluteFormPrefix(target);
-  if (authority === "") return target;
-  const rest = target.slice(authority.length);
-  return rest.charCodeAt(0) === SLASH ? rest : `/${rest}`;
+  return target.slice(absoluteFormPrefix(target).length);
 }
 
 /** The `scheme://authority` an absolute-form target starts with; `""` for any other. */
 export function absoluteFormPrefix(target: string): string {
   return target.charCodeAt(0) === SLASH ? "" : (ABSOLUTE_FORM.exec(target)?.[0] ?? "");
 }
-const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+// Only an authority every router reads alike (Node's url.parse, which Express routes by, ends a host at `;`, `%`, `'` and more):
+// any other absolute-form is not read as a path at all, so the package never serves a path the app's router did not route.
+const ABSOLUTE_FORM = /^https?:\/\/(?:[\w.~-]+|\[[\da-f:.]+\])(?::\d{1,5})?(?=\/)/i;
 
 /** Splits a target (origin-form, `/a/b?c`) into path and query, a fragment dropped; no URL is parsed. */
 export function splitTarget(target: string): Target {

@@ -6,8 +6,11 @@
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import express from "express";
+import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 import { BINDINGS, bindingApp } from "../helpers/bindings.js";
-import type { Server } from "node:http";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -59,5 +62,31 @@ describe.each(BINDINGS)("a ?q= call in absolute-form, on %s", (binding) => {
     expect(refused.status).toMatch(/^HTTP\/1.1 401 /);
     const missing = await raw(server, "GET http://sports.test/?q=services/json/teams HTTP/1.1\r\nHost: sports.test");
     expect([missing.status, missing.body]).toEqual(["HTTP/1.1 404 Not found : Could not find resource teams.", ""]);
+  });
+});
+
+describe("an absolute-form target Express reads another way", () => {
+  it("is never served past the app's middleware in front of the router: only an authority every router reads alike counts", async () => {
+    const app = express();
+    // The app's own guard in front of the Services calls (a rate limit, an IP block).
+    app.use("/services", (_req, res) => void res.status(429).send("blocked"));
+    app.use(
+      createSessionAuthRouter({
+        userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+        sessionStore: memorySessionStore(),
+        secret: SECRET,
+        hasher: fastHasher,
+      }),
+    );
+    const server = createServer(app);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const body = JSON.stringify({ username: "demo", password: "demo-password" });
+    const hosts = ["h", "h;x", "h%25", "h'", "u:p@h", "h:x", 'h"', "h<", "h{", "h|", "h^", "h`", `h\\`, "a".repeat(300), "[::1]:80", "h:8080"];
+    for (const target of ["/services/json/user/login", ...hosts.map((host) => `http://${host}/services/json/user/login`)]) {
+      const res = await raw(server, `POST ${target} HTTP/1.1\r\nHost: sports.test\r\nContent-Type: application/json`, body);
+      expect(res.status, target).not.toMatch(/ 200 /);
+      expect(res.headers, target).not.toMatch(/^set-cookie:/im);
+    }
   });
 });
