@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { getPath as honoPath } from "hono/utils/url";
 import { sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
-import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { RequireSessionOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
@@ -55,18 +55,21 @@ export interface HonoSessionAuth extends SessionAuthBase {
 
 const honoSchema = z.object({ clientAddress: fn<(c: Context) => string | undefined>("c => string | undefined").optional() });
 
-/** Where @hono/node-server keeps the IncomingMessage a `Request` of its making was built from: found once. */
-let incomingKey: symbol | undefined;
-
 /**
- * Whether `request` is the very one @hono/node-server built from `incoming`, not one the app made
- * (a copy with headers taken out, say) and handed on with the same `env`: only then are Node's
- * parsed headers the request's own. Anything else, or another server, reads the `Request`.
+ * Whether Node's parsed headers are still `request`'s own: it is the very `Request`
+ * @hono/node-server built from `incoming` (not a copy the app made and handed on with the same
+ * `env`), and nobody has made its `Headers` yet (once made, the app may have changed them in
+ * place). Anything else, or another server, reads the `Request`.
  */
-function builtFrom(request: Request, incoming: IncomingMessage): boolean {
+function untouched(request: Request, incoming: IncomingMessage): boolean {
   const own = request as unknown as Record<symbol, unknown>;
-  incomingKey ??= Object.getOwnPropertySymbols(request).find((key) => own[key] === incoming);
-  return incomingKey !== undefined && own[incomingKey] === incoming;
+  let built = false;
+  for (const key of Object.getOwnPropertySymbols(request)) {
+    const value = own[key];
+    if (value === incoming) built = true;
+    else if (value instanceof Headers || value instanceof Request) return false;
+  }
+  return built;
 }
 
 /** What the runtime says of a request beside it: on Node, its socket and the headers Node already parsed. */
@@ -97,7 +100,7 @@ class HonoRequestInfo implements FetchRequestInfo {
 
   #ownHeaders(): NodeHeaders | undefined {
     const incoming = this.#incoming;
-    return incoming !== undefined && builtFrom(this.#c.req.raw, incoming) ? incoming.headers : undefined;
+    return incoming !== undefined && untouched(this.#c.req.raw, incoming) ? incoming.headers : undefined;
   }
 
   /** The socket's word, not the URL's: a request line's absolute form could claim HTTPS. */
@@ -115,15 +118,25 @@ function setHeaders(c: Context, headers: HeaderRecord): void {
   }
 }
 
-/** The headers given to Hono with `c.header()` for a response not yet made. */
-function stagedHeaders(c: Context): HeaderRecord {
-  const staged = c.res.headers;
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of staged) if (name !== "set-cookie" && name !== "content-type") headers[name] = value;
-  const cookies = staged.getSetCookie();
-  if (cookies.length > 0) headers["Set-Cookie"] = cookies;
-  return headers;
+/**
+ * An error reply with what Hono holds for this request's reply beneath it (a guard's cookies and
+ * CORS headers, the app's `c.header()`s), as Hono's own error handler merges them: the reply's
+ * headers win, cookies add up, `Vary` merges, and what described another body is dropped.
+ * Hono then forgets them, or its setter would copy them back over the reply.
+ */
+function errorReply(c: Context, reply: Response): Response {
+  const held = c.res.headers;
+  c.res = undefined;
+  const headers = new Headers(reply.headers);
+  for (const [name, value] of held) {
+    if (name === "vary") headers.set(name, mergeVary(headers.get(name) ?? undefined, value));
+    else if (name !== "set-cookie" && !BODY_HEADERS.has(name) && !headers.has(name)) headers.set(name, value);
+  }
+  const cookies = headers.getSetCookie();
+  for (const cookie of held.getSetCookie()) if (!cookies.includes(cookie)) headers.append("set-cookie", cookie);
+  return new Response(reply.body, { status: reply.status, statusText: reply.statusText, headers });
 }
+const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-range", "etag", "last-modified", "transfer-encoding"]);
 
 /** Runs the route with the headers its response owes; with none, the response stays on the fast path (docs/performance.md#the-guarded-request). */
 async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
@@ -207,12 +220,8 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
         return toResponse(answer(describe(c)));
       };
     },
-    onError: () => (error, c) => {
-      // Hono's own (basic-auth's 401 with its WWW-Authenticate, a route's HTTPException) answer as Hono has them.
-      const own = error instanceof HTTPException ? error.getResponse() : toResponse(engine.replyToError(error, describe(c)));
-      // What a guard gave Hono for the reply before it threw (onDenied: "next"): its cookies and CORS headers.
-      return withHeaders(own, stagedHeaders(c));
-    },
+    // Hono's own HTTPExceptions (basic-auth's 401 and its challenge) answer as Hono's handler has them.
+    onError: () => (error, c) => errorReply(c, error instanceof HTTPException ? error.getResponse() : toResponse(engine.replyToError(error, describe(c)))),
     async startSession(c, user) {
       const { result, headers } = await engine.startSession(describe(c), user);
       setHeaders(c, headers);

@@ -4,6 +4,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { basicAuth } from "hono/basic-auth";
 import { etag } from "hono/etag";
+import { HTTPException } from "hono/http-exception";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
 import { honoSessionAuth } from "services-session-auth/hono";
@@ -302,5 +303,83 @@ describe("services-session-auth/hono mounted on the paths it serves", () => {
     const said = events.filter((event) => event.type === "config.routing");
     expect(said).toEqual([expect.objectContaining({ message: expect.stringContaining("mount services() on /api/v1/*") })]);
     expect(events.filter((event) => event.type.startsWith("login"))).toEqual([]);
+  });
+});
+
+describe("services-session-auth/hono beside an app that changes the request and the reply", () => {
+  let app: Hono;
+  let site: string;
+  let own: ServerType;
+  beforeAll(async () => {
+    const sessionAuth = honoSessionAuth({
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+    });
+    app = new Hono({ getPath: sessionAuth.getPath });
+    app.use("/services/*", sessionAuth.services());
+    // The app takes the cookie out of the request in place, for its public pages.
+    app.use("/public/*", async (c, next) => {
+      c.req.raw.headers.delete("Cookie");
+      await next();
+    });
+    app.get("/public/me", sessionAuth.optionalSession(), (c) => c.json({ seen: c.req.header("Cookie") ?? null, auth: c.var.auth?.user.name ?? null }));
+    app.get("/exception", (c) => {
+      c.header("Set-Cookie", "route=1");
+      c.header("Vary", "Accept-Language");
+      throw new HTTPException(401, {
+        res: new Response("no", { status: 401, headers: { "Set-Cookie": "exception=1", "WWW-Authenticate": "Basic", Vary: "Accept" } }),
+      });
+    });
+    app.get("/scores", async (c, next) => {
+      c.header("Cache-Control", "public, max-age=60");
+      await next();
+    });
+    app.get("/scores", sessionAuth.requireSession({ onDenied: "next" }), (c) => c.text("scores"));
+    // A route's finished response, then a fault after it: the error reply carries none of what described that body.
+    app.use("/after/*", async (_c, next) => {
+      await next();
+      throw new Error("after the route");
+    });
+    app.get("/after/x", () => new Response("a body of twenty-four b", { headers: { "Content-Length": "23", "Content-Encoding": "gzip", ETag: '"abc"' } }));
+    app.onError(sessionAuth.onError());
+    own = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    await new Promise((resolve) => own.once("listening", resolve));
+    site = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => own.close(resolve)));
+
+  it("reads the request as the app left it, never Node's headers from before a change in place", async () => {
+    const login = await fetch(`${site}/services/json/user/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "demo", password: "demo-password" }),
+    });
+    const { session_name, sessid } = (await login.json()) as { session_name: string; sessid: string };
+    const me = await fetch(`${site}/public/me`, { headers: { Cookie: `${session_name}=${sessid}` } });
+    expect(await me.json()).toEqual({ seen: null, auth: null });
+  });
+
+  it("answers an error with what Hono held for the reply beneath its own headers, as Hono's handler does", async () => {
+    const exception = await fetch(`${site}/exception`);
+    expect([exception.status, await exception.text(), exception.headers.get("www-authenticate")]).toEqual([401, "no", "Basic"]);
+    expect(exception.headers.getSetCookie().sort()).toEqual(["exception=1", "route=1"]);
+    expect(exception.headers.get("vary")).toBe("Accept, Accept-Language");
+    const { session_name } = (await (
+      await fetch(`${site}/services/json/user/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: "demo", password: "demo-password" }),
+      })
+    ).json()) as { session_name: string };
+    const refused = await fetch(`${site}/scores`, { headers: { Cookie: `${session_name}=${"x".repeat(43)}` } });
+    expect([refused.status, refused.headers.get("cache-control")]).toEqual([401, "no-store"]);
+    expect(refused.headers.getSetCookie()).toEqual([expect.stringMatching(new RegExp(`^${session_name}=deleted; `))]);
+    const after = await fetch(`${site}/after/x`);
+    const body = await after.text();
+    expect([after.status, after.headers.get("content-encoding"), after.headers.get("etag")]).toEqual([500, null, null]);
+    expect(after.headers.get("content-length") ?? String(Buffer.byteLength(body))).toBe(String(Buffer.byteLength(body)));
+    expect(body).not.toBe("a body of twenty-four b");
   });
 });
