@@ -6,6 +6,14 @@ import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { originForm } from "../http-input/target.js";
 import type { WireResponse } from "../wire/reply.js";
 
+/** The target as seen below `prefix` (`/api?q=x` is `/?q=x`), as Fastify's router strips it; `undefined` when it is not below. */
+export function belowPrefix(target: string, prefix: string): string | undefined {
+  if (prefix === "" || !target.startsWith(prefix)) return prefix === "" ? target : undefined;
+  const rest = target.slice(prefix.length);
+  if (rest === "") return "/";
+  return rest[0] === "/" ? rest : rest[0] === "?" ? `/${rest}` : undefined;
+}
+
 /** A Fastify request in the engine's shape, its target relative to the plugin's prefix; `trustProxy` decides `ip`. */
 export class FastifyHttpRequest implements HttpRequest {
   readonly #request: FastifyRequest;
@@ -13,8 +21,7 @@ export class FastifyHttpRequest implements HttpRequest {
 
   constructor(request: FastifyRequest, prefix: string) {
     this.#request = request;
-    const path = originForm(request.url);
-    this.target = prefix !== "" && path.startsWith(prefix) ? path.slice(prefix.length) || "/" : path;
+    this.target = belowPrefix(originForm(request.url), prefix) ?? originForm(request.url);
   }
 
   get method(): string {

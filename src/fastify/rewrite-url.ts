@@ -4,6 +4,7 @@ import { endpointSettings, endpointShape } from "../endpoint/options.js";
 import { originForm, queryRouter } from "../http-input/target.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import { parseOptions } from "../validate.js";
+import { belowPrefix } from "./request.js";
 
 const routingSchema = z.looseObject({ endpoint: endpointShape.endpoint, queryPaths: endpointShape.queryPaths, queryRoutes: endpointShape.queryRoutes });
 
@@ -32,11 +33,9 @@ export function drupalRewriteUrl(options: Partial<SessionAuthOptions> = {}, moun
   const route = queryRouter(settings);
   return function rewriteUrl(request) {
     const url = request.url ?? "/";
-    const target = originForm(url);
-    if (prefix === "") return route(target) ?? url;
     // Below the prefix only, as Fastify's router strips it: `/apix/?q=` is not the prefix's.
-    if (!target.startsWith(`${prefix}/`)) return url;
-    const routed = route(target.slice(prefix.length));
+    const below = belowPrefix(originForm(url), prefix);
+    const routed = below === undefined ? undefined : route(below);
     return routed === undefined ? url : `${prefix}${routed}`;
   };
 }

@@ -246,12 +246,12 @@ describe("drupalRewriteUrl with the plugin under a prefix", () => {
       },
       { prefix: "/drupal" },
     );
-    for (const url of ["/drupal/?q=services/json/user/login", "/drupal/index.php?q=services/json/user/login.json"]) {
+    for (const url of ["/drupal/?q=services/json/user/login", "/drupal?q=services/json/user/login", "/drupal/index.php?q=services/json/user/login.json"]) {
       const res = await app.inject({ method: "POST", url, payload: { username: "demo", password: "demo-password" } });
       expect([url, res.statusCode, res.headers["set-cookie"]]).toEqual([url, 200, expect.stringMatching(/^SESS/)]);
     }
     // The site root and look-alike prefixes are not the plugin's.
-    for (const url of ["/?q=services/json/user/login", "/drupalx/?q=services/json/user/login"]) {
+    for (const url of ["/?q=services/json/user/login", "/drupalx/?q=services/json/user/login", "/drupalx?q=services/json/user/login"]) {
       expect((await app.inject({ method: "POST", url, payload: { username: "demo", password: "demo-password" } })).statusCode, url).toBe(404);
     }
     expect(events.filter((event) => event.type === "config.routing")).toEqual([]);
