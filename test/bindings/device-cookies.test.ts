@@ -13,7 +13,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { memoryUserStore, type PasswordHasher } from "services-session-auth";
 import { BINDINGS, bindingApp, type Binding } from "../helpers/bindings.js";
-import { fastHasher, setCookies, USERS } from "../helpers/app.js";
+import { deviceCookieOf, fastHasher, setCookies, USERS } from "../helpers/app.js";
 
 const LOGIN = "/services/json/user/login";
 const HOME = "198.51.100.7";
@@ -40,13 +40,6 @@ async function deviceApp(binding: Binding) {
     for (let i = 0; i < 5; i += 1) expect((await login(`192.0.2.${i + 1}`, username, `guess-${i}`)).status).toBe(401);
   };
   return { verified, login, lock };
-}
-
-/** The `name=value` pair of the device cookie a login reply set. */
-function deviceCookieOf(res: request.Response, name = "ssa_device"): string {
-  const header = setCookies(res).find((value) => value.startsWith(`${name}=`));
-  if (header === undefined) throw new Error(`no ${name} cookie in ${JSON.stringify(setCookies(res))}`);
-  return header.slice(0, header.indexOf(";"));
 }
 
 describe.each(BINDINGS)("device cookies on %s", (binding) => {

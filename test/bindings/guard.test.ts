@@ -6,20 +6,8 @@
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { login, statusText } from "../helpers/app.js";
 import { BINDINGS, bindingApp } from "../helpers/bindings.js";
-
-type Agent = ReturnType<typeof request>;
-
-async function login(agent: Agent, name = "demo", password = "demo-password") {
-  const res = await agent.post("/services/json/user/login.json").type("form").send({ username: name, password });
-  expect(res.status).toBe(200);
-  const body = res.body as { sessid: string; session_name: string; token: string };
-  return { ...body, cookie: `${body.session_name}=${body.sessid}` };
-}
-
-function statusText(res: request.Response): string {
-  return (res as unknown as { res: { statusMessage: string } }).res.statusMessage;
-}
 
 describe.each(BINDINGS)("route guards on %s", (binding) => {
   async function app() {

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Server } from "node:http";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
@@ -17,20 +17,11 @@ import { fastHasher, setCookies } from "../helpers/app.js";
 import { BINDINGS, bindingApp, type Binding } from "../helpers/bindings.js";
 import { CookieJar } from "../helpers/cookie-jar.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
-import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
+import { drupalClient, insertSessions, SEED_HASH_SALT, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
 
 const BASE_URL = "https://sports.example.com";
 const HOST = "sports.example.com";
 const SESSION_NAME = `SESS${createHash("sha256").update(HOST).digest("hex").slice(0, 32)}`;
-
-/** What the app cached from Drupal: the cookie it was given and the token Drupal derived (drupal_get_token() in includes/common.inc), computed here independently. */
-function drupalClient(sessid: string) {
-  const name = `SESS${createHash("sha256").update("sports.example.com").digest("hex").slice(0, 32)}`;
-  const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT)
-    .update("services")
-    .digest("base64url");
-  return { cookie: `${name}=${sessid}`, token };
-}
 
 /** The cut-over configuration on one binding: Drupal's users, sessions, tokens and hashes. */
 async function cutOverApp(db: TestDrupalDb, binding: Binding) {
@@ -62,7 +53,7 @@ for (const binding of BINDINGS)
       // With the fallback also in place, imported rows must leave Drupal's table, or a logout here could be undone by re-adoption.
       expect((await importDrupal7Sessions({ ...database, into: sessionStore, deleteImported: true })).imported).toBeGreaterThanOrEqual(1);
 
-      const client = drupalClient(sessid);
+      const client = drupalClient(sessid, SESSION_NAME);
       const connect = await request(app)
         .post("/services/json/system/connect.json")
         .set("Cookie", client.cookie)
@@ -89,7 +80,7 @@ for (const binding of BINDINGS)
       const sessid = createSessionId();
       await insertSessions(db(), [{ uid: SEED_USERS.phpass.uid, sid: hashSessionId(sessid), timestamp: nowSeconds() - 60 }]);
       const { app } = await cutOverApp(db(), binding);
-      const client = drupalClient(sessid);
+      const client = drupalClient(sessid, SESSION_NAME);
       const connect = await request(app).post("/services/json/system/connect").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
       expect((connect.body as { user: { name: string } }).user.name).toBe("Joe Phpass");
       await request(app).post("/services/json/user/logout").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);

@@ -3,7 +3,6 @@
  * ./guide (checked here character for character, and type-checked and linted with the rest
  * of the project), and the app they build runs against a seeded Drupal 7 database.
  */
-import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Express } from "express";
 import mysql from "mysql2/promise";
@@ -14,7 +13,7 @@ import { createSessionId, hashSessionId } from "services-session-auth";
 import { nowSeconds } from "../../src/clock.js";
 import { setCookies } from "../helpers/app.js";
 import { describeEachDrupalDb } from "./helpers/drupal-db.js";
-import { insertSessions, SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
+import { drupalClient, insertSessions, SEED_HASH_SALT, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
 
 const guide = readFileSync(new URL("../../docs/migrating-from-drupal-7.md", import.meta.url), "utf8");
 const codeBlocks = [...guide.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
@@ -27,14 +26,6 @@ describe("the Drupal 7 migration guide", () => {
     expect(codeBlocks).toContain(readFileSync(new URL(`./guide/${file}`, import.meta.url), "utf8"));
   });
 });
-
-/** What a Drupal-era app cached: its cookie and the token Drupal derived for it (drupal_get_token() in includes/common.inc), computed here independently. */
-function drupalClient(sessid: string) {
-  const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT)
-    .update("services")
-    .digest("base64url");
-  return { cookie: `${SESSION_NAME}=${sessid}`, token };
-}
 
 describeEachDrupalDb("the migration guide's app", (db, dialect) => {
   let app: Express;
@@ -77,7 +68,7 @@ describeEachDrupalDb("the migration guide's app", (db, dialect) => {
   it("keeps an app logged in on Drupal logged in through jDrupal's ?q= URLs, and its logout final", async () => {
     // deleteImported: the row left Drupal's table when the import adopted it.
     expect(await drupalRows(imported)).toBe(0);
-    const client = drupalClient(imported);
+    const client = drupalClient(imported, SESSION_NAME);
 
     const token = await request(app).get("/?q=services/session/token").set("Cookie", client.cookie);
     expect(token.status).toBe(200);
@@ -108,7 +99,7 @@ describeEachDrupalDb("the migration guide's app", (db, dialect) => {
   it("adopts a session the import missed the first time its cookie comes back, and deletes Drupal's row", async () => {
     const missed = createSessionId();
     await insertSessions(db(), [{ uid: SEED_USERS.phpass.uid, sid: hashSessionId(missed), timestamp: nowSeconds() - 60 }]);
-    const client = drupalClient(missed);
+    const client = drupalClient(missed, SESSION_NAME);
     const connect = await request(app).post("/services/json/system/connect.json").set("Cookie", client.cookie).set("X-CSRF-Token", client.token);
     expect((connect.body as { user: { name: string } }).user.name).toBe("Joe Phpass");
     expect(await drupalRows(missed)).toBe(0);

@@ -1,22 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/example-server.js";
 
 const REDIS_URL = process.env.REDIS_URL;
 if (REDIS_URL === undefined) console.warn("REDIS_URL not set: skipping the two-instance example test (set REDIS_URL=redis://127.0.0.1:6379 to run it)");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 /** Starts `examples/sports-api/server.ts` as its own process and waits until it answers. */
 async function startInstance(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {

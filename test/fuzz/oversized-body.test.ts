@@ -10,9 +10,8 @@ import express from "express";
 import type { Server } from "node:http";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { createTestApp, login } from "../helpers/app.js";
+import { collector } from "../helpers/gc.js";
 import { head, statusLine, upload, write } from "../helpers/raw-upload.js";
 
 const MB = 1024 * 1024;
@@ -33,12 +32,6 @@ async function openChunkedUpload(port: number, path: string) {
   const closed = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
   await write(socket, head({ path, size: 0, chunked: true, contentType: "application/json" }));
   return { socket, closed, reply: () => Buffer.concat(chunks).toString("latin1") };
-}
-
-/** V8's garbage collector, for a before-and-after look at what is retained. */
-function collector(): () => void {
-  setFlagsFromString("--expose-gc");
-  return runInNewContext("gc") as () => void;
 }
 
 /** Heap and buffer memory in use. */

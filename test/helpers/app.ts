@@ -64,9 +64,13 @@ export function createTestApp(
   return { app, agent: request(app), auth, options, sessionStore, userStore, counterStore, events };
 }
 
-/** Logs in and returns the reply body and a ready Cookie header. */
-export async function login(app: Express, name = "demo", password = "demo-password") {
-  const res = await request(app).post("/services/json/user/login.json").type("form").send({ username: name, password });
+/** What supertest drives: an app or server, or the agent made from one. */
+export type Target = Parameters<typeof request>[0] | ReturnType<typeof request>;
+
+/** Logs in (a form body, as jDrupal sends it) and returns the reply body and a ready Cookie header. */
+export async function login(target: Target, name = "demo", password = "demo-password") {
+  const agent = typeof target === "object" && !("listen" in target) && "post" in target ? target : request(target as Parameters<typeof request>[0]);
+  const res = await agent.post("/services/json/user/login.json").type("form").send({ username: name, password });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
   const body = res.body as { sessid: string; session_name: string; token: string; user: Record<string, unknown> };
   return { ...body, cookie: `${body.session_name}=${body.sessid}`, res };
@@ -82,4 +86,11 @@ export function setCookies(res: request.Response): string[] {
   const value = res.headers["set-cookie"] as unknown;
   if (value === undefined) return [];
   return Array.isArray(value) ? (value as string[]) : [String(value)];
+}
+
+/** The `name=value` pair of the device cookie a login reply set, ready for a Cookie header. */
+export function deviceCookieOf(res: request.Response, name = "ssa_device"): string {
+  const header = setCookies(res).find((value) => value.startsWith(`${name}=`));
+  if (header === undefined) throw new Error(`no ${name} cookie in ${JSON.stringify(setCookies(res))}`);
+  return header.slice(0, header.indexOf(";"));
 }

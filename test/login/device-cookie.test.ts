@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type request from "supertest";
 import { DeviceCookies } from "../../src/login/device-cookie.js";
 import { memoryUserStore, type PasswordHasher, type UserStore } from "services-session-auth";
-import { createTestApp, fastHasher, setCookies, USERS } from "../helpers/app.js";
+import { createTestApp, deviceCookieOf, fastHasher, setCookies, USERS } from "../helpers/app.js";
 import { listen, postJson } from "../helpers/clients.js";
 import { fakeClock } from "../helpers/doubles.js";
 
@@ -19,13 +19,6 @@ type App = ReturnType<typeof deviceApp>;
 function post(test: App, from: string, body: { username: string; password: string }, cookie?: string): request.Test {
   const req = test.agent.post(LOGIN).set("X-Forwarded-For", from);
   return (cookie === undefined ? req : req.set("Cookie", cookie)).send(body);
-}
-
-/** The `ssa_device=…` pair a login reply set, ready for a Cookie header. */
-function deviceCookieOf(res: request.Response): string {
-  const header = setCookies(res).find((value) => value.startsWith("ssa_device="));
-  if (header === undefined) throw new Error(`no device cookie in ${JSON.stringify(setCookies(res))}`);
-  return header.slice(0, header.indexOf(";"));
 }
 
 describe("device cookies", () => {

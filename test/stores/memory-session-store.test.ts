@@ -1,9 +1,8 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { nowSeconds } from "../../src/clock.js";
 import { memorySessionStore, type MemorySessionStore } from "../../src/stores/memory-session-store.js";
 import type { SessionRecord } from "../../src/types.js";
+import { collector } from "../helpers/gc.js";
 import { describeSessionStore } from "./contract.js";
 
 describeSessionStore("memorySessionStore", () => memorySessionStore(), {
@@ -13,12 +12,6 @@ describeSessionStore("memorySessionStore", () => memorySessionStore(), {
 
 function recordFor(uid: string, createdAt: number, expiresAt = createdAt + 3600): SessionRecord {
   return { uid, createdAt, lastSeenAt: createdAt, expiresAt, ip: "203.0.113.7", userAgent: "memory-test" };
-}
-
-/** V8's garbage collector, for a before-and-after look at what the store retains. */
-function collector(): () => void {
-  setFlagsFromString("--expose-gc");
-  return runInNewContext("gc") as () => void;
 }
 
 /** Heap in use after full collections. */

@@ -3,6 +3,7 @@
  * form. The hashes are the published vectors (node-drupal-hash's tests, checked against
  * Drupal's includes/password.inc) and vectors from test/fixtures/drupal7/make-hash-vectors.py.
  */
+import { createHmac } from "node:crypto";
 import type { TestDrupalDb } from "./drupal-db.js";
 
 export interface SeedUser {
@@ -184,4 +185,12 @@ export async function insertSessions(db: TestDrupalDb, sessions: readonly SeedSe
 
 export async function clearSessions(db: TestDrupalDb): Promise<void> {
   await db.run(`DELETE FROM ${db.table("sessions")}`);
+}
+
+/** What a Drupal-era app cached: its cookie and the token Drupal derived for it (drupal_get_token() in includes/common.inc), computed here independently. */
+export function drupalClient(sessid: string, sessionName: string): { cookie: string; token: string } {
+  const token = createHmac("sha256", sessid + SEED_PRIVATE_KEY + SEED_HASH_SALT)
+    .update("services")
+    .digest("base64url");
+  return { cookie: `${sessionName}=${sessid}`, token };
 }
