@@ -64,6 +64,8 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
   const engine = createEngine(options, "fastifySessionAuth");
   const prefix = fastify.prefix;
   const describe = (request: FastifyRequest) => new FastifyHttpRequest(request, prefix);
+  const mount = prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`;
+  const unrouted = `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${mount}) })`;
 
   function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): preHandlerHookHandler {
     const { guard: decide, settings } = engine.guard(guardOptions, optional);
@@ -106,14 +108,10 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return async (request, reply) => {
-        // A Services call by its ?q= spelling, which Fastify routes only with drupalRewriteUrl: never answered here (the app's hooks on
-        // its routes did not run), only said, once.
-        if (request.url === request.originalUrl && engine.names(describe(request).target))
-          engine.reportOnce(
-            "config.routing",
-            `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`}) })`,
-          );
-        return send(reply, answer(describe(request)));
+        const described = describe(request);
+        // A ?q= Services call Fastify did not route (no drupalRewriteUrl) is never answered here, past the app's hooks: only said, once.
+        if (request.url === request.originalUrl && engine.names(described.target)) engine.reportOnce("config.routing", unrouted);
+        return send(reply, answer(described));
       };
     },
     errorHandler,

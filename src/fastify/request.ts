@@ -6,12 +6,11 @@ import type { HttpRequest, RequestBody } from "../http-input/request.js";
 import { originForm } from "../http-input/target.js";
 import type { WireResponse } from "../wire/reply.js";
 
-/** The target as seen below `prefix` (`/api?q=x` is `/?q=x`), as Fastify's router strips it; `undefined` when it is not below. */
+/** The target as Fastify's router sees it below `prefix` (`/api?q=x` is `/?q=x`); `undefined` when it is not below it. */
 export function belowPrefix(target: string, prefix: string): string | undefined {
-  if (prefix === "" || !target.startsWith(prefix)) return prefix === "" ? target : undefined;
+  if (!target.startsWith(prefix)) return undefined;
   const rest = target.slice(prefix.length);
-  if (rest === "") return "/";
-  return rest[0] === "/" ? rest : rest[0] === "?" ? `/${rest}` : undefined;
+  return rest === "" || rest[0] === "?" ? `/${rest}` : rest[0] === "/" ? rest : undefined;
 }
 
 /** A Fastify request in the engine's shape, its target relative to the plugin's prefix; `trustProxy` decides `ip`. */
@@ -21,7 +20,8 @@ export class FastifyHttpRequest implements HttpRequest {
 
   constructor(request: FastifyRequest, prefix: string) {
     this.#request = request;
-    this.target = belowPrefix(originForm(request.url), prefix) ?? originForm(request.url);
+    const path = originForm(request.url);
+    this.target = belowPrefix(path, prefix) ?? path;
   }
 
   get method(): string {

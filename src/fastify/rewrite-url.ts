@@ -10,12 +10,7 @@ const routingSchema = z.looseObject({ endpoint: endpointShape.endpoint, queryPat
 
 /** Where the plugin is registered, for {@link drupalRewriteUrl}. */
 export interface RewriteMount {
-  /**
-   * The prefix the plugin is registered under (`"/api"`): `?q=` is then read on the prefix's
-   * query paths (`/api/?q=…`, `/api/index.php?q=…`) and routes below it, as a Drupal installed
-   * in that directory answered.
-   * @default "" (the site root)
-   */
+  /** The plugin's prefix (`"/api"`): `?q=` is then read below it (`/api?q=…`, `/api/index.php?q=…`), as a Drupal in that directory answered. @default "" (the site root) */
   prefix?: string;
 }
 
