@@ -136,7 +136,25 @@ function errorReply(c: Context, reply: Response): Response {
   for (const cookie of held.getSetCookie()) if (!cookies.includes(cookie)) headers.append("set-cookie", cookie);
   return new Response(reply.body, { status: reply.status, statusText: reply.statusText, headers });
 }
-const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-range", "etag", "last-modified", "transfer-encoding"]);
+// What described the body or the outcome the error replaces (a download's name, a redirect's target).
+const BODY_HEADERS = new Set([
+  "accept-ranges",
+  "content-digest",
+  "content-disposition",
+  "content-encoding",
+  "content-language",
+  "content-length",
+  "content-location",
+  "content-md5",
+  "content-range",
+  "content-type",
+  "digest",
+  "etag",
+  "last-modified",
+  "location",
+  "repr-digest",
+  "transfer-encoding",
+]);
 
 /** Runs the route with the headers its response owes; with none, the response stays on the fast path (docs/performance.md#the-guarded-request). */
 async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
