@@ -62,7 +62,9 @@ const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
 
 async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessionAuthOptions): Promise<void> {
   const engine = createEngine(options, "fastifySessionAuth");
-  const prefix = fastify.prefix;
+  // Fastify keeps a registered "/api/" as it is, and routes "/api/services/…" there all the same.
+  const prefix = fastify.prefix.endsWith("/") ? fastify.prefix.slice(0, -1) : fastify.prefix;
+  if (/[:*]/.test(prefix)) throw new TypeError(`fastifySessionAuth: the prefix "${prefix}" has a parameter; register the plugin under a fixed prefix`);
   const describe = (request: FastifyRequest) => new FastifyHttpRequest(request, prefix);
   const mount = prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`;
   const unrouted = `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${mount}) })`;

@@ -23,8 +23,8 @@ export function originForm(target: string): string {
 export function absoluteFormPrefix(target: string): string {
   return target.charCodeAt(0) === SLASH ? "" : (ABSOLUTE_FORM.exec(target)?.[0] ?? "");
 }
-// Only an authority every router reads alike (Node's url.parse, which Express routes by, ends a host at `;`, `%`, `'` and more):
-// any other absolute-form is not read as a path at all, so the package never serves a path the app's router did not route.
+// Only an authority Node's url.parse (Express's routing) ends where this does, at the first "/" (it ends a host at `;`, `%`, `'`
+// and more): any other absolute-form is not read as a path at all, so the package never serves a path the app's router did not route.
 const ABSOLUTE_FORM = /^https?:\/\/(?:[\w.~-]+|\[[\da-f:.]+\])(?::\d{1,5})?(?=\/)/i;
 
 /** Splits a target (origin-form, `/a/b?c`) into path and query, a fragment dropped; no URL is parsed. */

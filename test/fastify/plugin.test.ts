@@ -280,3 +280,29 @@ describe("drupalRewriteUrl with the plugin under a prefix", () => {
     ]);
   });
 });
+
+describe("fastifySessionAuth under a prefix written with a trailing slash or a parameter", () => {
+  it("serves below /api/ as below /api, and refuses a parametric prefix when registered", async () => {
+    const { options } = recorded();
+    const app = Fastify({ rewriteUrl: drupalRewriteUrl(options, { prefix: "/api" }) });
+    apps.push(app);
+    let endpointPath = "";
+    await app.register(
+      async (api) => {
+        await api.register(fastifySessionAuth, options);
+        endpointPath = api.sessionAuth.endpointPath;
+      },
+      { prefix: "/api/" },
+    );
+    for (const url of ["/api/services/json/user/login", "/api?q=services/json/user/login"]) {
+      const res = await app.inject({ method: "POST", url, payload: { username: "demo", password: "demo-password" } });
+      expect([url, res.statusCode]).toEqual([url, 200]);
+    }
+    expect(endpointPath).toBe("/api/services/json");
+    const tenant = Fastify();
+    apps.push(tenant);
+    await expect(tenant.register(async (api) => api.register(fastifySessionAuth, recorded().options), { prefix: "/:tenant" }).ready()).rejects.toThrow(
+      /fastifySessionAuth: the prefix "\/:tenant" has a parameter/,
+    );
+  });
+});
