@@ -5,6 +5,7 @@ import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { HttpRequest } from "../http-input/request.js";
 import { isTokenPath, pathBelow, splitTarget, TOKEN_PATH } from "../http-input/target.js";
 import { matchAction } from "../endpoint/routing.js";
+import { trimSlashes } from "../http-input/path.js";
 import type { WireResponse } from "../wire/reply.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
@@ -34,6 +35,11 @@ export interface Front {
 
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
+/** Whether a path below the endpoint is one the endpoint answers (its root, or a call), as `ServicesEndpoint.handle` does. */
+function isCall(below: string): boolean {
+  return trimSlashes(below) === "" || matchAction(below) !== undefined;
+}
+
 /** The front door over one endpoint and one set of CORS settings. */
 export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: ViewSettings, queryPaths: readonly string[]): Front {
   const { endpointPath } = settings;
@@ -43,9 +49,11 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
 
   function claims(target: string): boolean {
     if (everywhere) return true;
-    const mark = target.indexOf("?");
-    const path = mark === -1 ? target : target.slice(0, mark);
-    return pathBelow(path, endpointPath) !== undefined || isTokenPath(path) || (mark !== -1 && honoured.has(path));
+    const { path, query } = splitTarget(target);
+    const below = pathBelow(path, endpointPath);
+    // An app route below the endpoint is the package's only for CORS's headers: without CORS, it is passed on at once.
+    if (below !== undefined) return cors.enabled || isCall(below);
+    return isTokenPath(path) || (query !== "" && honoured.has(path));
   }
 
   return {

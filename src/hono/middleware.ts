@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 // Hono's own path reading (its percent-decoding included): ?q= aside, routes see what they would without getPath.
 import { getPath as honoPath } from "hono/utils/url";
 import { sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import type { Served } from "../engine/front.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
 import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { RequireSessionOptions } from "../options/options.js";
@@ -156,6 +157,13 @@ const BODY_HEADERS = new Set([
   "transfer-encoding",
 ]);
 
+/** The package's reply to a request it served, or the app's route with the headers it owes. */
+async function answer(c: Context, next: () => Promise<void>, served: Served): Promise<Response | void> {
+  const reply = await served.reply;
+  if (reply !== undefined) return toResponse(reply);
+  await nextWith(c, next, served.headers);
+}
+
 /** Runs the route with the headers its response owes; with none, the response stays on the fast path (docs/performance.md#the-guarded-request). */
 async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRecord): Promise<void> {
   if (headers === NO_HEADERS) return next();
@@ -215,13 +223,11 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
       return honoPath(rewritten === undefined ? request : ({ url: url.slice(0, start) + rewritten } as Request));
     },
     services() {
-      return async function servicesSessionAuth(c, next) {
+      return function servicesSessionAuth(c, next) {
         const { url } = c.req.raw;
-        if (!engine.claims(url.slice(url.indexOf("/", url.indexOf("://") + 3)))) return next();
-        const served = engine.serve(describe(c));
-        const reply = await served?.reply;
-        if (reply !== undefined) return toResponse(reply);
-        await nextWith(c, next, served?.headers ?? NO_HEADERS);
+        const served = engine.claims(url.slice(url.indexOf("/", url.indexOf("://") + 3))) ? engine.serve(describe(c)) : undefined;
+        // Hono awaits each middleware: handing on next()'s own promise adds none of ours to an app request.
+        return served === undefined ? next() : answer(c, next, served);
       };
     },
     requireSession: (guardOptions) => guard(guardOptions, false) as MiddlewareHandler<SessionAuthVariables>,
