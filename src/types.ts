@@ -56,6 +56,11 @@ export interface SessionStore {
   adopt?(handle: string, record: SessionRecord): Promise<void>;
   /** {@link SessionStore.adopt} for many sessions in few round trips; not atomic (adopting again is harmless). */
   adoptMany?(sessions: readonly StoredSession[]): Promise<void>;
+  /**
+   * Whether an id `get` found no session for names one another system keeps (Drupal's anonymous
+   * visitors, for `drupal7SessionStore`): its cookie is then left alone, never deleted. Optional.
+   */
+  heldElsewhere?(sessid: string): Promise<boolean>;
   /** Declared by a store held in this process's memory alone (a logout is final at once); absent means shared or durable. */
   readonly processLocal?: ProcessLocal;
   /** The longest a store can keep a session, in seconds (sealed cookies): a longer `absoluteTimeout` is refused at start-up. */

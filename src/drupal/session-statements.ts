@@ -34,6 +34,8 @@ export interface SessionStatements {
   readonly data: string;
   /** Replaces `$_SESSION` only if it is still what was read. Parameters: new data, sid, data read. */
   readonly swapData: string;
+  /** Whether the row is an anonymous visitor's (uid 0), Drupal's alone. Parameter: sid. */
+  readonly anonymous: string;
   /** Parameter: sid. */
   readonly delete: string;
   /** Parameter: uid. */
@@ -64,6 +66,7 @@ export function sessionStatements(db: Drupal7Database, joinUsers: boolean): Sess
     touch: touchStatement(db, joinUsers, bySid),
     data: `SELECT session, timestamp, hostname FROM ${sessions} s ${bySid}`,
     swapData: `UPDATE ${sessions} SET session = ? WHERE ${sidEquals(db, "sid")} AND ${dataIs}`,
+    anonymous: `SELECT 1 AS anonymous FROM ${sessions} s ${bySid} AND s.uid = 0`,
     delete: `DELETE FROM ${sessions} WHERE ${sidEquals(db, "sid")}`,
     deleteByUser: `DELETE FROM ${sessions} WHERE uid = ?`,
     sidOfHandle: mysql

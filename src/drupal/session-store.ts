@@ -223,6 +223,12 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       await db.write(...sql.touch(lastSeenAt, sid));
     },
     destroy,
+    // An anonymous visitor's session (a cart) is Drupal's: its cookie is not the app's to delete.
+    async heldElsewhere(sessid) {
+      if (!isSessionIdShape(sessid)) return false;
+      const rows = await db.select(sql.anonymous, [(await hashedSids()) ? hashSessionId(sessid) : sessid]);
+      return rows.length > 0;
+    },
     async listByUser(uid) {
       if (!UID_PATTERN.test(uid)) return [];
       const hashed = await hashedSids();

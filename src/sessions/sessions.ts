@@ -140,14 +140,16 @@ export class Sessions {
       }
       live = found[0];
     }
-    if (live === undefined)
+    if (live === undefined) {
+      const deletes = sent === 1 && !(await this.#store.heldElsewhere?.(sessids[0]!));
       return {
         cookie,
         sent,
         state: { kind: "stale", sessid: sessids[0]! },
         now,
-        setCookie: sent === 1 ? deletionHeaders(cookie, sent, request.cookieHeader) : NO_COOKIES,
+        setCookie: deletes ? deletionHeaders(cookie, sent, request.cookieHeader) : NO_COOKIES,
       };
+    }
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
       await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));

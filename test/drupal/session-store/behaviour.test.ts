@@ -271,7 +271,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
   });
 
   describe("rows that are no session of the app", () => {
-    it("an anonymous visitor's row (uid 0) is no session, and is left as Drupal wrote it", async () => {
+    it("an anonymous visitor's row (uid 0) is no session, and is left as Drupal wrote it, its cookie with it", async () => {
       const sessid = createSessionId();
       const now = Math.floor(Date.now() / 1000);
       await db().run(`INSERT INTO ${sessions()} (uid, sid, ssid, hostname, timestamp, cache, session) VALUES (0, ?, ?, '', ?, 0, ?)`, [
@@ -286,7 +286,18 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
         .get("/guarded")
         .set("Cookie", `${await cookieName(server)}=${sessid}`);
       expect(answer.status).toBe(401);
+      // Drupal's cookie for the visitor's cart is not the app's to delete, on a guard or on system/connect, which names it as Drupal's did.
+      expect(answer.headers["set-cookie"]).toBeUndefined();
+      const connect = await request(server)
+        .post("/services/json/system/connect")
+        .set("Cookie", `${await cookieName(server)}=${sessid}`);
+      expect([connect.status, (connect.body as { sessid: string }).sessid, connect.headers["set-cookie"]]).toEqual([200, sessid, undefined]);
       expect(text((await rowOf(hashSessionId(sessid)))?.session)).toBe("cart|a:1:{i:0;i:42;}");
+      // A cookie naming no row at all is still deleted, as Drupal deletes it.
+      const unknown = await request(server)
+        .get("/guarded")
+        .set("Cookie", `${await cookieName(server)}=${createSessionId()}`);
+      expect(String(unknown.headers["set-cookie"])).toMatch(/=deleted; /);
     });
 
     it("a blocked account's session is ended on its first use, as Drupal's user_save() ends it", async () => {
