@@ -96,6 +96,13 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
     if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(handle, { sid, span });
   };
+  /** Per handle `get` just found no session for: whether its row was an anonymous visitor's, so `heldElsewhere` sends no second query. */
+  const unserved = new Map<string, boolean>();
+  const noted = (handle: string, anonymous: boolean): null => {
+    if (unserved.size >= REMEMBERED) unserved.clear();
+    unserved.set(handle, anonymous);
+    return null;
+  };
 
   let settled: Promise<boolean> | undefined;
   /** Whether sids are hashed, read once (with the refusal checks); a failed read is tried again by the next call. */
@@ -202,10 +209,10 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       const sid = (await hashedSids()) ? handle : sessid;
       const rows = await db.select<ReadRow>(sql.read, [sid]);
       const first = rows[0];
-      if (first === undefined) return null;
+      if (first === undefined) return noted(handle, false);
       const user: UserRecord | null | undefined = joinUsers ? (recordsOf(rows as UserRow[])[0] ?? null) : undefined;
       const found = toStored(first, handle, nowSeconds(), user?.login ?? 0);
-      if (found === null) return null;
+      if (found === null) return noted(handle, !UID_PATTERN.test(text(first[SESSION_COLUMNS.uid])));
       const { stored, meta, data } = found;
       remember(handle, sid, meta?.span);
       if (meta === null && (user === undefined || user?.active === true)) {
@@ -226,8 +233,10 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
     // An anonymous visitor's session (a cart) is Drupal's: its cookie is not the app's to delete.
     async heldElsewhere(sessid) {
       if (!isSessionIdShape(sessid)) return false;
-      const rows = await db.select(sql.anonymous, [(await hashedSids()) ? hashSessionId(sessid) : sessid]);
-      return rows.length > 0;
+      const handle = hashSessionId(sessid);
+      const known = unserved.get(handle);
+      unserved.delete(handle);
+      return known ?? (await db.select(sql.anonymous, [(await hashedSids()) ? handle : sessid])).length > 0;
     },
     async listByUser(uid) {
       if (!UID_PATTERN.test(uid)) return [];

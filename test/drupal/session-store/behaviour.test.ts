@@ -280,12 +280,15 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
         now,
         Buffer.from("cart|a:1:{i:0;i:42;}"),
       ]);
-      const server = app(db().pool, store());
+      const pool = counted(db());
+      const server = app(pool.pool, store({ pool: pool.pool, dialect }));
       await expect(store().get(sessid)).resolves.toBeNull();
-      const answer = await request(server)
-        .get("/guarded")
-        .set("Cookie", `${await cookieName(server)}=${sessid}`);
+      const name = await cookieName(server);
+      pool.reset();
+      const answer = await request(server).get("/guarded").set("Cookie", `${name}=${sessid}`);
       expect(answer.status).toBe(401);
+      // The read that found no session already told whose row it was: one statement, as for any cookie.
+      expect([pool.reads(), pool.writes()]).toEqual([1, 0]);
       // Drupal's cookie for the visitor's cart is not the app's to delete, on a guard or on system/connect, which names it as Drupal's did.
       expect(answer.headers["set-cookie"]).toBeUndefined();
       const connect = await request(server)
@@ -294,10 +297,13 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
       expect([connect.status, (connect.body as { sessid: string }).sessid, connect.headers["set-cookie"]]).toEqual([200, sessid, undefined]);
       expect(text((await rowOf(hashSessionId(sessid)))?.session)).toBe("cart|a:1:{i:0;i:42;}");
       // A cookie naming no row at all is still deleted, as Drupal deletes it.
-      const unknown = await request(server)
-        .get("/guarded")
-        .set("Cookie", `${await cookieName(server)}=${createSessionId()}`);
+      pool.reset();
+      const unknown = await request(server).get("/guarded").set("Cookie", `${name}=${createSessionId()}`);
       expect(String(unknown.headers["set-cookie"])).toMatch(/=deleted; /);
+      expect([pool.reads(), pool.writes()]).toEqual([1, 0]);
+      // Asked on its own, without the read before it, the store looks the row up.
+      await expect(store().heldElsewhere!(sessid)).resolves.toBe(true);
+      await expect(store().heldElsewhere!(createSessionId())).resolves.toBe(false);
     });
 
     it("a blocked account's session is ended on its first use, as Drupal's user_save() ends it", async () => {
