@@ -54,11 +54,28 @@ beforeAll(async () => {
   // A request of the app's own making, with the outer request's env (and so its IncomingMessage).
   app.get("/relay", (c) => app.request("/services/json/me", {}, c.env));
   // As docs/hybrid-apps.md says to serve it: @hono/node-server's own clean-up cuts off a slow upload's reply.
-  server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
-  await new Promise((resolve) => server.once("listening", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, site: base } = await listen(app, { autoCleanupIncoming: false }));
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+/** Serves `app` on a free loopback port. */
+async function listen(app: Hono, options: { autoCleanupIncoming?: boolean } = {}): Promise<{ server: ServerType; site: string }> {
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", ...options });
+  await new Promise((resolve) => server.once("listening", resolve));
+  return { server, site: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** demo's login at `site` with a JSON body, as a hybrid app sends it (`headers`: its Origin). */
+async function jsonLogin(site: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${site}/services/json/user/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify({ username: "demo", password: "demo-password" }),
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { session_name: string; sessid: string };
+  return { ...body, cookie: `${body.session_name}=${body.sessid}` };
+}
 
 async function login(name = "demo", password = "demo-password", path = "/services/json/user/login.json") {
   const res = await fetch(base + path, {
@@ -236,19 +253,12 @@ describe("services-session-auth/hono under middleware that rebuilds the response
     app.get("/upstream", (c) => c.text("from upstream"));
     app.get("/relay", sessionAuth.optionalSession(), () => fetch(`${site}/upstream`));
     app.onError(sessionAuth.onError());
-    outer = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", autoCleanupIncoming: false });
-    await new Promise((resolve) => outer.once("listening", resolve));
-    site = `http://127.0.0.1:${(outer.address() as AddressInfo).port}`;
+    ({ server: outer, site } = await listen(app, { autoCleanupIncoming: false }));
   });
   afterAll(() => new Promise((resolve) => outer.close(resolve)));
 
   it("keeps the guard's CORS headers and cookies on the route's own response, GET and HEAD", async () => {
-    const login = await fetch(`${site}/services/json/user/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Origin: ORIGIN },
-      body: JSON.stringify({ username: "demo", password: "demo-password" }),
-    });
-    const { session_name, sessid } = (await login.json()) as { session_name: string; sessid: string };
+    const { session_name, sessid } = await jsonLogin(site, { Origin: ORIGIN });
     for (const method of ["GET", "HEAD"]) {
       const me = await fetch(`${site}/services/json/me`, { method, headers: { Origin: ORIGIN, Cookie: `${session_name}=${sessid}` } });
       expect(me.status, method).toBe(200);
@@ -357,20 +367,13 @@ describe("services-session-auth/hono beside an app that changes the request and 
         }),
     );
     app.onError(sessionAuth.onError());
-    own = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise((resolve) => own.once("listening", resolve));
-    site = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+    ({ server: own, site } = await listen(app));
   });
   afterAll(() => new Promise((resolve) => own.close(resolve)));
 
   it("reads the request as the app left it, never Node's headers from before a change in place", async () => {
-    const login = await fetch(`${site}/services/json/user/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ username: "demo", password: "demo-password" }),
-    });
-    const { session_name, sessid } = (await login.json()) as { session_name: string; sessid: string };
-    const me = await fetch(`${site}/public/me`, { headers: { Cookie: `${session_name}=${sessid}` } });
+    const { cookie } = await jsonLogin(site);
+    const me = await fetch(`${site}/public/me`, { headers: { Cookie: cookie } });
     expect(await me.json()).toEqual({ seen: null, auth: null });
   });
 
@@ -379,13 +382,7 @@ describe("services-session-auth/hono beside an app that changes the request and 
     expect([exception.status, await exception.text(), exception.headers.get("www-authenticate")]).toEqual([401, "no", "Basic"]);
     expect(exception.headers.getSetCookie().sort()).toEqual(["exception=1", "route=1"]);
     expect(exception.headers.get("vary")).toBe("Accept, Accept-Language");
-    const { session_name } = (await (
-      await fetch(`${site}/services/json/user/login`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ username: "demo", password: "demo-password" }),
-      })
-    ).json()) as { session_name: string };
+    const { session_name } = await jsonLogin(site);
     const refused = await fetch(`${site}/scores`, { headers: { Cookie: `${session_name}=${"x".repeat(43)}` } });
     expect([refused.status, refused.headers.get("cache-control")]).toEqual([401, "no-store"]);
     expect(refused.headers.getSetCookie()).toEqual([expect.stringMatching(new RegExp(`^${session_name}=deleted; `))]);

@@ -12,6 +12,14 @@ describe("HeldLogins", () => {
     vi.useRealTimers();
   });
 
+  /** A line of at most `maxWaiting` held logins, polling every `pollMs`, turned away with `retryAfter` seconds. */
+  const holding = (maxWaiting: number, pollMs: number, retryAfter: number) =>
+    new HeldLogins(
+      maxWaiting,
+      () => pollMs,
+      () => retryAfter,
+    );
+
   /** Waits `label` on `key`, recording when it is let go or turned away. */
   function waiter(held: HeldLogins, log: string[], key: string, label: string, again = false, deadline = performance.now() + 5000) {
     return held.wait(key, deadline, again).then(
@@ -21,11 +29,7 @@ describe("HeldLogins", () => {
   }
 
   it("lets one waiting login go per settled attempt, oldest first, and one held again goes first", async () => {
-    const held = new HeldLogins(
-      10,
-      () => 100,
-      () => 2,
-    );
+    const held = holding(10, 100, 2);
     const log: string[] = [];
     void waiter(held, log, "user:a", "first");
     void waiter(held, log, "user:a", "second");
@@ -44,11 +48,7 @@ describe("HeldLogins", () => {
   });
 
   it("lets the first of a line look again every poll interval, for attempts settled on another instance", async () => {
-    const held = new HeldLogins(
-      10,
-      () => 100,
-      () => 2,
-    );
+    const held = holding(10, 100, 2);
     const log: string[] = [];
     void waiter(held, log, "ip:x", "a");
     void waiter(held, log, "ip:x", "b");
@@ -62,11 +62,7 @@ describe("HeldLogins", () => {
   });
 
   it("turns a login away at its deadline, or at once when as many as it holds are waiting, with the retry time", async () => {
-    const held = new HeldLogins(
-      2,
-      () => 10_000,
-      () => 3,
-    );
+    const held = holding(2, 10_000, 3);
     const log: string[] = [];
     void waiter(held, log, "user:a", "a", false, performance.now() + 500);
     void waiter(held, log, "user:a", "b");
