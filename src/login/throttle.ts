@@ -119,6 +119,9 @@ export class LoginThrottle {
     try {
       const count = await counters.increment(counter.key, counter.window);
       counted = all;
+      // This attempt alone on the count: any failures on record belong to an earlier window, and a record that outlived the count
+      // would expire inside this one, leaving counts no failure explains (held, for nothing in flight). Both start again here.
+      if (count === 1) await counters.delete(failuresOf(counter.key));
       if (count <= counter.limit) return "within";
       const recorded = await counters.get(failuresOf(counter.key));
       const verdict = verdictOf(count, () => recorded, counter.limit);

@@ -74,6 +74,22 @@ describe("login throttling", () => {
     expect((await agent.post(LOGIN).send({ username: "demo", password: "demo-password" })).status).toBe(200);
   });
 
+  it("blocks an address whose window turned after a quiet success, never holds it for attempts that are not in flight", async () => {
+    const { agent, events } = createTestApp({ throttle: { ipLimit: 3, ipWindow: 3600, userLimit: 100 }, hashing: { maxWait: 1 } });
+    // A success opens the address's count (given back to 0, its window running); a failure a minute on opens its record of failures.
+    expect((await agent.post(LOGIN).send({ username: "demo", password: "demo-password" })).status).toBe(200);
+    clock.advance(60);
+    expect((await agent.post(LOGIN).send({ username: "a", password: "x" })).status).toBe(401);
+    // The count's window ends first; three failures in the next one, then the old record of failures ends too.
+    clock.advance(3540);
+    for (const name of ["b", "c", "d"]) expect((await agent.post(LOGIN).send({ username: name, password: "x" })).status).toBe(401);
+    clock.advance(61);
+    // Three failures on record in this window, nothing in flight: blocked, as Drupal, not a 503 for a login held back.
+    const res = await agent.post(LOGIN).send({ username: "demo", password: "demo-password" });
+    expect([res.status, res.text]).toEqual([406, '["This IP address is temporarily blocked."]']);
+    expect(events.filter((event) => event.type === "login.busy")).toEqual([]);
+  });
+
   it("blocks an IP after its limit, whatever the name", async () => {
     const { agent } = createTestApp({ throttle: { ipLimit: 3 } });
     for (const name of ["a", "b", "c"]) await agent.post(LOGIN).send({ username: name, password: "x" });
