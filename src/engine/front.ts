@@ -50,10 +50,10 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
   function claims(target: string): boolean {
     if (everywhere) return true;
     const { path, query } = splitTarget(target);
+    if (isTokenPath(path) || (query !== "" && honoured.has(path))) return true;
     const below = pathBelow(path, endpointPath);
     // An app route below the endpoint is the package's only for CORS's headers: without CORS, it is passed on at once.
-    if (below !== undefined) return cors.enabled || isCall(below);
-    return isTokenPath(path) || (query !== "" && honoured.has(path));
+    return below !== undefined && (cors.enabled || isCall(below));
   }
 
   return {
@@ -68,8 +68,9 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
       const rewritten = settings.route(http.target);
       const view = new RequestView(http, settings, rewritten ?? null);
       const { path } = view.routed;
-      const below = pathBelow(path, endpointPath) !== undefined;
-      const token = !below && isTokenPath(path);
+      // The token call first: an endpoint named `services` holds its path too.
+      const token = isTokenPath(path);
+      const below = !token && pathBelow(path, endpointPath) !== undefined;
       const decision = corsAtPath(path, endpointPath, cors, () => view);
       // Nothing of the package's here after all (a ?q= the app keeps, a path CORS does not cover).
       if (!below && !token && decision === undefined && rewritten === undefined) return undefined;

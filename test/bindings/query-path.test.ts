@@ -43,6 +43,17 @@ describe.each(BINDINGS)("?q= reaches only what Drupal clients call there, on %s"
   });
 });
 
+describe.each(BINDINGS)("paths of the package's that overlap, on %s", (binding) => {
+  it("reads ?q= on a query path below the endpoint, and answers the token call under an endpoint named services", async () => {
+    const { server } = await bindingApp(binding, { queryPaths: ["/", "/services/json/index.php"] });
+    const below = await request(server).post("/services/json/index.php?q=services/json/user/login").send(CREDENTIALS);
+    expect([below.status, below.headers["set-cookie"]]).toEqual([200, [expect.stringMatching(/^SESS/)]]);
+    const { server: services } = await bindingApp(binding, { endpoint: "services" });
+    expect((await request(services).get("/services/session/token")).text).toMatch(/^[\w-]{43}$/);
+    expect((await request(services).post("/services/user/login").send(CREDENTIALS)).status).toBe(200);
+  });
+});
+
 describe("the path ?q= names, as a URL carries it", () => {
   it("keeps what a path segment may hold as it is, and escapes what would start another URL part", () => {
     const rewrite = drupalRewriteUrl();
