@@ -5,7 +5,8 @@ import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
-import { addHeaders, FastifyHttpRequest, send } from "./request.js";
+import { originForm } from "../http-input/target.js";
+import { addHeaders, belowPrefix, FastifyHttpRequest, send } from "./request.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -66,8 +67,7 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
   const prefix = fastify.prefix.endsWith("/") ? fastify.prefix.slice(0, -1) : fastify.prefix;
   if (/[:*]/.test(prefix)) throw new TypeError(`fastifySessionAuth: the prefix "${prefix}" has a parameter; register the plugin under a fixed prefix`);
   const describe = (request: FastifyRequest) => new FastifyHttpRequest(request, prefix);
-  const mount = prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`;
-  const unrouted = `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${mount}) })`;
+  const unrouted = `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`}) })`;
 
   function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): preHandlerHookHandler {
     const { guard: decide, settings } = engine.guard(guardOptions, optional);
@@ -110,10 +110,11 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return async (request, reply) => {
-        const described = describe(request);
-        // A ?q= Services call Fastify did not route (no drupalRewriteUrl) is never answered here, past the app's hooks: only said, once.
-        if (request.url === request.originalUrl && engine.names(described.target)) engine.reportOnce("config.routing", unrouted);
-        return send(reply, answer(described));
+        // A ?q= Services call below the prefix Fastify did not route (no drupalRewriteUrl): only said, never answered past the app's hooks.
+        const below = belowPrefix(originForm(request.url), prefix);
+        if (request.url === request.originalUrl && below !== undefined && engine.route(below) !== undefined && engine.names(below))
+          engine.reportOnce("config.routing", unrouted);
+        return send(reply, answer(describe(request)));
       };
     },
     errorHandler,

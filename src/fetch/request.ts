@@ -15,6 +15,13 @@ export interface FetchRequestInfo {
 /** Headers as Node's HTTP server parses them: lower-case names, a repeated one as an array or joined. */
 export type NodeHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
+/** The path and query of an absolute URL, without parsing it whole (`new URL` per request costs). */
+export function targetOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const slash = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
+  return slash === -1 ? "/" : url.slice(slash);
+}
+
 /** A Web-standard `Request` in the engine's one shape, with what the runtime says of it beside. */
 export class FetchHttpRequest implements HttpRequest {
   readonly #request: Request;
@@ -31,12 +38,8 @@ export class FetchHttpRequest implements HttpRequest {
     return this.#request.method;
   }
 
-  /** The path and query of the absolute URL, without parsing it whole (`new URL` per request costs). */
   get target(): string {
-    const url = this.#request.url;
-    const scheme = url.indexOf("://");
-    const slash = url.indexOf("/", scheme === -1 ? 0 : scheme + 3);
-    return slash === -1 ? "/" : url.slice(slash);
+    return targetOf(this.#request.url);
   }
 
   get secure(): boolean {

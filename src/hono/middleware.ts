@@ -12,7 +12,7 @@ import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
 import { fn, parseOptions } from "../validate.js";
 import { fetchBinding, type FetchSessionAuthOptions } from "../fetch/create-session-auth-handler.js";
-import type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
+import { targetOf, type FetchRequestInfo, type NodeHeaders } from "../fetch/request.js";
 import { toResponse, withHeaders } from "../fetch/respond.js";
 import { z } from "zod";
 
@@ -216,16 +216,14 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
     ...sessionAuthBase(engine),
     getPath(request) {
       const { url } = request;
-      const mark = url.indexOf("?");
-      if (mark === -1) return honoPath(request);
-      const start = url.indexOf("/", url.indexOf("://") + 3);
-      const rewritten = engine.route(url.slice(start));
-      return honoPath(rewritten === undefined ? request : ({ url: url.slice(0, start) + rewritten } as Request));
+      if (!url.includes("?")) return honoPath(request);
+      const target = targetOf(url);
+      const rewritten = engine.route(target);
+      return honoPath(rewritten === undefined ? request : ({ url: url.slice(0, url.length - target.length) + rewritten } as Request));
     },
     services() {
       return function servicesSessionAuth(c, next) {
-        const { url } = c.req.raw;
-        const served = engine.claims(url.slice(url.indexOf("/", url.indexOf("://") + 3))) ? engine.serve(describe(c)) : undefined;
+        const served = engine.claims(targetOf(c.req.raw.url)) ? engine.serve(describe(c)) : undefined;
         // Hono awaits each middleware: handing on next()'s own promise adds none of ours to an app request.
         return served === undefined ? next() : answer(c, next, served);
       };
@@ -235,13 +233,14 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return (c) => {
+        const described = describe(c);
         // A Services call where services() is not mounted is never answered here (the app's own middleware may have turned it away): only said, once.
-        if (engine.names(describe(c).target))
+        if (engine.names(described.target))
           engine.reportOnce(
             "config.routing",
             `a Services call reached Hono's not-found handler: mount services() on ${engine.endpointPath}/* and /services/session/token (or on every path)`,
           );
-        return toResponse(answer(describe(c)));
+        return toResponse(answer(described));
       };
     },
     // Hono's own HTTPExceptions (basic-auth's 401 and its challenge) answer as Hono's handler has them.

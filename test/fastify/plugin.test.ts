@@ -271,9 +271,16 @@ describe("drupalRewriteUrl with the plugin under a prefix", () => {
           onEvent: (event: AuthEvent) => events.push(event),
         });
         api.setNotFoundHandler(api.sessionAuth.notFound());
+        // The site root's not-found handler answers through the plugin's too.
+        app.setNotFoundHandler((request, reply) => api.sessionAuth.notFound()(request, reply));
       },
       { prefix: "/drupal" },
     );
+    // Outside the prefix, or no ?q= at all: nothing drupalRewriteUrl would route, nothing said.
+    for (const url of ["/services/json/user/login", "/?q=services/json/user/login", "/drupal/services/json/nothing"]) {
+      expect((await app.inject({ method: "POST", url })).statusCode, url).toBe(404);
+    }
+    expect(events.filter((event) => event.type === "config.routing")).toEqual([]);
     expect((await app.inject({ method: "POST", url: "/drupal/?q=services/json/user/login" })).statusCode).toBe(404);
     expect(events.filter((event) => event.type === "config.routing")).toEqual([
       expect.objectContaining({ message: expect.stringContaining('drupalRewriteUrl(options, { prefix: "/drupal" })') }),
