@@ -24,8 +24,6 @@ export interface LoginSubject {
 /** An attempt counted before its password is checked. */
 export interface Reservation {
   readonly flood: Flood;
-  /** Counted against a device cookie of the account (see {@link LoginThrottle.reserve}), not its address or account. */
-  readonly device: boolean;
   /** The attempt is not to count after all (it was never checked): give its counts back. */
   release(): Promise<void>;
   /** The password was right: the account's failures are forgotten, and the attempt is not an IP failure. */
@@ -88,7 +86,7 @@ export class LoginThrottle {
     if (address !== undefined && device === undefined) {
       const ip: Counter = { key: `ip:${address}`, window: ipWindow, limit: ipLimit };
       const verdict = await this.#step(before, ip);
-      if (verdict !== "within") return verdict === "held" ? ip.key : refused("ip", false);
+      if (verdict !== "within") return verdict === "held" ? ip.key : refused("ip");
       before.push(ip);
     }
     let last: Counter;
@@ -107,8 +105,8 @@ export class LoginThrottle {
       last = { key, window: userWindow, limit: userLimit };
     }
     const verdict = await this.#step(before, last);
-    if (verdict !== "within") return verdict === "held" ? last.key : refused("user", device !== undefined);
-    return this.#reservation([...before, last], device !== undefined);
+    if (verdict !== "within") return verdict === "held" ? last.key : refused("user");
+    return this.#reservation([...before, last]);
   }
 
   /** Counts an attempt on `counter` and judges it: blocked stays counted as a failure of each; held or an error gives all back. */
@@ -140,7 +138,7 @@ export class LoginThrottle {
   }
 
   /** An attempt counted within every limit, on `all` its counters. */
-  #reservation(all: readonly Counter[], device: boolean): Reservation {
+  #reservation(all: readonly Counter[]): Reservation {
     const counters = this.#counters;
     // After each way of settling, the first login held on each counter here tries again.
     const settle = async (step: (one: Counter) => Promise<unknown>) => {
@@ -152,7 +150,6 @@ export class LoginThrottle {
     };
     return {
       flood: null,
-      device,
       release: () => settle((one) => counters.decrement(one.key)),
       // An address keeps its failures (a success is not one of them); the account, or the device cookie, forgets its own.
       succeed: () =>
@@ -165,8 +162,8 @@ export class LoginThrottle {
 }
 
 /** A refused attempt: its counts were settled when it was refused. */
-function refused(flood: "ip" | "user", device: boolean): Reservation {
-  return { flood, device, release: settledAlready, succeed: settledAlready, fail: settledAlready };
+function refused(flood: "ip" | "user"): Reservation {
+  return { flood, release: settledAlready, succeed: settledAlready, fail: settledAlready };
 }
 
 function settledAlready(): Promise<void> {
