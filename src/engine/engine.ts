@@ -20,6 +20,7 @@ import { sessionCheck } from "../sessions/session-check.js";
 import { Sessions } from "../sessions/sessions.js";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import { answersInProcess } from "../stores/process-local.js";
+import { COUNTER_REPAIRS, SESSION_REPAIRS } from "../stores/repairs.js";
 import { withTimeout } from "../stores/with-timeout.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
@@ -119,8 +120,8 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   const emit = eventEmitter(options.onEvent);
   const timeoutMs = options.storeTimeout * 1000;
   const users = withTimeout(options.userStore, "userStore", timeoutMs, emit);
-  const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit);
-  const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit);
+  const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit, { repairs: COUNTER_REPAIRS });
+  const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit, { repairs: SESSION_REPAIRS });
   const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local: options.sessionStore.processLocal !== undefined }, emit);
   const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;

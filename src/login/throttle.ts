@@ -156,7 +156,14 @@ export class LoginThrottle {
         settle((one) =>
           one.key.startsWith("ip:") ? counters.decrement(one.key) : Promise.all([counters.delete(one.key), counters.delete(failuresOf(one.key))]),
         ),
-      fail: () => settle((one) => counters.increment(failuresOf(one.key), one.window)),
+      // A failure the store did not record gives its attempt back too: a count no failure explains would hold logins for the window.
+      fail: () =>
+        settle((one) =>
+          counters.increment(failuresOf(one.key), one.window).catch(async (error: unknown) => {
+            await counters.decrement(one.key).catch(() => undefined);
+            throw error;
+          }),
+        ),
     };
   }
 }

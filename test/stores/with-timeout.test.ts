@@ -24,7 +24,7 @@ describe("withTimeout and a store's ready promise", () => {
     let becomeReady!: () => void;
     const store = storeReadyWhen(new Promise<void>((resolve) => (becomeReady = resolve)));
     const events: RaisedEvent[] = [];
-    const guarded = withTimeout(store, "users", 2000, (event) => void events.push(event), 30_000);
+    const guarded = withTimeout(store, "users", 2000, (event) => void events.push(event), { readyTimeoutMs: 30_000 });
 
     const waiting = guarded.find("demo");
     const outcome = waiting.then(

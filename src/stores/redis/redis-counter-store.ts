@@ -3,6 +3,7 @@ import { parseOptions } from "../../validate.js";
 import { redisClientSchema } from "./client-option.js";
 import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
+import { watchedClient } from "./connection.js";
 import { DECREMENT_SCRIPT } from "./scripts.js";
 
 /** Options of {@link redisCounterStore}. */
@@ -39,7 +40,9 @@ function count(reply: unknown): number {
  * @throws TypeError when `client` is missing or an option is out of range.
  */
 export function redisCounterStore(options: RedisCounterStoreOptions): CounterStore {
-  const { client, prefix = "ssa:c:" } = parseOptions(optionsSchema, options, "redisCounterStore");
+  const parsed = parseOptions(optionsSchema, options, "redisCounterStore");
+  const { prefix = "ssa:c:" } = parsed;
+  const client = watchedClient(parsed.client);
 
   return {
     async increment(key, ttlSeconds) {

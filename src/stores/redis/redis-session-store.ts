@@ -6,6 +6,7 @@ import { parseOptions } from "../../validate.js";
 import { redisClientSchema } from "./client-option.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
 import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type RedisTransactionLike } from "./client.js";
+import { watchedClient } from "./connection.js";
 import { sessionKey, userIndexKey } from "./keys.js";
 import { ADOPT_MANY_SCRIPT, DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
@@ -59,8 +60,9 @@ function recordOf(reply: unknown): SessionRecord | null {
  */
 export function redisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const parsed = parseOptions(optionsSchema, options, "redisSessionStore");
-  const { client, prefix = "ssa:" } = parsed;
-  const cluster = parsed.cluster ?? isClusterClient(client);
+  const { prefix = "ssa:" } = parsed;
+  const cluster = parsed.cluster ?? isClusterClient(parsed.client);
+  const client = watchedClient(parsed.client);
 
   // One primary: one MULTI. A cluster: one transaction per slot, in order, index before record
   // and cleaned after it, so a live session is never missing from its index.
