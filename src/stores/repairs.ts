@@ -8,6 +8,11 @@ import type { SessionStore } from "../types.js";
 export interface Repairs {
   /** Per method: what undoes a call that succeeded after its caller was told it failed (`value` is what it resolved). */
   readonly late?: Readonly<Record<string, (store: RepairTarget, args: readonly unknown[], value: unknown) => Promise<unknown>>>;
+  /**
+   * Per method: what undoes a call that failed after it may have been sent (a timeout, a connection lost with it unanswered),
+   * so it may have landed; a call refused before it was sent needs nothing.
+   */
+  readonly unsure?: Readonly<Record<string, (store: RepairTarget, args: readonly unknown[]) => Promise<unknown>>>;
   /** Methods whose failure is tried again (every 1 s, for an hour) until the store takes it: give-backs and deletions. */
   readonly retried?: readonly string[];
 }
@@ -22,6 +27,8 @@ export type RepairTarget = Record<string, (...args: unknown[]) => Promise<unknow
  */
 export const COUNTER_REPAIRS: Repairs = {
   late: { increment: (store, [key]) => store.decrement!(key) },
+  // A count that may have landed is given back: at worst one attempt more in the window than the limit, never a lockout.
+  unsure: { increment: (store, [key]) => store.decrement!(key) },
   retried: ["decrement", "delete"],
 };
 
@@ -104,4 +111,15 @@ export class RepairQueue {
       }
     }
   }
+}
+
+/**
+ * Whether a failed call was refused before it reached the backend, so it cannot have landed: this
+ * package's own refusals, and the clients' offline and closed errors (node-redis; ioredis with its
+ * offline queue off).
+ */
+export function neverSent(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  if (name === "StoreRefusal" || name === "ClientOfflineError" || name === "ClientClosedError") return true;
+  return typeof message === "string" && message.includes("enableOfflineQueue options is false");
 }

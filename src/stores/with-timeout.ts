@@ -1,7 +1,7 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { Emit } from "../events.js";
 import { answersInProcess } from "./process-local.js";
-import { RepairQueue, type Held, type RepairTarget, type Repairs } from "./repairs.js";
+import { neverSent, RepairQueue, type Held, type RepairTarget, type Repairs } from "./repairs.js";
 
 /** How a store is watched besides its timeout. */
 export interface WatchOptions {
@@ -20,6 +20,8 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
   const { readyTimeoutMs = READY_TIMEOUT_MS, repairs = {} } = watchOptions;
   const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
+  /** The store's calls as repairs make them: watched, unreported, never held for another try of their own. */
+  const direct: RepairTarget = {};
   const queue = new RepairQueue();
   const retried = new Set(repairs.retried ?? []);
   const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
@@ -36,6 +38,7 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
     // A repair tried again is not news: only the first failure of the call it mends was reported.
     const quiet: Emit = () => undefined;
     const late = repairs.late?.[key];
+    const unsure = repairs.unsure?.[key];
     const retry = retried.has(key);
     const attempt = (args: readonly unknown[], again?: Held, report: Emit = emit): Promise<unknown> => {
       let pending: Promise<unknown>;
@@ -45,13 +48,15 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
         return Promise.reject(failure(operation, error, report));
       }
       if (local) return pending.then(undefined, failed);
+      // Failed after it may have been sent (before or after its deadline): undone as if it had landed.
+      if (unsure !== undefined) pending.catch((error: unknown) => neverSent(error) || queue.add(() => unsure(direct, args)));
       const landedLate =
         late === undefined && !retry
           ? undefined
           : (value: unknown) => {
               // A give-back that lands late needs no second; a call whose caller was told it failed is undone.
               if (again !== undefined) again.cancelled = true;
-              if (late !== undefined) queue.add(() => late(guarded as RepairTarget, args, value));
+              if (late !== undefined) queue.add(() => late(direct, args, value));
             };
       return watchdog.watch(
         pending,
@@ -60,6 +65,7 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
         landedLate,
       );
     };
+    direct[key] = (...args: unknown[]) => attempt(args, undefined, quiet);
     // A give-back or deletion the store refused is offered again until it takes it.
     const call =
       retry && !local
