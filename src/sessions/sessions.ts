@@ -95,7 +95,7 @@ export class Sessions {
     this.#emit = emit;
     this.#store = stores.sessions;
     this.#users = stores.users;
-    this.#pending = new PendingLogouts(stores.sessions, settings.absoluteTimeout);
+    this.#pending = new PendingLogouts(stores.sessions);
     this.#local = stores.local;
   }
 
