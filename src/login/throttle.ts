@@ -74,7 +74,7 @@ export class LoginThrottle {
         if (held !== undefined) this.#held.settled(held);
         return outcome;
       }
-      await this.#held.wait(outcome, deadline, held !== undefined);
+      await this.#held.wait(outcome, deadline, held !== undefined, address);
       held = outcome;
     }
   }

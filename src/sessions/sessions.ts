@@ -243,7 +243,10 @@ export class Sessions {
    * is looked up, so a planted value neither hides the caller's nor can be ended with another's token.
    */
   async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
-    const sessid = readCookies(request.cookieHeader, cookie.name).find((value) => safeEqual(token, this.token(value)));
+    const values = readCookies(request.cookieHeader, cookie.name);
+    // As many MACs as a request can have sessions (more values are no session at all, as for a read).
+    if (values.length > MAX_COOKIE_CANDIDATES) return undefined;
+    const sessid = values.find((value) => safeEqual(token, this.token(value)));
     return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId);
   }
 
