@@ -79,6 +79,18 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Whether the address, or the account from it, has recorded failures up to its limit: where a
+   * device cookie is the remedy for a lockout (OWASP), so its holder's check may go first.
+   */
+  async overLimit(address: string | undefined, subject: () => Promise<LoginSubject>): Promise<boolean> {
+    const { ipLimit, userLimit, perAccountOnly } = this.#limits;
+    if (address !== undefined && (await this.#counters.get(failuresOf(`ip:${address}`))) >= ipLimit) return true;
+    const { nameHash } = await subject();
+    const key = perAccountOnly || address === undefined ? `user:${nameHash}` : `user:${nameHash}-${address}`;
+    return (await this.#counters.get(failuresOf(key))) >= userLimit;
+  }
+
   /** One try at counting an attempt: its reservation (a flood, or within every limit), or the key of the counter that holds it back. */
   async #count(address: string | undefined, subject: () => Promise<LoginSubject>, device: DeviceToken | undefined): Promise<Reservation | string> {
     const { ipLimit, ipWindow, userLimit, userWindow, perAccountOnly } = this.#limits;
