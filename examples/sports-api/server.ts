@@ -38,9 +38,13 @@ server.listen(port, () => {
   if (hybrid.trustedOrigins !== undefined) console.log(`app origins (logins and CORS): ${hybrid.trustedOrigins.join(", ")}`);
 });
 
+// Out within a few seconds whatever the stores do: a store that hangs cannot hold the process.
+const STOP_WITHIN_MS = 3000;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
+    setTimeout(() => process.exit(0), STOP_WITHIN_MS).unref();
     server.close();
+    server.closeIdleConnections();
     void stores.close().finally(() => process.exit(0));
   });
 }

@@ -70,8 +70,7 @@ export class HashAdmission {
     if (this.#running >= this.#options.concurrency || this.#waiting > 0) {
       const first = priority !== undefined && !this.#priority.some((entry) => entry.account === priority);
       await (first ? this.#waitFirst(client, priority, within) : this.#wait(client, within));
-    }
-    else this.#start(client);
+    } else this.#start(client);
     const started = performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
