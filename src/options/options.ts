@@ -5,6 +5,7 @@ import type { AuthEventListener } from "../events.js";
 import type { LoginOptions } from "../login/options.js";
 import type { OriginOptions } from "../origins/options.js";
 import type { SessionOptions } from "../sessions/options.js";
+import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
 import type { SessionStore, UserStore } from "../types.js";
 
 /**
@@ -44,6 +45,12 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
    * @default none
    */
   onEvent?: AuthEventListener;
+  /**
+   * Traces and metrics of logins, guards and store calls: `openTelemetry()` from
+   * `services-session-auth/opentelemetry` (docs/telemetry.md).
+   * @default none: nothing is measured
+   */
+  telemetry?: SessionAuthTelemetry;
 }
 
 export type { CookieOptions, CorsConfig, CorsOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };

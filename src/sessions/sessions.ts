@@ -99,6 +99,11 @@ export class Sessions {
     this.#local = stores.local;
   }
 
+  /** Users with a logout held in this process until the store takes it. */
+  get heldLogouts(): number {
+    return this.#pending.size;
+  }
+
   /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
   placement(host: string, secure: boolean): CookiePlacement {
     const cache = secure ? this.#cookies.https : this.#cookies.http;

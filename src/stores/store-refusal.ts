@@ -19,3 +19,8 @@ export class StoreRefusal extends Error {
 export function isStoreRefusal(error: unknown): error is StoreRefusal {
   return error instanceof Error && error.name === "StoreRefusal" && typeof (error as StoreRefusal).reason === "string";
 }
+
+/** A store call that outlived `storeTimeout`: the request got a 503, and what the call did is undone if it lands. */
+export class StoreTimeout extends Error {
+  override readonly name = "StoreTimeout";
+}

@@ -1,7 +1,9 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { Emit } from "../events.js";
 import { answersInProcess } from "./process-local.js";
+import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
 import { neverSent, RepairQueue, type Held, type RepairTarget, type Repairs } from "./repairs.js";
+import { StoreTimeout } from "./store-refusal.js";
 
 /** How a store is watched besides its timeout. */
 export interface WatchOptions {
@@ -9,6 +11,8 @@ export interface WatchOptions {
   readonly readyTimeoutMs?: number;
   /** What undoes a call that landed after its request was answered, and which failed calls are sent again. */
   readonly repairs?: Repairs;
+  /** Where each call's span, duration and failure go; none, nothing is measured. */
+  readonly telemetry?: SessionAuthTelemetry | undefined;
 }
 
 /**
@@ -17,7 +21,7 @@ export interface WatchOptions {
  * docs/performance.md#store-timeouts-one-watchdog, docs/scaling-out.md#outages.
  */
 export function withTimeout<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, watchOptions: WatchOptions = {}): T {
-  const { readyTimeoutMs = READY_TIMEOUT_MS, repairs = {} } = watchOptions;
+  const { readyTimeoutMs = READY_TIMEOUT_MS, repairs = {}, telemetry } = watchOptions;
   const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
   /** The store's calls as repairs make them: watched, unreported, never held for another try of their own. */
@@ -60,7 +64,7 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
             };
       return watchdog.watch(
         pending,
-        () => failure(operation, new Error(`${operation} timed out after ${timeoutMs / 1000} s`), report),
+        () => failure(operation, new StoreTimeout(`${operation} timed out after ${timeoutMs / 1000} s`), report),
         (error) => failure(operation, error, report),
         landedLate,
       );
@@ -77,16 +81,17 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
             });
           }
         : (...args: unknown[]): Promise<unknown> => attempt(args);
-    calls.set(key, call);
+    calls.set(key, telemetry === undefined ? call : (...args: unknown[]) => telemetry.storeCall(operation, () => call(...args)));
+    const measured = calls.get(key)!;
     guarded[key] = preparing
       ? (...args: unknown[]) =>
           preparing
             ? ready!.then(
-                () => call(...args),
+                () => measured(...args),
                 (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit)),
               )
-            : call(...args)
-      : call;
+            : measured(...args)
+      : measured;
   }
   // Ready, however late: from then on calls go straight to the store, without the check.
   (store as { ready?: Promise<unknown> }).ready?.then?.(

@@ -27,6 +27,7 @@ const COMPUTED = new Set([
   "baseUrl",
   "sameSite",
   "onEvent",
+  "telemetry",
   "isAdmin",
   "hasher",
   "counterStore",
