@@ -118,6 +118,37 @@ describe.skipIf(!canRun)("Redis stores behind a faulty network", () => {
         expect(after.every((one) => one.status === 200 || one.status === 503)).toBe(true);
         expect(after.filter((one) => one.at >= 2000).every((one) => one.status === 200)).toBe(true);
       });
+
+      it("answers 503 at once while connections are refused, and is back within 2 s of the first one taken", async () => {
+        const { agent, app } = createTestApp({ ...client.stores(`refuse-${name}:`), storeTimeout: 1 });
+        const session = await login(app);
+        await proxy.refuse();
+        proxy.cut();
+        const asked = Date.now();
+        const during = await probe(session.cookie, agent, 10, 100);
+        const slowest = Date.now() - asked;
+        await proxy.accept();
+        const after = await probe(session.cookie, agent, 30, 100);
+        const last503 = after.filter((one) => one.status !== 200).at(-1)?.at ?? 0;
+        console.log(`${name}: refused connections: 10 requests answered in ${slowest} ms; last 503 sent ${last503} ms after connections are taken again`);
+        expect(during.every((one) => one.status === 503)).toBe(true);
+        expect(after.filter((one) => one.at >= 2000).every((one) => one.status === 200)).toBe(true);
+      });
+
+      it("is back within 2 s of a killed Redis starting again; a session it lost is a 401, never a 200", async () => {
+        const { agent, app } = createTestApp({ ...client.stores(`kill-${name}:`), storeTimeout: 1 });
+        const session = await login(app);
+        await server.stop();
+        const during = await probe(session.cookie, agent, 5, 100);
+        await server.start();
+        const after = await probe(session.cookie, agent, 30, 100);
+        const last = after.filter((one) => one.status !== 200 && one.status !== 401).at(-1)?.at ?? 0;
+        console.log(`${name}: killed Redis (no persistence): last 503 sent ${last} ms after it started again`);
+        expect(during.every((one) => one.status === 503)).toBe(true);
+        // Without persistence the session went with the server: a 401, never a 200 without the store.
+        expect(after.filter((one) => one.at >= 2000).every((one) => one.status === 401)).toBe(true);
+        expect((await login(app)).sessid).toBeTruthy();
+      });
     });
   }
 });
