@@ -80,10 +80,12 @@ describeEachDrupalDb("drupal7SessionStore under faults", (database, dialect) => 
     const session = await login(app.app);
     const server = await listen(app.app);
     const get = () =>
-      fetch(`http://127.0.0.1:${server.port}/services/json/players`, { headers: { Cookie: session.cookie }, signal: AbortSignal.timeout(10_000) }).then(async (res) => {
-        await res.arrayBuffer();
-        return { status: res.status };
-      });
+      fetch(`http://127.0.0.1:${server.port}/services/json/players`, { headers: { Cookie: session.cookie }, signal: AbortSignal.timeout(10_000) }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          return { status: res.status };
+        },
+      );
     try {
       proxy.delay(100);
       // What the slowed pool serves: 10 clients, one request each at a time, for 2 s.
