@@ -31,11 +31,7 @@ export async function redisFromEnv(url: string, library = "node-redis"): Promise
       keepAlive: 1000,
       retryStrategy: (times) => Math.min(50 * 2 ** times, 500),
     });
-    client.on("error", () => undefined);
-    await client.connect();
-    const writeClient = client.duplicate();
-    writeClient.on("error", () => undefined);
-    await writeClient.connect();
+    const writeClient = await connectedPair(client, () => client.duplicate());
     return {
       sessionStore: (prefix) => ioredisSessionStore({ client, writeClient, prefix }),
       counterStore: (prefix) => ioredisCounterStore({ client, writeClient, prefix }),
@@ -54,11 +50,7 @@ export async function redisFromEnv(url: string, library = "node-redis"): Promise
       reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 500),
     },
   });
-  client.on("error", () => undefined);
-  await client.connect();
-  const writeClient = client.duplicate();
-  writeClient.on("error", () => undefined);
-  await writeClient.connect();
+  const writeClient = await connectedPair(client, () => client.duplicate());
   return {
     sessionStore: (prefix) => redisSessionStore({ client, writeClient, prefix }),
     counterStore: (prefix) => redisCounterStore({ client, writeClient, prefix }),
@@ -69,6 +61,19 @@ export async function redisFromEnv(url: string, library = "node-redis"): Promise
         }),
       )),
   };
+}
+
+/** Connects `client` and a second connection like it for writes (errors are the stores' to answer); resolves the second. */
+async function connectedPair<C extends { on(event: "error", listener: () => void): unknown; connect(): Promise<unknown> }>(
+  client: C,
+  duplicate: () => C,
+): Promise<C> {
+  const writeClient = duplicate();
+  for (const one of [client, writeClient]) {
+    one.on("error", () => undefined);
+    await one.connect();
+  }
+  return writeClient;
 }
 
 /** `graceful`, or `force()` once it has taken a second. */

@@ -9,6 +9,7 @@ import { drupal7SessionStore, type Drupal7Pool } from "services-session-auth/dru
 import { createTestApp, login } from "../helpers/app.js";
 import { listen } from "../helpers/clients.js";
 import { faultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
+import { lockWrites } from "./write-lock.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "../drupal/helpers/drupal-db.js";
 
 /** What one request got, and when it was sent (ms after the first). */
@@ -144,23 +145,3 @@ describeEachDrupalDb("drupal7SessionStore under faults", (database, dialect) => 
     expect(await rowsOf()).toBe(before + 1);
   });
 });
-
-/** Takes a lock on `sessions` that blocks writes and lets reads through, on a connection of its own; resolves its release. */
-async function lockWrites(db: TestDrupalDb): Promise<() => Promise<void>> {
-  if (db.dialect === "mysql") {
-    const connection = await mysql.createConnection(db.url);
-    await connection.query(`LOCK TABLES ${db.table("sessions")} READ`);
-    return async () => {
-      await connection.query("UNLOCK TABLES");
-      await connection.end();
-    };
-  }
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  await client.query("BEGIN");
-  await client.query(`LOCK TABLE ${db.table("sessions")} IN SHARE MODE`);
-  return async () => {
-    await client.query("COMMIT");
-    await client.end();
-  };
-}

@@ -8,6 +8,7 @@
  *   drupal <mysql|postgres>                drupal7SessionStore (pool of 10), 150 GET/s: a 10 s stall then a black hole, a 10 s write lock, 20 s of replies 100 ms late
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import express from "express";
 import mysql from "mysql2/promise";
@@ -15,7 +16,8 @@ import pg from "pg";
 import { createSessionAuthRouter, memoryUserStore, scryptHasher } from "../../src/index.js";
 import { drupal7SessionStore } from "../../src/entries/drupal.js";
 import { createMysql, createPostgres, type TestDrupalDb } from "../drupal/helpers/drupal-databases.js";
-import { faultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
+import { faultProxy } from "../helpers/fault-proxy.js";
+import { lockWrites } from "./write-lock.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,11 +86,24 @@ async function startExample(env: Record<string, string>): Promise<{ port: number
   const port = 21690;
   let output = "";
   const child = spawn(process.execPath, ["--import", "tsx", "examples/sports-api/server.ts"], {
-    env: { ...process.env, PORT: String(port), SESSION_SECRET: "fault-scenarios-secret-0123456789abcdef", NODE_ENV: "test", ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      SESSION_SECRET: "fault-scenarios-secret-0123456789abcdef",
+      NODE_ENV: process.env.EXAMPLE_STDERR === undefined ? "test" : "production",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout!.on("data", (chunk: Buffer) => {
+    // Once started, what the example prints (its audit events) goes to a file when asked, never into memory here.
+    if (process.env.EXAMPLE_STDERR !== undefined && output.includes("sports API on")) appendFileSync(process.env.EXAMPLE_STDERR, chunk);
+    else if (!output.includes("sports API on")) output += chunk.toString();
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    if (process.env.EXAMPLE_STDERR !== undefined) appendFileSync(process.env.EXAMPLE_STDERR, chunk);
+    else output += chunk.toString();
+  });
   while (!output.includes("sports API on")) {
     if (child.exitCode !== null) throw new Error(output);
     await sleep(100);
@@ -160,7 +175,8 @@ async function soak(library: string, minutes: number): Promise<void> {
       const res = await fetch(`http://127.0.0.1:${example.port}/services/json/user/login.json`, {
         method: "POST",
         headers: { "Content-Type": "application/json", "X-Forwarded-For": `198.51.100.${logins % 200}` },
-        body: JSON.stringify({ username: "demo", password: logins % 3 === 0 ? "wrong" : "demo-password" }),
+        // Another account than the GETs': the per-user cap would end their session.
+        body: JSON.stringify({ username: "admin", password: logins % 3 === 0 ? "wrong" : "admin-password" }),
       });
       await res.arrayBuffer();
       return res.status;
@@ -176,6 +192,8 @@ async function soak(library: string, minutes: number): Promise<void> {
       }
     }
     await Promise.all([traffic.stop(), loginLoop.stop()]);
+    console.log("final tallies by second sent (those with anything but 200):");
+    traffic.seconds.forEach((tally, second) => Object.keys(tally ?? {}).some((status) => status !== "200") && line(second, tally));
     const first = samples.slice(0, 6);
     const last = samples.slice(-6);
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -225,9 +243,7 @@ async function drupal(dialect: "mysql" | "postgres"): Promise<void> {
     const cookie = await exampleLogin(21691);
     const rowsOf = async () => Number((await db.run<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${db.table("sessions")}`))[0]!.n);
     const traffic = load(150, getter(21691, cookie));
-    let logins = 0;
     const loginLoop = load(2, async () => {
-      logins += 1;
       const res = await fetch("http://127.0.0.1:21691/services/json/user/login.json", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -268,25 +284,6 @@ async function drupal(dialect: "mysql" | "postgres"): Promise<void> {
     await (pool as { end(): Promise<void> }).end().catch(() => undefined);
     await db.destroy();
   }
-}
-
-async function lockWrites(db: TestDrupalDb): Promise<() => Promise<void>> {
-  if (db.dialect === "mysql") {
-    const connection = await mysql.createConnection(db.url);
-    await connection.query(`LOCK TABLES ${db.table("sessions")} READ`);
-    return async () => {
-      await connection.query("UNLOCK TABLES");
-      await connection.end();
-    };
-  }
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  await client.query("BEGIN");
-  await client.query(`LOCK TABLE ${db.table("sessions")} IN SHARE MODE`);
-  return async () => {
-    await client.query("COMMIT");
-    await client.end();
-  };
 }
 
 const [scenario, arg, extra] = process.argv.slice(2);

@@ -74,6 +74,48 @@ describe.skipIf(!canRun)("Redis stores behind a faulty network", () => {
     await server.dispose();
   });
 
+  it("node-redis with a connection for writes: back within 2 s of a black hole while every GET also writes (a touch due)", async () => {
+    const through = await faultProxy(server.port);
+    const options = {
+      disableOfflineQueue: true,
+      pingInterval: 500,
+      socket: { connectTimeout: 1000, socketTimeout: 1000, keepAlive: true, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 500) },
+    };
+    const client = createClient({ url: `redis://127.0.0.1:${through.port}`, ...options });
+    client.on("error", () => undefined);
+    await client.connect();
+    const writeClient = client.duplicate();
+    writeClient.on("error", () => undefined);
+    await writeClient.connect();
+    try {
+      const { agent, app } = createTestApp({
+        sessionStore: redisSessionStore({ client, writeClient, prefix: "touch-bh:" }),
+        counterStore: redisCounterStore({ client, writeClient, prefix: "touch-bh:c:" }),
+        storeTimeout: 1,
+        touchInterval: 0,
+      });
+      const session = await login(app);
+      const players = () => agent.get("/services/json/players").set("Cookie", session.cookie);
+      through.stall();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      through.blackHole();
+      const start = Date.now();
+      const after: Outcome[] = [];
+      while (Date.now() - start < 5000) {
+        const at = Date.now() - start;
+        after.push({ at, status: (await players()).status });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const last503 = after.filter((one) => one.status !== 200).at(-1)?.at ?? 0;
+      console.log(`node-redis, writes on their own connection, a touch on every GET: last 503 ${last503} ms after new connections pass`);
+      expect(after.filter((one) => one.at >= 2000).every((one) => one.status === 200)).toBe(true);
+    } finally {
+      client.destroy();
+      writeClient.destroy();
+      await through.close();
+    }
+  });
+
   for (const [name, connect] of Object.entries(CLIENTS)) {
     describe(name, () => {
       let client: Awaited<ReturnType<typeof connect>>;

@@ -89,12 +89,19 @@ class ConnectionWatch {
     const ready = (this.#client as NodeRedisMembers).isReady;
     if (ready === false) return new StoreRefusal("offline", "the Redis client is not connected");
     if (this.#waiting.size >= MAX_WAITING) return new StoreRefusal("shed", `${MAX_WAITING} Redis commands are already waiting`);
-    const oldest = this.#oldest();
     // Half the silence limit without a word: the next command would only wait behind the others.
-    if (oldest !== undefined && this.#lastAnswer < oldest.since && performance.now() - oldest.since > SILENCE_LIMIT_MS / 2) {
-      return new StoreRefusal("offline", "the Redis connection has not answered");
-    }
+    if (this.#silentFor(SILENCE_LIMIT_MS / 2)) return new StoreRefusal("offline", "the Redis connection has not answered");
     return undefined;
+  }
+
+  /**
+   * Whether a command has waited `ms` and nothing came back in that time. Not "since it was sent":
+   * the reply to an earlier command may come just after it went, and then nothing more.
+   */
+  #silentFor(ms: number): boolean {
+    const oldest = this.#oldest();
+    const now = performance.now();
+    return oldest !== undefined && now - oldest.since >= ms && now - this.#lastAnswer >= ms;
   }
 
   #oldest(): Waiting | undefined {
@@ -103,14 +110,13 @@ class ConnectionWatch {
   }
 
   #tick(): void {
-    const oldest = this.#oldest();
-    if (oldest === undefined) {
+    if (this.#waiting.size === 0) {
       clearInterval(this.#ticker);
       this.#ticker = undefined;
       return;
     }
+    if (!this.#silentFor(SILENCE_LIMIT_MS)) return;
     const now = performance.now();
-    if (this.#lastAnswer >= oldest.since || now - oldest.since < SILENCE_LIMIT_MS) return;
     // Whatever was sent on the silent connection is given up (the watchdog has answered its callers):
     // new commands are sent again, on a new connection where the client allows one.
     this.#waiting.clear();
