@@ -163,7 +163,8 @@ export class QueryGate {
     const started = performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
-    const pending = connection.run(sql, values, hardDeadline - started);
+    // The driver's own timeout is the backstop, a second after this gate's: the gate's ends the statement on the server too.
+    const pending = connection.run(sql, values, hardDeadline - started + 1000);
     const outcome = new Promise<unknown>((resolve, reject) => {
       const giveUp = (why: string) => {
         settled = true;

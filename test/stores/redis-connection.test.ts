@@ -68,3 +68,23 @@ it("never replaces a connection that keeps answering, however slowly each reply 
   await Promise.all(answered);
   expect(calls).toEqual({ destroy: 0, connect: 0 });
 });
+
+it("refuses a transaction at once while the client is offline: node-redis would send a MULTI anyway, and it waited for the reconnection", async () => {
+  const { client } = scriptedClient();
+  let sent = 0;
+  (client as unknown as { multi: () => unknown }).multi = () => {
+    const tx = {
+      incr: () => tx,
+      pExpire: () => tx,
+      exec: () => {
+        sent += 1;
+        return new Promise(() => undefined);
+      },
+    };
+    return tx;
+  };
+  (client as unknown as { isReady: boolean }).isReady = false;
+  const counters = redisCounterStore({ client });
+  await expect(counters.increment("ip:a", 60)).rejects.toMatchObject({ name: "StoreRefusal", reason: "offline" });
+  expect(sent).toBe(0);
+});
