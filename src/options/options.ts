@@ -47,8 +47,8 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
   onEvent?: AuthEventListener;
   /**
    * Traces and metrics of logins, guards and store calls: `openTelemetry()` from
-   * `services-session-auth/opentelemetry` (docs/telemetry.md).
-   * @default none: nothing is measured
+   * `services-session-auth/opentelemetry` (docs/telemetry.md); without it nothing is measured.
+   * @default none
    */
   telemetry?: SessionAuthTelemetry;
 }

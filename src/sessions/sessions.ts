@@ -61,6 +61,11 @@ export const NO_COOKIES: readonly string[] = Object.freeze([]);
 /** Most distinct cookies of one name that can still be a session (three places written, one spare): more is none, so lookups stay bounded. */
 export const MAX_COOKIE_CANDIDATES = 4;
 
+/** Well-formed values of the session cookie a logout computes a token for: far more than a browser keeps, a bound on a request's MACs. */
+const MAX_TOKEN_CANDIDATES = 32;
+/** What any store's session id looks like (base64url, from a 128-bit id to a sealed cookie), so a value of another shape costs no MAC. */
+const CANDIDATE_SHAPE = /^[\w-]{22,4096}$/;
+
 /** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
 export const EXPIRY_GRACE = 600;
 
@@ -248,9 +253,10 @@ export class Sessions {
    * is looked up, so a planted value neither hides the caller's nor can be ended with another's token.
    */
   async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
-    const values = readCookies(request.cookieHeader, cookie.name);
-    // As many MACs as a request can have sessions (more values are no session at all, as for a read).
-    if (values.length > MAX_COOKIE_CANDIDATES) return undefined;
+    // A MAC only for a value that can be a session id, at most MAX_TOKEN_CANDIDATES of them: planted junk costs
+    // nothing and hides nothing, and no request buys more work than that.
+    const values = readCookies(request.cookieHeader, cookie.name).filter((value) => CANDIDATE_SHAPE.test(value));
+    if (values.length > MAX_TOKEN_CANDIDATES) return undefined;
     const sessid = values.find((value) => safeEqual(token, this.token(value)));
     return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId);
   }
