@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
-import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
+import type { CounterStore, PasswordHasher, SessionStoreContext, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
 import { HeldLogins } from "./held-logins.js";
 import { addressGroup, plainAddress } from "../http-input/address.js";
@@ -24,6 +24,8 @@ export interface LoginAttempt {
   readonly cookieHeader?: string | undefined;
   /** The session cookie's attributes, which a device cookie follows. */
   readonly cookie: CookieAttributes;
+  /** What the session store is told of the request when the new session is stored. */
+  readonly store?: SessionStoreContext | undefined;
 }
 
 /** A successful login: the new session's id and the user. */
@@ -196,7 +198,7 @@ export class Authenticator {
 
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
-    const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
+    const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId, store: attempt.store });
     const placement = this.#placement(attempt);
     if (this.#devices === undefined || placement === undefined) return { ...opened, setCookie: [] };
     const value = this.#devices.issue(hashed, user.uid, attempt.now);

@@ -1,0 +1,35 @@
+/**
+ * The periodic garbage collection of the kit's stores: one bounded sweep every `interval`
+ * seconds, each instance at a random offset (so many instances spread their sweeps instead of
+ * meeting), never two at once in one process; a failed sweep waits for the next.
+ *
+ * @module
+ */
+
+/** A running sweep schedule. */
+export interface Sweeper {
+  stop(): void;
+}
+
+/** Runs `sweep` every `interval` seconds (±25 %), the first one a random part of an interval from now; the timers never keep a process alive. */
+export function sweeper(sweep: () => Promise<unknown>, interval: number): Sweeper {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const schedule = (fraction: number) => {
+    if (stopped) return;
+    timer = setTimeout(run, Math.round(interval * 1000 * fraction));
+    timer.unref?.();
+  };
+  const run = () => {
+    sweep()
+      .catch(() => undefined)
+      .finally(() => schedule(0.75 + Math.random() / 2));
+  };
+  schedule(Math.random());
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
