@@ -194,4 +194,11 @@ export interface CounterStore {
   readonly processLocal?: ProcessLocal;
   /** `true` for a store that may drop unexpired keys when full; revocations refuse such a store. */
   readonly evictsWhenFull?: boolean;
+  /**
+   * `true` for a store that keeps failures per account, as Drupal's flood table does: the login
+   * throttle then also counts an attempt under `account:<uid>` (or `account:<uid>-<address>`)
+   * once its name is found to be an active account's, and refuses it when that account's recorded
+   * failures reach the limit.
+   */
+  readonly countsAccounts?: boolean;
 }
