@@ -79,12 +79,12 @@ function failuresOf(counter: string): Failures {
  * failure on Drupal counts here as one, and a login here clears the account's as Drupal's does.
  * Attempts still being checked are counted first, atomically, in `attempts`; failures of names
  * and device cookies, which Drupal does not keep, are events of the package's. Expired events
- * are collected as Drupal's cron does. Give the throttle the site's limits (`readDrupal7LoginSettings`).
+ * are collected as Drupal's cron does. Give the throttle the site's limits (`readDrupal7SiteSettings`).
  *
  * @example
  * ```ts
  * const counterStore = drupal7FloodCounterStore({ pool });
- * createSessionAuthRouter({ ...options, counterStore, throttle: (await readDrupal7LoginSettings({ pool })).throttle });
+ * createSessionAuthRouter({ ...options, counterStore, throttle: (await readDrupal7SiteSettings({ pool })).throttle });
  * ```
  * @throws TypeError when an option is invalid or the pool's dialect cannot be told.
  */

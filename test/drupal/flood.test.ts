@@ -14,7 +14,7 @@ import {
   drupal7FloodCounterStore,
   drupal7Hasher,
   drupal7UserStore,
-  readDrupal7LoginSettings,
+  readDrupal7SiteSettings,
 } from "services-session-auth/drupal";
 import { describeCounterStore } from "../stores/contract.js";
 import { describeEachDrupalDb } from "./helpers/drupal-db.js";
@@ -109,22 +109,23 @@ describeEachDrupalDb("Drupal's flood table", (db, dialect) => {
     it("reads the site's limits and password cost from variable, with Drupal's defaults and bounds", async () => {
       const variable = (name: string, value: string) =>
         db().run(`INSERT INTO ${db().table("variable")} (name, value) VALUES (?, ?)`, [name, Buffer.from(value)]);
-      await expect(readDrupal7LoginSettings({ pool: db().pool, prefix: db().prefix })).resolves.toEqual({
+      await expect(readDrupal7SiteSettings({ pool: db().pool, prefix: db().prefix })).resolves.toEqual({
         passwordCountLog2: 15,
         throttle: { ipLimit: 50, ipWindow: 3600, userLimit: 5, userWindow: 21_600, perAccountOnly: false },
         servicesFloodControl: true,
+        sessionWriteInterval: 180,
       });
       await variable("password_count_log2", "i:16;");
       await variable("user_failed_login_user_limit", 's:1:"3";');
       await variable("user_failed_login_identifier_uid_only", "b:1;");
       await variable("services_flood_control_enabled", "b:0;");
-      await expect(readDrupal7LoginSettings({ pool: db().pool, prefix: db().prefix })).resolves.toMatchObject({
+      await expect(readDrupal7SiteSettings({ pool: db().pool, prefix: db().prefix })).resolves.toMatchObject({
         passwordCountLog2: 16,
         throttle: { userLimit: 3, perAccountOnly: true },
         servicesFloodControl: false,
       });
       await db().run(`UPDATE ${db().table("variable")} SET value = ? WHERE name = 'password_count_log2'`, [Buffer.from("i:40;")]);
-      expect((await readDrupal7LoginSettings({ pool: db().pool, prefix: db().prefix })).passwordCountLog2).toBe(30);
+      expect((await readDrupal7SiteSettings({ pool: db().pool, prefix: db().prefix })).passwordCountLog2).toBe(30);
     });
 
     it("the router's throttle over it: Drupal's account failures refuse the right password here (406), and a login here clears them", async () => {
