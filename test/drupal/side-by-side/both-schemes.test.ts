@@ -240,7 +240,7 @@ describeBesideDrupal("the example app beside a site served over HTTP and HTTPS",
       // Within the interval, nothing is written.
       await site().sql("UPDATE sessions SET timestamp = timestamp - 100");
       const before = Number((await rows())[0]?.timestamp);
-      side === "drupal" ? await onDrupal(send) : await send();
+      await (side === "drupal" ? onDrupal(send) : send());
       expect(Number((await rows())[0]?.timestamp)).toBe(before);
     }
   });
