@@ -149,3 +149,12 @@ export class Browser {
     }
   }
 }
+
+/**
+ * Resolves once the site has finished its requests: PHP writes the session in a shutdown
+ * function, after the client has the whole reply, and the site's one worker answers the next
+ * request only after that.
+ */
+export async function drupalIdle(site: DrupalSite): Promise<void> {
+  await (await fetch(`${site.baseUrl}/robots.txt`)).text();
+}

@@ -13,7 +13,7 @@ import { createSessionId } from "services-session-auth";
 import { drupal7SessionStore } from "services-session-auth/drupal";
 import { showsLoggedIn, type Proxy } from "../helpers/beside-drupal.js";
 import { describeBesideDrupal, type SiteVariant } from "../helpers/drupal7-site.js";
-import { Browser, exampleAndProxy, type Reply } from "../helpers/example-beside.js";
+import { Browser, drupalIdle, exampleAndProxy, type Reply } from "../helpers/example-beside.js";
 
 /** `drupal_hash_base64()`. */
 const drupalHash = (id: string) => createHash("sha256").update(id).digest("base64url");
@@ -29,6 +29,7 @@ describeBesideDrupal("the example app beside a site served over HTTP and HTTPS",
   beforeAll(() => void ({ proxy } = both));
   beforeEach(async () => {
     proxy.mode = "split";
+    await drupalIdle(site());
     await site().sql("DELETE FROM sessions");
     await site().sql("DELETE FROM flood");
   });
