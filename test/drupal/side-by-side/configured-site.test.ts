@@ -29,7 +29,6 @@ function sideBySide(site: () => DrupalSite, variant: SiteVariant, proxy: () => P
         proxy().mode = "split";
       }
     },
-    name: (prefix: "SESS" | "SSESS") => `${prefix}${createHash("sha256").update(`127.0.0.1:${proxy().port}`).digest("hex").slice(0, 32)}`,
   };
 }
 
@@ -43,7 +42,7 @@ describeBesideDrupal("the example app beside a mixed-mode HTTPS site ($conf['htt
     },
   });
   beforeAll(() => void ({ proxy } = both));
-  const { idOf, rows, onDrupal, name } = sideBySide(site, variant, () => proxy);
+  const { idOf, rows, onDrupal } = sideBySide(site, variant, () => proxy);
   beforeEach(async () => {
     proxy.mode = "split";
     await drupalIdle(site());
