@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ThrottleOptions } from "../login/options.js";
 import { parseOptions } from "../validate.js";
-import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
+import { databaseOptionFields, drupal7Database, type Drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 import { DRUPAL_SESSION_WRITE_INTERVAL } from "./session-facts.js";
 import { DRUPAL_HASH_COUNT, DRUPAL_MAX_HASH_COUNT, DRUPAL_MIN_HASH_COUNT } from "./password-crypt.js";
 import type { PhpJson, UNPARSEABLE } from "./php-unserialize.js";
@@ -50,7 +50,11 @@ function positive(value: PhpJson | typeof UNPARSEABLE | undefined, fallback: num
  * @throws TypeError when an option is invalid.
  */
 export async function readDrupal7SiteSettings(options: Drupal7DatabaseOptions): Promise<Drupal7SiteSettings> {
-  const db = drupal7Database(parseOptions(optionsSchema, options, "readDrupal7SiteSettings"), "readDrupal7SiteSettings");
+  return siteSettingsOf(drupal7Database(parseOptions(optionsSchema, options, "readDrupal7SiteSettings"), "readDrupal7SiteSettings"));
+}
+
+/** {@link readDrupal7SiteSettings} on a database the caller has wrapped already. */
+export async function siteSettingsOf(db: Drupal7Database): Promise<Drupal7SiteSettings> {
   const variables = await readVariables(db, [
     "password_count_log2",
     "user_failed_login_ip_limit",
