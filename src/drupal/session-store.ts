@@ -365,7 +365,8 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       const span = expiresAt - lastSeenAt;
       // The span changes only near the absolute deadline: most touches write the timestamp alone.
       if (remembered.get(handle)?.span !== span) await rewriteSpan(handle, id, column, span);
-      await db.write(...sql.touch(column, id, lastSeenAt, context?.ip));
+      // An address the binding could not tell ("") leaves the last one written.
+      await db.write(...sql.touch(column, id, lastSeenAt, context?.ip === "" ? undefined : context?.ip));
     },
     destroy,
     async heldElsewhere(sessid, context) {
@@ -382,7 +383,7 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       if (note.kind === "anonymous") {
         // Drupal writes an anonymous row read by a request once per write interval: a visitor whose calls all come here keeps the cart.
         const now = nowSeconds();
-        if (now - note.timestamp > writeInterval && context?.ip !== undefined)
+        if (now - note.timestamp > writeInterval && context?.ip !== undefined && context.ip !== "")
           await db.write(sql.refresh, [now, context.ip.slice(0, 128), note.key.sid, note.key.ssid, now - writeInterval]);
         return true;
       }
