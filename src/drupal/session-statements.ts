@@ -56,7 +56,7 @@ export interface SessionStatements {
   entry(key: RowKey, plan: EntryPlan, read: Buffer, rekey?: Rekey): [sql: string, values: SqlValue[]];
   /** An anonymous visitor's row (uid 0) by the id in `column`: its key and `timestamp`. Parameter: the id. */
   anonymous(column: SessionColumn): string;
-  /** Moves an anonymous row's `timestamp` and `hostname`, as Drupal's write does once per interval. Parameters: time, hostname, sid, ssid, time - interval. */
+  /** Moves an anonymous row's `timestamp` and `hostname` (NULL: kept), as Drupal's write does once per interval. Parameters: time, hostname, sid, ssid, time - interval. */
   readonly refresh: string;
   /** Every row keyed by the id in either column. Parameters: the id, twice. */
   readonly delete: string;
@@ -104,7 +104,7 @@ export function sessionStatements(db: Drupal7Database, joinUsers: boolean): Sess
       `SELECT s.sid AS ${c.sid}, s.ssid AS ${c.ssid}, ${head} AS ${c.head}, ${length} AS ${c.length} FROM ${sessions} s WHERE ${by(column, "s.")}`,
     entry: entryStatement(db),
     anonymous: (column) => `SELECT s.sid, s.ssid, s.timestamp FROM ${sessions} s WHERE ${by(column, "s.")} AND s.uid = 0`,
-    refresh: `UPDATE ${sessions} SET timestamp = ?, hostname = ? WHERE ${sidEquals(db, "sid")} AND ${sidEquals(db, "ssid")} AND uid = 0 AND timestamp < ?`,
+    refresh: `UPDATE ${sessions} SET timestamp = ?, hostname = COALESCE(?, hostname) WHERE ${sidEquals(db, "sid")} AND ${sidEquals(db, "ssid")} AND uid = 0 AND timestamp < ?`,
     delete: `DELETE FROM ${sessions} WHERE ${by("either", "")}`,
     deleteByUser: `DELETE FROM ${sessions} WHERE uid = ?`,
     // Bounded, and on PostgreSQL by row address with locked rows skipped: instances sweeping at once, and Drupal's own GC, never wait on each other long.

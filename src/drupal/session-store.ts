@@ -383,8 +383,8 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       if (note.kind === "anonymous") {
         // Drupal writes an anonymous row read by a request once per write interval: a visitor whose calls all come here keeps the cart.
         const now = nowSeconds();
-        if (now - note.timestamp > writeInterval && context?.ip !== undefined && context.ip !== "")
-          await db.write(sql.refresh, [now, context.ip.slice(0, 128), note.key.sid, note.key.ssid, now - writeInterval]);
+        const ip = context?.ip === undefined || context.ip === "" ? null : context.ip.slice(0, 128);
+        if (now - note.timestamp > writeInterval) await db.write(sql.refresh, [now, ip, note.key.sid, note.key.ssid, now - writeInterval]);
         return true;
       }
       // Over HTTPS, Drupal carries the plain-HTTP twin's anonymous row into the secure cookie's session: the cookie is not stale there.
