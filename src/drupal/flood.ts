@@ -17,8 +17,8 @@ const MAX_IDENTIFIER = 128;
  * @example
  * ```ts
  * const flood = drupal7Flood({ pool });
- * if (!(await flood.isAllowed("pass_reset_ip", 50, 3600, ip))) throw tooMany();
- * await flood.register("pass_reset_ip", ip, 3600);
+ * const address = "203.0.113.7";
+ * if (await flood.isAllowed("pass_reset_ip", 50, 3600, address)) await flood.register("pass_reset_ip", address, 3600);
  * ```
  */
 export interface Drupal7Flood {
