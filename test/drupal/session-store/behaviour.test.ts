@@ -2,60 +2,17 @@
  * drupal7SessionStore beyond the contract, on real MariaDB and PostgreSQL: the work a
  * protected GET costs (counted queries), Drupal writing the same row at the same time, many
  * requests and two app instances on one session, the rows that are no session here (an
- * anonymous visitor's, a blocked account's), Drupal's settings read from `variable`, and the
- * refusal of mixed-mode HTTPS.
+ * anonymous visitor's, a blocked account's), and Drupal's settings read from `variable`.
  */
 import { execFileSync } from "node:child_process";
 import express from "express";
 import request from "supertest";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSessionAuthRouter, createSessionId, hashSessionId, type SessionStore } from "services-session-auth";
-import {
-  drupal7CsrfToken,
-  drupal7Hasher,
-  drupal7SessionStore,
-  drupal7UserStore,
-  type Drupal7Pool,
-  type MysqlPoolLike,
-  type PgPoolLike,
-  type SqlValue,
-} from "services-session-auth/drupal";
-import { describeEachDrupalDb, type TestDrupalDb } from "../helpers/drupal-db.js";
+import { drupal7CsrfToken, drupal7Hasher, drupal7SessionStore, drupal7UserStore, type Drupal7Pool } from "services-session-auth/drupal";
+import { countedPool } from "../helpers/counted-pool.js";
+import { describeEachDrupalDb } from "../helpers/drupal-db.js";
 import { SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "../helpers/drupal-seed.js";
-
-/** A pool that counts the statements the kit sends, and can run a step of its own before one of them (another writer, in between). */
-function counted(db: TestDrupalDb) {
-  const log: string[] = [];
-  let before: ((sql: string) => Promise<void> | void) | undefined;
-  const note = async (sql: string) => {
-    log.push(sql);
-    await before?.(sql);
-  };
-  const pool: Drupal7Pool =
-    db.dialect === "mysql"
-      ? ({
-          async execute(sql: string, values: SqlValue[]) {
-            await note(sql);
-            return (db.pool as MysqlPoolLike).execute(sql, values);
-          },
-          getConnection: () => (db.pool as MysqlPoolLike).getConnection(),
-        } satisfies MysqlPoolLike)
-      : ({
-          async query(sql: string, values: SqlValue[]) {
-            await note(sql);
-            return (db.pool as PgPoolLike).query(sql, values);
-          },
-          connect: () => (db.pool as PgPoolLike).connect(),
-        } satisfies PgPoolLike);
-  return {
-    pool,
-    log,
-    reads: () => log.filter((sql) => /^SELECT\b/.test(sql)).length,
-    writes: () => log.filter((sql) => !/^SELECT\b/.test(sql)).length,
-    reset: () => void log.splice(0),
-    beforeEach: (step: typeof before) => void (before = step),
-  };
-}
 
 const NOW = Date.UTC(2026, 5, 1) / 1000;
 
@@ -123,7 +80,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
     it("is one read and no write while the session is fresh; one write more when the touch is due", async () => {
       vi.useFakeTimers({ toFake: ["Date"] });
       vi.setSystemTime(NOW * 1000);
-      const pool = counted(db());
+      const pool = countedPool(db());
       const server = app(pool.pool, drupal7SessionStore({ pool: pool.pool, prefix: db().prefix, dialect, scheme: "https", hashedSids: true }));
       const login = await request(server).post("/services/json/user/login").send({ username: admin.name, password: admin.password });
       expect(login.status).toBe(200);
@@ -151,7 +108,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
 
   describe("Drupal writing the same row", () => {
     it("a rewrite of the package's entry never overwrites $_SESSION that Drupal wrote in between", async () => {
-      const pool = counted(db());
+      const pool = countedPool(db());
       const mine = drupal7SessionStore({ pool: pool.pool, prefix: db().prefix, dialect, scheme: "https", hashedSids: true });
       const now = Math.floor(Date.now() / 1000);
       const sessid = await mine.create({ uid: "1", createdAt: now, lastSeenAt: now, expiresAt: now + 3600, ip: "203.0.113.9", userAgent: "app/1" });
@@ -282,7 +239,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
         now,
         Buffer.from("cart|a:1:{i:0;i:42;}"),
       ]);
-      const pool = counted(db());
+      const pool = countedPool(db());
       const server = app(pool.pool, store({ pool: pool.pool, dialect }));
       await expect(store().get(sessid)).resolves.toBeNull();
       const name = await cookieName(server);

@@ -18,26 +18,9 @@ import {
   type PgPoolLike,
   type SqlValue,
 } from "services-session-auth/drupal";
-import { describeEachDrupalDb, type TestDrupalDb } from "../helpers/drupal-db.js";
+import { countedPool } from "../helpers/counted-pool.js";
+import { describeEachDrupalDb } from "../helpers/drupal-db.js";
 import { SEED_HASH_SALT, SEED_PRIVATE_KEY, seedSite } from "../helpers/drupal-seed.js";
-
-/** Each statement the kit sends, with the bytes of its parameters. */
-function counted(db: TestDrupalDb) {
-  const log: Array<{ sql: string; bytes: number }> = [];
-  const note = (sql: string, values: SqlValue[]) =>
-    log.push({ sql, bytes: values.reduce<number>((sum, value) => sum + (Buffer.isBuffer(value) ? value.length : String(value ?? "").length), 0) });
-  const pool: Drupal7Pool =
-    db.dialect === "mysql"
-      ? ({
-          execute: (sql: string, values: SqlValue[]) => (note(sql, values), (db.pool as MysqlPoolLike).execute(sql, values)),
-          getConnection: () => (db.pool as MysqlPoolLike).getConnection(),
-        } satisfies MysqlPoolLike)
-      : ({
-          query: (sql: string, values: SqlValue[]) => (note(sql, values), (db.pool as PgPoolLike).query(sql, values)),
-          connect: () => (db.pool as PgPoolLike).connect(),
-        } satisfies PgPoolLike);
-  return { pool, log, reset: () => void log.splice(0) };
-}
 
 const NINE_MIB = 9 * 1024 * 1024;
 const now = () => Math.floor(Date.now() / 1000);
@@ -82,13 +65,13 @@ describeEachDrupalDb("drupal7SessionStore with large rows and garbage", (db, dia
     ]);
     // Logged in an hour ago: the session is that old, well within the absolute timeout.
     await db().run(`UPDATE ${db().table("users")} SET login = ? WHERE uid = 1`, [now() - 3600]);
-    const pool = counted(db());
+    const pool = countedPool(db());
     const { server } = app(pool.pool);
     for (let i = 0; i < 3; i++) expect((await request(server).get("/guarded").set("Cookie", `SESSlarge=${sessid}`)).status).toBe(200);
     // No statement carried more than a few KiB of parameters: the entry is spliced in where the row lies.
-    expect(Math.max(...pool.log.map((one) => one.bytes))).toBeLessThan(4096);
+    expect(Math.max(...pool.bytes)).toBeLessThan(4096);
     // The whole $_SESSION was read by one statement, once: the first read's, to find where the entry goes.
-    expect(pool.log.filter((one) => /SELECT session FROM/.test(one.sql))).toHaveLength(1);
+    expect(pool.log.filter((sql) => /SELECT session FROM/.test(sql))).toHaveLength(1);
     const [row] = await db().run<{ session: Buffer; length: unknown }>(`SELECT session FROM ${sessions()} WHERE sid = ?`, [sid]);
     expect(row!.session.length).toBeGreaterThan(NINE_MIB);
     expect(row!.session.subarray(0, 24).toString()).toBe("services_session_auth|a:");
@@ -106,7 +89,7 @@ describeEachDrupalDb("drupal7SessionStore with large rows and garbage", (db, dia
         chunk,
       );
     }
-    const pools = [counted(db()), counted(db()), counted(db())];
+    const pools = [countedPool(db()), countedPool(db()), countedPool(db())];
     const stores = pools.map(({ pool }) => drupal7SessionStore({ pool, prefix: db().prefix, dialect, gcMaxLifetime: lifetime, gcInterval: 0, gcBatch: 300 }));
     const [a, b, c] = await Promise.all([
       ...stores.map((store) => store.collectGarbage()),
@@ -118,9 +101,9 @@ describeEachDrupalDb("drupal7SessionStore with large rows and garbage", (db, dia
     expect(Number(left?.n)).toBe(100);
     expect((a as number) + (b as number) + (c as number)).toBeLessThanOrEqual(2400);
     for (const { log } of pools) {
-      const deletes = log.filter((one) => /^DELETE/.test(one.sql));
+      const deletes = log.filter((sql) => /^DELETE/.test(sql));
       expect(deletes.length).toBeLessThanOrEqual(10);
-      expect(deletes.every((one) => /LIMIT/.test(one.sql))).toBe(true);
+      expect(deletes.every((sql) => /LIMIT/.test(sql))).toBe(true);
     }
   });
 
