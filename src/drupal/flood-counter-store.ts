@@ -5,7 +5,7 @@ import { implementing, parseOptions } from "../validate.js";
 import type { CounterStore } from "../types.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 import { floodStatements } from "./flood.js";
-import { sweeper } from "./sweeper.js";
+import { sweeper, sweepInBatches } from "./sweeper.js";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 
 const optionsSchema = z.strictObject({
@@ -108,15 +108,7 @@ export function drupal7FloodCounterStore(options: Drupal7FloodCounterStoreOption
   }
   const split = (key: string) => (key.startsWith("failed-") ? { failed: true, counter: key.slice(7) } : { failed: false, counter: key });
 
-  async function collectGarbage(): Promise<number> {
-    let deleted = 0;
-    for (let batch = 0; batch < 10; batch++) {
-      const removed = await db.write(sql.collect, [nowSeconds(), gcBatch]);
-      deleted += removed;
-      if (removed < gcBatch) break;
-    }
-    return deleted;
-  }
+  const collectGarbage = () => sweepInBatches(() => db.write(sql.collect, [nowSeconds(), gcBatch]), gcBatch);
   const sweeping = gcInterval > 0 ? sweeper(collectGarbage, gcInterval) : undefined;
 
   return {

@@ -7,7 +7,7 @@ import type { SessionRecord, SessionStore, SessionStoreContext, StoredSession, U
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
 import { applyEntryPlan } from "./php-session-data.js";
 import { readSessionFacts } from "./session-facts.js";
-import { sweeper, type Sweeper } from "./sweeper.js";
+import { sweeper, sweepInBatches, type Sweeper } from "./sweeper.js";
 import { META_KEY, metaAtHead, metaIn, metaPlan, newSessionData, serializedMeta, tagOf, type SessionMeta } from "./session-meta.js";
 import { SESSION_COLUMNS, sessionStatements, type RowKey, type SessionColumn } from "./session-statements.js";
 import { recordsOf, type UserRow } from "./user-rows.js";
@@ -280,15 +280,7 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
     return undefined;
   }
 
-  async function collectGarbage(): Promise<number> {
-    let deleted = 0;
-    for (let batch = 0; batch < 10; batch++) {
-      const count = await db.write(sql.collect, [nowSeconds() - gcMaxLifetime, gcBatch]);
-      deleted += count;
-      if (count < gcBatch) break;
-    }
-    return deleted;
-  }
+  const collectGarbage = () => sweepInBatches(() => db.write(sql.collect, [nowSeconds() - gcMaxLifetime, gcBatch]), gcBatch);
   const sweeping: Sweeper | undefined = gcInterval > 0 ? sweeper(collectGarbage, gcInterval) : undefined;
 
   return {

@@ -33,3 +33,17 @@ export function sweeper(sweep: () => Promise<unknown>, interval: number): Sweepe
     },
   };
 }
+
+/** The most statements one sweep sends: a sweep never holds the table long, whatever is left for the next. */
+const MAX_BATCHES = 10;
+
+/** One sweep: `deleteBatch` (which deletes at most `batch` rows) until it deletes fewer, at most ten times; resolves how many rows went. */
+export async function sweepInBatches(deleteBatch: () => Promise<number>, batch: number): Promise<number> {
+  let deleted = 0;
+  for (let round = 0; round < MAX_BATCHES; round++) {
+    const removed = await deleteBatch();
+    deleted += removed;
+    if (removed < batch) break;
+  }
+  return deleted;
+}
