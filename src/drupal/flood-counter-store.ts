@@ -27,7 +27,7 @@ export interface Drupal7FloodCounterStoreOptions extends Drupal7DatabaseOptions 
    */
   attempts?: CounterStore;
   /**
-   * Seconds between two sweeps deleting expired events, as Drupal's cron does (each instance at a random offset); `0` turns it off.
+   * Seconds between two sweeps deleting expired events, as Drupal's cron does (each instance at a random offset, the first within a minute of the start); `0` turns it off.
    * @default 900
    */
   gcInterval?: number;

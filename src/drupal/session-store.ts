@@ -62,8 +62,9 @@ export interface Drupal7SessionStoreOptions extends Drupal7DatabaseOptions {
    */
   joinUsers?: boolean;
   /**
-   * Seconds between two sweeps of the store's garbage collection (each instance, at a random
-   * offset), which deletes rows unused for `gcMaxLifetime` as Drupal's does; `0` turns it off.
+   * Seconds between two sweeps of the store's garbage collection (each instance at a random
+   * offset, the first within a minute of the start), which deletes rows unused for
+   * `gcMaxLifetime` as Drupal's does; `0` turns it off.
    * @default 900
    */
   gcInterval?: number;

@@ -1,7 +1,7 @@
 /**
- * The periodic garbage collection of the kit's stores: one bounded sweep every `interval`
- * seconds, each instance at a random offset (so many instances spread their sweeps instead of
- * meeting), never two at once in one process; a failed sweep waits for the next.
+ * The periodic garbage collection of the kit's stores: one bounded sweep soon after the start,
+ * then every `interval` seconds, each instance at a random offset (so many instances spread
+ * their sweeps instead of meeting), never two at once in one process; a failed sweep waits for the next.
  *
  * @module
  */
@@ -11,21 +11,24 @@ export interface Sweeper {
   stop(): void;
 }
 
-/** Runs `sweep` every `interval` seconds (±25 %), the first one a random part of an interval from now; the timers never keep a process alive. */
+/** The first sweep comes within this many seconds of the start (at most an interval): a table left to grow is not left long. */
+const FIRST_SWEEP_WITHIN = 60;
+
+/** Runs `sweep` every `interval` seconds (±25 %), the first one at a random moment of the first minute; the timers never keep a process alive. */
 export function sweeper(sweep: () => Promise<unknown>, interval: number): Sweeper {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  const schedule = (fraction: number) => {
+  const schedule = (seconds: number) => {
     if (stopped) return;
-    timer = setTimeout(run, Math.round(interval * 1000 * fraction));
+    timer = setTimeout(run, Math.round(seconds * 1000));
     timer.unref?.();
   };
   const run = () => {
     sweep()
       .catch(() => undefined)
-      .finally(() => schedule(0.75 + Math.random() / 2));
+      .finally(() => schedule(interval * (0.75 + Math.random() / 2)));
   };
-  schedule(Math.random());
+  schedule(Math.random() * Math.min(interval, FIRST_SWEEP_WITHIN));
   return {
     stop() {
       stopped = true;
