@@ -5,10 +5,10 @@ import { createSessionId, hashSessionId } from "../sessions/session-id.js";
 import { parseOptions } from "../validate.js";
 import type { SessionRecord, SessionStore, SessionStoreContext, StoredSession, UserRecord } from "../types.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
-import { applyEntryPlan } from "./php-session-data.js";
 import { readSessionFacts } from "./session-facts.js";
 import { sweeper, sweepInBatches, type Sweeper } from "./sweeper.js";
-import { META_KEY, metaAtHead, metaIn, metaPlan, newSessionData, serializedMeta, tagOf, type SessionMeta } from "./session-meta.js";
+import { metaAtHead, metaIn, newSessionData, tagOf, type SessionMeta } from "./session-meta.js";
+import { bytesOf, sessionEntryWrites, text, type CarriedFrom } from "./session-entry-writes.js";
 import { SESSION_COLUMNS, sessionStatements, type RowKey, type SessionColumn } from "./session-statements.js";
 import { recordsOf, type UserRow } from "./user-rows.js";
 
@@ -88,16 +88,6 @@ export interface Drupal7SessionStore extends SessionStore {
 /** The session row of a read, in the columns the statements name. */
 type ReadRow = Record<string, unknown>;
 
-/** A blob column as bytes: `bytea` and BLOB both come back as a Buffer; NULL is empty. */
-function bytesOf(value: unknown): Buffer {
-  if (Buffer.isBuffer(value)) return value;
-  return typeof value === "string" ? Buffer.from(value, "utf8") : Buffer.alloc(0);
-}
-
-function text(value: unknown): string {
-  return value === null || value === undefined ? "" : Buffer.isBuffer(value) ? value.toString("utf8") : String(value);
-}
-
 /** What `get` learnt of a handle it found no session for, so `heldElsewhere` sends no second query. */
 type Unserved =
   | { readonly kind: "none" }
@@ -136,6 +126,7 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
   const db = drupal7Database(parsed, "drupal7SessionStore");
   const sql = sessionStatements(db, joinUsers);
   const c = SESSION_COLUMNS;
+  const { dataOf, writeMeta, spliceAtHead, carryOver } = sessionEntryWrites(db, sql);
   // How long after `timestamp` a session may still be read: Drupal's GC horizon, and the grace in which the lifecycle reports an expiry.
   const horizon = gcMaxLifetime + EXPIRY_GRACE;
   /** Per handle: the id its rows are keyed by (a raw-id site cannot compute it) and the span last read or written. */
@@ -171,6 +162,14 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
   /** The value an id is kept as in `sid` and `ssid`. */
   const stored = (hashed: boolean, sessid: string) => (hashed ? hashSessionId(sessid) : sessid);
   const ids = (column: SessionColumn, id: string) => (column === "either" ? [id, id] : [id]);
+  /** What a login's request says a new session may carry, as stored ids (see {@link CarriedFrom}); none without a cookie that named no session. */
+  const carriedFrom = (context: SessionStoreContext | undefined, hashed: boolean): CarriedFrom | undefined => {
+    const replacing = context?.replacing;
+    if (context === undefined || replacing === undefined || !PHP_SESSION_ID.test(replacing)) return undefined;
+    const twin = context.insecureSessid;
+    const secureTwin = context.secure && twin !== undefined && PHP_SESSION_ID.test(twin) ? stored(hashed, twin) : undefined;
+    return { column: columnOf(context), replacing: stored(hashed, replacing), twin: secureTwin };
+  };
 
   /** The tags an entry of this row may carry: of the id in `sid`, and in `ssid` (the other scheme's key of one session). */
   function tagsOf(row: ReadRow, hashed: boolean): string[] {
@@ -191,27 +190,6 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       ip: meta?.ip ?? text(row[c.hostname]),
       userAgent: meta?.userAgent ?? "",
     };
-  }
-
-  /** `$_SESSION` of one row, whole. */
-  async function dataOf(key: RowKey): Promise<Buffer | undefined> {
-    const [row] = await db.select<{ session: unknown }>(sql.data, [key.sid, key.ssid]);
-    return row === undefined ? undefined : bytesOf(row.session);
-  }
-
-  /** Sets the entry in a row's `$_SESSION` (read whole as `data`), twice at most: a Drupal request that wrote in between is read again, never overwritten. */
-  async function writeMeta(key: RowKey, data: Buffer | undefined, meta: SessionMeta): Promise<boolean> {
-    let current = data;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      current ??= await dataOf(key);
-      if (current === undefined) return false;
-      const plan = metaPlan(current, meta);
-      // $_SESSION another serializer wrote, or one the entry cannot join without moving a reference: served without an entry.
-      if (plan === null) return false;
-      if ((await db.write(...sql.entry(key, plan, current))) > 0) return true;
-      current = undefined;
-    }
-    return false;
   }
 
   async function idOf(handle: string): Promise<string | null> {
@@ -251,36 +229,6 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
     if (id !== null) await db.write(sql.delete, [id, id]);
   }
 
-  /** Carries an anonymous visitor's row into a new session, as `drupal_session_regenerate()` re-keys it; resolves whether it did, or the `$_SESSION` to copy. */
-  async function carryOver(
-    context: SessionStoreContext,
-    hashed: boolean,
-    key: RowKey,
-    meta: SessionMeta,
-    record: SessionRecord,
-  ): Promise<true | Buffer | undefined> {
-    const rekey = { ...key, uid: Number(record.uid), hostname: record.ip.slice(0, 128), timestamp: record.lastSeenAt };
-    const column = columnOf(context);
-    for (let attempt = 0; attempt < 2 && context.replacing !== undefined && PHP_SESSION_ID.test(context.replacing); attempt++) {
-      const [row] = await db.select<{ sid: unknown; ssid: unknown }>(sql.anonymous(column), [stored(hashed, context.replacing)]);
-      if (row === undefined) break;
-      const old = { sid: text(row.sid), ssid: text(row.ssid) };
-      const data = await dataOf(old);
-      const plan = data === undefined ? null : metaPlan(data, meta);
-      if (plan === null) break;
-      if ((await db.write(...sql.entry(old, plan, data!, rekey))) > 0) return true;
-    }
-    // Over HTTPS with no row for the secure cookie, Drupal reads the plain-HTTP twin's anonymous row and starts the new session with a copy of it.
-    const twin = context.insecureSessid;
-    if (context.secure && context.replacing !== undefined && twin !== undefined && PHP_SESSION_ID.test(twin)) {
-      const [row] = await db.select<{ sid: unknown; ssid: unknown }>(sql.anonymous("sid"), [stored(hashed, twin)]);
-      const data = row === undefined ? undefined : await dataOf({ sid: text(row.sid), ssid: text(row.ssid) });
-      const plan = data === undefined ? null : metaPlan(data, meta);
-      if (plan !== null) return applyEntryPlan(data!, plan);
-    }
-    return undefined;
-  }
-
   const collectGarbage = () => sweepInBatches(() => db.write(sql.collect, [nowSeconds() - gcMaxLifetime, gcBatch]), gcBatch);
   const sweeping: Sweeper | undefined = gcInterval > 0 ? sweeper(collectGarbage, gcInterval) : undefined;
 
@@ -300,7 +248,8 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       // _drupal_session_write(): ssid is the id too over HTTPS, empty over HTTP.
       const key = { sid: id, ssid: columnOf(context) === "ssid" ? id : "" };
       const meta: SessionMeta = { origin: "here", tag: tagOf(handle), createdAt: record.createdAt, span, userAgent: record.userAgent, ip: record.ip };
-      const carried = context === undefined ? undefined : await carryOver(context, hashed, key, meta, record);
+      const from = carriedFrom(context, hashed);
+      const carried = from === undefined ? undefined : await carryOver(from, key, meta, record);
       if (carried !== true) {
         const data = carried ?? newSessionData(meta);
         await db.write(sql.insert, [Number(record.uid), key.sid, key.ssid, record.ip.slice(0, 128), record.lastSeenAt, data]);
@@ -428,13 +377,6 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
       // Put back in place from the first bytes alone: the rest of $_SESSION is never read or sent.
       if (at !== null && !whole ? await spliceAtHead(key, head, at.end, next) : await writeMeta(key, data, next)) remember(handle, id, span);
     }
-  }
-
-  /** Replaces the entry that opens a long `$_SESSION` (ending at `end`) without reading the rest; a retry reads it whole. */
-  async function spliceAtHead(key: RowKey, head: Buffer, end: number, meta: SessionMeta): Promise<boolean> {
-    const plan = { kind: "replace" as const, start: 0, end, entry: Buffer.from(`${META_KEY}|${serializedMeta(meta)}`, "utf8") };
-    if ((await db.write(...sql.entry(key, plan, head))) > 0) return true;
-    return writeMeta(key, undefined, meta);
   }
 }
 
