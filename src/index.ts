@@ -51,4 +51,14 @@ export type { SessionNameSource } from "./cookie/session-name.js";
 export type { SessionCookieDescription } from "./cookie/session-cookie.js";
 export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions, OpenApiRoutes } from "./openapi/openapi.js";
 export type { SessionAuthErrorCode } from "./errors.js";
-export type { CounterStore, PasswordHasher, ProcessLocal, SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "./types.js";
+export type {
+  CounterStore,
+  PasswordHasher,
+  ProcessLocal,
+  SessionRecord,
+  SessionStore,
+  SessionStoreContext,
+  StoredSession,
+  UserRecord,
+  UserStore,
+} from "./types.js";

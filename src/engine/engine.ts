@@ -125,7 +125,8 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit, { repairs: COUNTER_REPAIRS, telemetry });
   const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit, { repairs: SESSION_REPAIRS, telemetry });
   const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local: options.sessionStore.processLocal !== undefined }, emit);
-  const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
+  // The timeout's wrapper carries methods only: what the counter store declares of itself goes beside it.
+  const authenticator = new Authenticator(options.login, sessions, { users, counters, countsAccounts: options.counterStore.countsAccounts === true }, emit);
   if (telemetry !== undefined) traceLogins(authenticator, telemetry, sessions, options.sessionStore);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
   const endpoint = new ServicesEndpoint(
