@@ -35,8 +35,9 @@ export const COUNTER_REPAIRS: Repairs = {
 /** The session store's: a session created after its login was answered 503 is ended (nobody holds its id, and it counts toward the user's cap). */
 export const SESSION_REPAIRS: Repairs = {
   late: {
-    create: async (store, _args, sessid) => {
-      const found = (await store.get!(sessid)) as Awaited<ReturnType<SessionStore["get"]>>;
+    // Read back with the create's own request context: a store may keep a session by the scheme it came over (Drupal's sid or ssid).
+    create: async (store, [, context], sessid) => {
+      const found = (await store.get!(sessid, context)) as Awaited<ReturnType<SessionStore["get"]>>;
       if (found !== null) await store.destroy!(found.handle);
     },
   },
