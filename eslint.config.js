@@ -15,7 +15,7 @@ function layer(files, above, { allow } = {}) {
 }
 
 /** The concept folders of src, and the folders above them. */
-const CONCEPTS = ["wire", "http-input", "origins", "cookie", "cors", "sessions", "login", "endpoint", "options"];
+const CONCEPTS = ["wire", "mail", "http-input", "origins", "cookie", "cors", "sessions", "login", "accounts", "endpoint", "options"];
 const TOP = ["stores", "drupal", "openapi", "express", "fetch", "fastify", "cli", "entries"];
 
 export default tseslint.config(
@@ -46,9 +46,11 @@ export default tseslint.config(
   // and the entry points. A file imports only from its own layer and those below it; only a
   // framework's own binding imports the framework.
   ...layer(["src/types.ts", "src/errors.ts", "src/clock.ts", "src/events.ts", "src/validate.ts", "src/keys/**"], [...CONCEPTS, ...TOP]),
-  ...layer(["src/wire/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"], ["sessions", "login", "endpoint", "options", ...TOP]),
-  ...layer(["src/sessions/**"], ["login", "endpoint", "options", ...TOP]),
-  ...layer(["src/login/**"], ["endpoint", "options", ...TOP]),
+  ...layer(["src/wire/**", "src/mail/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"], ["sessions", "login", "accounts", "endpoint", "options", ...TOP]),
+  ...layer(["src/sessions/**"], ["login", "accounts", "endpoint", "options", ...TOP]),
+  ...layer(["src/login/**"], ["accounts", "endpoint", "options", ...TOP]),
+  // The account calls of the user resource: above the session lifecycle and the login path, below the endpoint that routes to them.
+  ...layer(["src/accounts/**"], ["endpoint", "options", ...TOP]),
   ...layer(["src/endpoint/**"], ["options", ...TOP]),
   ...layer(["src/options/**"], TOP),
   ...layer(["src/stores/**", "src/drupal/**"], ["endpoint", "options", "openapi", "express", "fetch", "fastify", "cli", "entries"]),

@@ -27,6 +27,7 @@ import { foreignErrorReply } from "../wire/foreign-error.js";
 import { errorReply, type WireResponse } from "../wire/reply.js";
 import { front, type Front } from "./front.js";
 import { guardOver, type Guard } from "./guard.js";
+import { accountCalls } from "./accounts.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
 /**
@@ -123,6 +124,7 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit);
   const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local: options.sessionStore.processLocal !== undefined }, emit);
   const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
+  const accounts = accountCalls(options, { users, counters, sessions, auth: authenticator, timeoutMs }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
   const endpoint = new ServicesEndpoint(
     {
@@ -137,6 +139,7 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
     sessions,
     authenticator,
     emit,
+    accounts,
   );
   warnCrossSiteCookies(options.origins, options.cookie, emit);
 

@@ -12,6 +12,7 @@ import { sessionRefinements, sessionSettings, sessionShape, type SessionSettings
 import type { CounterStore, SessionStore, UserStore } from "../types.js";
 import { fn, implementing, parseOptions } from "../validate.js";
 import type { SessionAuthOptions } from "./options.js";
+import { accountsSchema, accountsSettings, type AccountsSettings } from "../accounts/options.js";
 
 /**
  * The whole options schema from each concept's slice, and the one resolver from a caller's options
@@ -30,6 +31,7 @@ const coreShape = {
   // Seconds, as every duration here. A value in milliseconds (2000) would be half an hour; under 10 ms no store answers.
   storeTimeout: z.number().min(0.01, "is in seconds (at least 0.01)").max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
   onEvent: fn<AuthEventListener>("event => void").optional(),
+  accounts: accountsSchema,
 };
 
 /** The shape of every option, each concept's slice spread in. */
@@ -74,6 +76,7 @@ export interface ResolvedOptions {
   readonly origins: OriginSettings;
   readonly cors: CorsSettings;
   readonly endpoint: EndpointSettings;
+  readonly accounts: AccountsSettings;
 }
 
 /** What a layer above supplies: the defaults the concepts cannot make themselves. */
@@ -106,6 +109,7 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     origins,
     cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),
+    accounts: accountsSettings(parsed.accounts, (purpose) => deriveKey(parsed.secret ?? csrfToken(`services-session-auth; ${purpose}`), purpose), factory),
   });
 }
 
