@@ -232,7 +232,10 @@ export function drupal7UserWrites(
       });
     },
     async listUsers(query: UserListQuery): Promise<UserListRow[]> {
-      const selected = query.fields.length === 0 ? "*" : query.fields.map((field) => quoted(dialect, field)).join(", ");
+      // Drupal's PostgreSQL driver selects the columns it orders by too (SQL-92), after those asked for.
+      const fields =
+        query.fields.length > 0 && dialect === "postgres" ? [...new Set([...query.fields, ...query.orderBy.map(({ column }) => column)])] : query.fields;
+      const selected = fields.length === 0 ? "*" : fields.map((field) => quoted(dialect, field)).join(", ");
       const where: string[] = [];
       const values: SqlValue[] = [];
       for (const condition of query.conditions) {
@@ -247,12 +250,13 @@ export function drupal7UserWrites(
           values.push(condition.values[0] ?? "");
         }
       }
-      const order = [...query.orderBy.map(({ column, direction }) => `${quoted(dialect, column)} ${direction}`), "uid ASC"];
+      // No tie-breaker of its own: the same query as Drupal's, so ties come in the order the database gives Drupal.
+      const order = query.orderBy.map(({ column, direction }) => `${quoted(dialect, column)} ${direction}`);
       const sql =
-        `SELECT ${selected} FROM ${users} t${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`} ORDER BY ${order.join(", ")} ` +
+        `SELECT ${selected} FROM ${users} t${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}${order.length === 0 ? "" : ` ORDER BY ${order.join(", ")}`} ` +
         `LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.offset))}`;
       const rows = await db.select<Record<string, unknown>>(sql, values);
-      const columns = query.fields.length === 0 ? USERS_COLUMNS : query.fields;
+      const columns = fields.length === 0 ? USERS_COLUMNS : fields;
       // The table's columns in its order (a site may have more, at their place); PDO's PostgreSQL
       // driver hands bytea over as a stream, which Services' JSON writes as null.
       return rows.map((row) =>
