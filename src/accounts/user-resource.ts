@@ -74,7 +74,7 @@ export class UserResource {
   /** Answers a routed call once Services' pipeline passed (format, body, arguments, session and CSRF). */
   async run(route: UserRoute, args: UserCallArguments, request: AccountRequest, context: SessionContext): Promise<WireResponse> {
     const call = new AccountCall(this.#deps, await settingsFrom(this.#settings), request, context);
-    const uid = String(args[0] ?? "");
+    const uid = route.uid ?? "";
     switch (route.call) {
       case "retrieve":
         return retrieveUser(call, uid);
