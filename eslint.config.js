@@ -16,7 +16,7 @@ function layer(files, above, { allow } = {}) {
 
 /** The concept folders of src, and the folders above them. */
 const CONCEPTS = ["wire", "mail", "http-input", "origins", "cookie", "cors", "sessions", "login", "accounts", "endpoint", "options"];
-const TOP = ["stores", "drupal", "openapi", "express", "fetch", "fastify", "cli", "entries"];
+const TOP = ["stores", "drupal", "mailers", "openapi", "express", "fetch", "fastify", "cli", "entries"];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "docs/api/**", "test-output/**"] },
@@ -53,7 +53,7 @@ export default tseslint.config(
   ...layer(["src/accounts/**"], ["endpoint", "options", ...TOP]),
   ...layer(["src/endpoint/**"], ["options", ...TOP]),
   ...layer(["src/options/**"], TOP),
-  ...layer(["src/stores/**", "src/drupal/**"], ["endpoint", "options", "openapi", "express", "fetch", "fastify", "cli", "entries"]),
+  ...layer(["src/stores/**", "src/drupal/**", "src/mailers/**"], ["endpoint", "options", "openapi", "express", "fetch", "fastify", "cli", "entries"]),
   ...layer(["src/openapi/**", "src/engine.ts"], ["express", "fetch", "fastify", "drupal", "cli", "entries"]),
   // The bindings sit side by side: each translates for its own framework, and none imports another.
   ...layer(["src/express/**"], ["fetch", "fastify", "drupal", "cli", "entries"], { allow: "express" }),

@@ -13,8 +13,9 @@ const subpaths = [
   "services-session-auth/drupal",
   "services-session-auth/fetch",
   "services-session-auth/fastify",
+  "services-session-auth/nodemailer",
 ];
-for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono"]) {
+for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono", "nodemailer"]) {
   try {
     require.resolve(name);
     throw new Error(`${name} is installed in the app, so this check proves nothing`);
@@ -40,6 +41,21 @@ for (const [format, { sealedCookieStore }] of [
     message = `${error.name}: ${error.message}`;
   }
   if (!message.startsWith("TypeError: ") || !message.includes(expected)) throw new Error(`${format} sealedCookieStore without iron-session: ${message}`);
+  console.log(`${format}: ${message}`);
+}
+
+const mailerExpected = 'needs the optional peer dependency "nodemailer", which is not installed: run `npm install nodemailer`';
+for (const [format, { nodemailerMailer }] of [
+  ["ESM", await import("services-session-auth/nodemailer")],
+  ["CJS", require("services-session-auth/nodemailer")],
+]) {
+  let message = "no error";
+  try {
+    nodemailerMailer("smtp://127.0.0.1:25");
+  } catch (error) {
+    message = `${error.name}: ${error.message}`;
+  }
+  if (!message.startsWith("TypeError: ") || !message.includes(mailerExpected)) throw new Error(`${format} nodemailerMailer without nodemailer: ${message}`);
   console.log(`${format}: ${message}`);
 }
 

@@ -158,7 +158,7 @@ export interface UserStore {
  * @example
  * ```ts
  * const write = await userStore.createUser!({
- *   name: "ana", mail: "ana@example.com", init: "ana@example.com", passwordHash: await hasher.hash("s3cret"),
+ *   name: "ana", mail: "ana@example.com", init: "ana@example.com", passwordHash: await scryptHasher().hash("s3cret"),
  *   active: true, roles: {}, created: Math.floor(Date.now() / 1000), fields: { timezone: "UTC" },
  * });
  * if ("taken" in write) console.log(`the ${write.taken} is taken`);

@@ -6,8 +6,9 @@ import { nowSeconds } from "../clock.js";
  *
  * @example
  * ```ts
- * if (!(await flood.isAllowed("pass_reset_ip", ip, 50, 3600))) throw new Error("too many");
- * await flood.register("pass_reset_ip", ip, 3600);
+ * const flood: FloodStore = memoryFloodStore();
+ * if (!(await flood.isAllowed("pass_reset_ip", "203.0.113.7", 50, 3600))) throw new Error("too many");
+ * await flood.register("pass_reset_ip", "203.0.113.7", 3600);
  * ```
  */
 export interface FloodStore {

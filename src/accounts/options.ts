@@ -16,7 +16,7 @@ import { MAILING_CALLS, USER_CALLS, type UserCall } from "./user-routes.js";
  *   ...options,
  *   accounts: {
  *     calls: ["register", "request_new_password", "user_pass_reset", "retrieve", "update"],
- *     mailer: nodemailerMailer(transport),
+ *     mailer: nodemailerMailer(process.env.SMTP_URL!),
  *     settings: { siteName: "Sports", siteMail: "no-reply@sports.example", register: "visitors" },
  *   },
  * });

@@ -81,6 +81,7 @@ const CANCEL_METHODS: readonly string[] = ["user_cancel_block", "user_cancel_blo
  *
  * @example
  * ```ts
+ * const mailer = nodemailerMailer(process.env.SMTP_URL!);
  * createSessionAuthRouter({ ...options, accounts: { calls: "all", mailer, settings: drupal7AccountSettings({ pool }) } });
  * ```
  * @throws TypeError when an option is invalid.

@@ -35,7 +35,7 @@ export interface MailMessage {
  * @example
  * ```ts
  * import { nodemailerMailer } from "services-session-auth/nodemailer";
- * const mailer: Mailer = nodemailerMailer(nodemailer.createTransport(process.env.SMTP_URL));
+ * const mailer: Mailer = nodemailerMailer(process.env.SMTP_URL!); // or a nodemailer transport the app made
  * ```
  */
 export interface Mailer {
