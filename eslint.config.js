@@ -46,7 +46,10 @@ export default tseslint.config(
   // and the entry points. A file imports only from its own layer and those below it; only a
   // framework's own binding imports the framework.
   ...layer(["src/types.ts", "src/errors.ts", "src/clock.ts", "src/events.ts", "src/validate.ts", "src/keys/**"], [...CONCEPTS, ...TOP]),
-  ...layer(["src/wire/**", "src/mail/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"], ["sessions", "login", "accounts", "endpoint", "options", ...TOP]),
+  ...layer(
+    ["src/wire/**", "src/mail/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"],
+    ["sessions", "login", "accounts", "endpoint", "options", ...TOP],
+  ),
   ...layer(["src/sessions/**"], ["login", "accounts", "endpoint", "options", ...TOP]),
   ...layer(["src/login/**"], ["accounts", "endpoint", "options", ...TOP]),
   // The account calls of the user resource: above the session lifecycle and the login path, below the endpoint that routes to them.
