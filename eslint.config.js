@@ -71,7 +71,7 @@ export default tseslint.config(
     files: ["examples/**/public/**/*.js"],
     languageOptions: {
       sourceType: "module",
-      globals: { document: "readonly", fetch: "readonly", FormData: "readonly" },
+      globals: { document: "readonly", fetch: "readonly", FormData: "readonly", URLSearchParams: "readonly", location: "readonly" },
     },
   },
 );

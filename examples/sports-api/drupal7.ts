@@ -1,7 +1,15 @@
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { memoryCounterStore } from "services-session-auth";
-import { drupal7CsrfToken, drupal7Hasher, drupal7SessionStore, drupal7UserStore, readDrupal7PrivateKey, type Drupal7Pool } from "services-session-auth/drupal";
+import {
+  drupal7AccountSettings,
+  drupal7CsrfToken,
+  drupal7Hasher,
+  drupal7SessionStore,
+  drupal7UserStore,
+  readDrupal7PrivateKey,
+  type Drupal7Pool,
+} from "services-session-auth/drupal";
 import type { ExampleStores } from "./stores.js";
 
 /**
@@ -53,6 +61,8 @@ export async function drupal7FromEnv(env: NodeJS.ProcessEnv): Promise<Omit<Examp
       // Drupal's garbage collection ends a session this long after its last use: never serve one past it.
       idleTimeout: Math.min(200_000, gcMaxLifetime),
     },
+    // The account calls follow the site's variables, and sign one-time links as Drupal does.
+    accounts: { settings: drupal7AccountSettings(database), hashSalt },
     close: () => pool.end(),
   };
 }
