@@ -203,6 +203,7 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
       reported.add(type);
       emit({ type, message });
     },
-    openApi: (routes) => openApiFromSettings(options, routes),
+    // The account calls this set-up serves (a user store that cannot write serves fewer than asked).
+    openApi: (routes) => openApiFromSettings({ ...options, accounts: { calls: accounts?.enabled ?? new Set() } }, routes),
   };
 }

@@ -13,6 +13,7 @@ import type { CounterStore, SessionStore, UserStore } from "../types.js";
 import { fn, implementing, parseOptions } from "../validate.js";
 import type { SessionAuthOptions } from "./options.js";
 import { accountsSchema, accountsSettings, type AccountsSettings } from "../accounts/options.js";
+import { USER_CALLS } from "../accounts/user-routes.js";
 
 /**
  * The whole options schema from each concept's slice, and the one resolver from a caller's options
@@ -113,8 +114,8 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
   });
 }
 
-/** The options that shape the wire as a document describes it (the OpenAPI document), resolved. */
-export type DocumentedSettings = Pick<ResolvedOptions, "cookie" | "login" | "cors" | "endpoint">;
+/** The options that shape the wire as a document describes it (the OpenAPI document), resolved; `accounts`, the account calls served. */
+export type DocumentedSettings = Pick<ResolvedOptions, "cookie" | "login" | "cors" | "endpoint"> & { readonly accounts?: Pick<AccountsSettings, "calls"> };
 
 /** The options a document reads: the cookie's, the login's, the origins' and CORS's, the endpoint's. */
 const DOCUMENTED_OPTIONS = [
@@ -138,6 +139,7 @@ const DOCUMENTED_OPTIONS = [
   "admitCrossSiteWithoutOrigin",
   "cors",
   "deviceCookies",
+  "accounts",
 ] as const satisfies readonly (keyof typeof optionShape)[];
 
 const documentedSchema = z.looseObject(
@@ -154,10 +156,12 @@ export function resolveDocumentedOptions(input: Partial<SessionAuthOptions>, fac
   const cookie = cookieSettings(parsed);
   const origins = originSettings(parsed, cookie.baseUrl);
   const noKey = Buffer.alloc(32);
+  const calls = parsed.accounts?.calls ?? [];
   return Object.freeze({
     cookie,
     login: loginSettings(parsed, noKey, noKey),
     cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),
+    accounts: { calls: new Set(calls === "all" ? USER_CALLS : calls) },
   });
 }
