@@ -4,6 +4,7 @@ import { memoryCounterStore } from "services-session-auth";
 import {
   drupal7AccountSettings,
   drupal7CsrfToken,
+  drupal7FloodStore,
   drupal7Hasher,
   drupal7SessionStore,
   drupal7UserStore,
@@ -61,8 +62,9 @@ export async function drupal7FromEnv(env: NodeJS.ProcessEnv): Promise<Omit<Examp
       // Drupal's garbage collection ends a session this long after its last use: never serve one past it.
       idleTimeout: Math.min(200_000, gcMaxLifetime),
     },
-    // The account calls follow the site's variables, and sign one-time links as Drupal does.
-    accounts: { settings: drupal7AccountSettings(database), hashSalt },
+    // The account calls follow the site's variables, sign one-time links as Drupal does, and count
+    // password requests in Drupal's flood table, one budget with its password form.
+    accounts: { settings: drupal7AccountSettings(database), hashSalt, flood: drupal7FloodStore(database) },
     close: () => pool.end(),
   };
 }

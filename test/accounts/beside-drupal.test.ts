@@ -388,6 +388,43 @@ describeBesideDrupal(
       await loggedIn(drupalPort, "ivy", "ivy-new");
     });
 
+    it("counts password requests in Drupal's flood table, and a used link clears the account's failures there", async () => {
+      await setVariables(site(), { user_register: 1, user_email_verification: false });
+      const created = await new Client(node.port).postJson("/services/json/user/register.json", { name: "nia", mail: "nia@example.com", pass: "nia-password" });
+      const uid = created.json<{ uid: string }>().uid;
+      await site().sql("UPDATE users SET login = login - 100 WHERE uid = ?", [Number(uid)]);
+      // Failed logins on Drupal: its flood rows for the account and this address.
+      for (let i = 0; i < 3; i++)
+        expect((await new Client(drupalPort).postJson("/services/json/user/login.json", { username: "nia", password: "wrong" })).status).toBe(401);
+      const failures = () => site().sql("SELECT identifier FROM flood WHERE event = ?", ["failed_login_attempt_user"]);
+      expect(await failures()).toHaveLength(3);
+      expect((await new Client(node.port).postJson("/services/json/user/request_new_password.json", { name: "nia" })).status).toBe(200);
+      const events = await site().sql<{ event: string; identifier: string }>("SELECT event, identifier FROM flood WHERE event LIKE ? ORDER BY event", [
+        "pass_reset%",
+      ]);
+      expect(events.map((row) => [row.event, row.identifier])).toEqual([
+        ["pass_reset_ip", "127.0.0.1"],
+        ["pass_reset_user", uid],
+      ]);
+      const link = linkOf(sent.find((mail) => mail.id === "user_password_reset")!.body);
+      expect((await new Client(node.port).postJson("/services/json/user/user_pass_reset.json", link)).status).toBe(200);
+      expect(await failures()).toEqual([]);
+      expect(await site().sql("SELECT event FROM flood WHERE event = ?", ["pass_reset_user"])).toEqual([]);
+      // Requests Drupal's own form counted (its rows) count here: the sixth in the window is refused.
+      const now = Math.floor(Date.now() / 1000);
+      for (let i = 0; i < 5; i++)
+        await site().sql("INSERT INTO flood (event, identifier, timestamp, expiration) VALUES (?, ?, ?, ?)", ["pass_reset_user", uid, now, now + 21_600]);
+      const refused = await new Client(node.port).postJson("/services/json/user/request_new_password.json", { name: "nia@example.com" });
+      expect(seen(refused)).toEqual({
+        status: 406,
+        reason:
+          "Not Acceptable : Sorry, there have been more than 5 password reset attempts for this account. It is temporarily blocked. Try again later or login with your password.",
+        body: [
+          'Sorry, there have been more than 5 password reset attempts for this account. It is temporarily blocked. Try again later or <a href="/user/login">login with your password</a>.',
+        ],
+      });
+    });
+
     it("cancels, deletes and mails as an admin as Drupal does", async () => {
       await setVariables(site(), { user_register: 1, user_email_verification: false, user_mail_status_blocked_notify: true });
       const uids: string[] = [];
