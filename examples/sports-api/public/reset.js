@@ -3,6 +3,8 @@
 // token; the new session's CSRF token comes from services/session/token; then PUT user/{uid}
 // with the token in the query sets the password without the old one.
 
+import { fetchJson } from "./fetch-json.js";
+
 const API = "/services/json";
 const $ = (selector) => document.querySelector(selector);
 const link = new URLSearchParams(location.search);
@@ -22,37 +24,19 @@ function problem(data, fallback) {
   return Array.isArray(data) && typeof data[0] === "string" ? plain(data[0]) : fallback;
 }
 
-async function send(method, path, body, headers = {}) {
-  const res = await fetch(path, {
-    method,
-    headers: { Accept: "application/json", "Content-Type": "application/json", ...headers },
-    body: JSON.stringify(body),
-    credentials: "same-origin",
-    cache: "no-store",
-  });
-  const text = await res.text();
-  let data = null;
-  try {
-    data = text === "" ? null : JSON.parse(text);
-  } catch {
-    data = text;
-  }
-  return { status: res.status, data };
-}
-
 $("#reset-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
   const uid = link.get("uid") ?? "";
-  const used = await send("POST", `${API}/user/user_pass_reset.json`, { uid, timestamp: link.get("timestamp") ?? "", hashed_pass: link.get("hash") ?? "" });
+  const used = await fetchJson("POST", `${API}/user/user_pass_reset.json`, {
+    body: { uid, timestamp: link.get("timestamp") ?? "", hashed_pass: link.get("hash") ?? "" },
+  });
   if (used.status !== 200) return say("error", problem(used.data, "This link cannot be used."));
   const token = (await (await fetch("/services/session/token", { credentials: "same-origin", cache: "no-store" })).text()).trim();
-  const saved = await send(
-    "PUT",
-    `${API}/user/${encodeURIComponent(uid)}.json?pass-reset-token=${encodeURIComponent(used.data.pass_reset_token)}`,
-    { pass: { pass1: form.get("pass1"), pass2: form.get("pass2") } },
-    { "X-CSRF-Token": token },
-  );
+  const saved = await fetchJson("PUT", `${API}/user/${encodeURIComponent(uid)}.json?pass-reset-token=${encodeURIComponent(used.data.pass_reset_token)}`, {
+    body: { pass: { pass1: form.get("pass1"), pass2: form.get("pass2") } },
+    headers: { "X-CSRF-Token": token },
+  });
   if (saved.status !== 200) return say("error", problem(saved.data, "The password was not saved."));
   say("ok", "Your new password is saved, and you are logged in.");
   $("#reset-form").hidden = true;
