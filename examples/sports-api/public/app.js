@@ -3,6 +3,7 @@
 // which unsafe methods (POST) must send as X-CSRF-Token while a session is live.
 
 import { fetchJson } from "./fetch-json.js";
+import { say } from "./message.js";
 
 const API = "/services/json";
 const $ = (selector) => document.querySelector(selector);
@@ -17,14 +18,6 @@ function call(method, path, { body, csrf = false } = {}) {
 /** The message of a Services error body (`["Wrong username or password."]`). */
 function serverMessage(data) {
   return Array.isArray(data) && typeof data[0] === "string" ? data[0].replace(/<[^<>]*>/g, "") : "";
-}
-
-function say(kind, text) {
-  const box = $("#message");
-  box.dataset.kind = kind;
-  box.setAttribute("role", kind === "error" ? "alert" : "status");
-  box.textContent = text;
-  box.hidden = false;
 }
 
 function quiet() {

@@ -4,18 +4,11 @@
 // with the token in the query sets the password without the old one.
 
 import { fetchJson } from "./fetch-json.js";
+import { say } from "./message.js";
 
 const API = "/services/json";
 const $ = (selector) => document.querySelector(selector);
 const link = new URLSearchParams(location.search);
-
-function say(kind, text) {
-  const box = $("#message");
-  box.dataset.kind = kind;
-  box.setAttribute("role", kind === "error" ? "alert" : "status");
-  box.textContent = text;
-  box.hidden = false;
-}
 
 /** The message of a Services error: the form's errors, or the body's one string, without markup. */
 function problem(data, fallback) {
