@@ -13,6 +13,7 @@ const optionsSchema = z.strictObject({ ...databaseOptionFields });
  *
  * @example
  * ```ts
+ * const mailer = nodemailerMailer(process.env.SMTP_URL!);
  * createSessionAuthRouter({ ...options, accounts: { calls: "all", mailer, flood: drupal7FloodStore({ pool }) } });
  * ```
  * @throws TypeError when an option is invalid.

@@ -28,26 +28,41 @@ function isDeadlock(error: unknown): boolean {
   return (typeof errno === "number" && RETRIED_MYSQL.has(errno)) || code === "40P01" || code === "40001";
 }
 
+/** How many times a transaction a deadlock ended is run, at most. */
+const ATTEMPTS = 5;
+
 /**
  * Runs `work` in one transaction on a connection of its own from the app's pool (mysql2 or pg),
- * committed when it resolves and rolled back when it throws; a deadlock runs it again, twice at most.
+ * committed when it resolves and rolled back when it throws; a deadlock runs it again after a
+ * short random wait (five runs at most). On MySQL, `lock` names a lock the transaction holds
+ * throughout (`GET_LOCK`), so this package's writers queue instead of deadlocking one another.
  */
-export async function inTransaction<T>(pool: unknown, dialect: Drupal7Dialect, work: (tx: Drupal7Transaction) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: unknown, dialect: Drupal7Dialect, work: (tx: Drupal7Transaction) => Promise<T>, lock?: string): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return dialect === "mysql" ? await mysqlTransaction(pool, work) : await pgTransaction(pool, work);
+      return dialect === "mysql" ? await mysqlTransaction(pool, work, lock) : await pgTransaction(pool, work);
     } catch (error) {
-      if (attempt >= 3 || !isDeadlock(error)) throw error;
+      if (attempt >= ATTEMPTS || !isDeadlock(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
     }
   }
 }
 
-async function mysqlTransaction<T>(pool: unknown, work: (tx: Drupal7Transaction) => Promise<T>): Promise<T> {
+/** How long a writer waits for the lock before its call fails, in seconds. */
+const LOCK_WAIT = 10;
+
+async function mysqlTransaction<T>(pool: unknown, work: (tx: Drupal7Transaction) => Promise<T>, lock: string | undefined): Promise<T> {
   let promisePool = pool as { getConnection(): Promise<MysqlConnection>; promise?: () => unknown };
   // A mysql2 callback pool: its promise form.
   if (typeof promisePool.promise === "function") promisePool = promisePool.promise() as typeof promisePool;
   const connection = await promisePool.getConnection();
+  let locked = false;
   try {
+    if (lock !== undefined) {
+      const [[row]] = (await connection.execute("SELECT GET_LOCK(?, ?) AS got", [lock, LOCK_WAIT])) as [Array<{ got: unknown }>, unknown];
+      if (Number(row?.got) !== 1) throw new Error(`drupal7UserStore: waited ${LOCK_WAIT} s for the lock "${lock}"`);
+      locked = true;
+    }
     // Locking reads lock the gaps a missing mail would go in: REPEATABLE READ, whatever the server's default.
     await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
     await connection.query("START TRANSACTION");
@@ -70,6 +85,8 @@ async function mysqlTransaction<T>(pool: unknown, work: (tx: Drupal7Transaction)
       throw error;
     }
   } finally {
+    // A session-level lock outlives the transaction: given back before the connection is.
+    if (locked) await connection.execute("SELECT RELEASE_LOCK(?)", [lock!]).catch(() => undefined);
     connection.release();
   }
 }

@@ -15,6 +15,12 @@ export interface UserWriteTarget {
   readonly parallelRun: boolean;
 }
 
+/**
+ * The MySQL lock this package's account writers queue on, every instance of the app alike: their
+ * locking reads would otherwise deadlock one another (each locks the gap the other inserts into).
+ */
+const WRITERS_LOCK = "services-session-auth account writes";
+
 /** Drupal's `DRUPAL_ANONYMOUS_RID` and `DRUPAL_AUTHENTICATED_RID`: roles no `users_roles` row holds. */
 const IMPLIED_ROLES = new Set(["1", "2"]);
 
@@ -143,83 +149,94 @@ export function drupal7UserWrites(
     },
     createUser(input: NewUserRecord): Promise<UserWrite> {
       checkHash(input.passwordHash);
-      return inTransaction(pool, dialect, async (tx) => {
-        await lock(tx, "name", input.name);
-        await lock(tx, "mail", input.mail);
-        if (await taken(tx, "name", input.name, 0)) return { taken: "name" as const };
-        if (await taken(tx, "mail", input.mail, 0)) return { taken: "mail" as const };
-        const uid = await nextUid(tx);
-        const fields = input.fields ?? {};
-        const text = (key: string, fallback: string | null): SqlValue => (Object.hasOwn(fields, key) ? (drupalString(fields[key]) ?? null) : fallback);
-        try {
-          await tx.write(
-            `INSERT INTO ${users} (uid, name, pass, mail, theme, signature, signature_format, created, changed, access, login, status, timezone, language, picture, init, data) ` +
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)",
-            [
-              uid,
-              input.name,
-              input.passwordHash,
-              input.mail,
-              text("theme", ""),
-              text("signature", ""),
-              text("signature_format", null),
-              input.created,
-              input.created,
-              input.active ? 1 : 0,
-              text("timezone", null),
-              text("language", ""),
-              Number(fields.picture ?? 0) || 0,
-              input.init,
-              dataColumn(fields.data),
-            ],
-          );
-        } catch (error) {
-          // The unique key on name, where a writer this store does not know (Drupal) got there first.
-          if ((error as { errno?: unknown; code?: unknown }).errno === 1062 || (error as { code?: unknown }).code === "23505")
-            return { taken: "name" as const };
-          throw error;
-        }
-        await writeRoles(tx, uid, input.roles, false);
-        await touchServicesUser(tx, uid, input.created);
-        return { user: (await read(tx, uid))! };
-      }).finally(() => (dialect === "mysql" ? cleanSequences() : undefined));
+      return inTransaction(
+        pool,
+        dialect,
+        async (tx) => {
+          await lock(tx, "name", input.name);
+          await lock(tx, "mail", input.mail);
+          if (await taken(tx, "name", input.name, 0)) return { taken: "name" as const };
+          if (await taken(tx, "mail", input.mail, 0)) return { taken: "mail" as const };
+          const uid = await nextUid(tx);
+          const fields = input.fields ?? {};
+          const text = (key: string, fallback: string | null): SqlValue => (Object.hasOwn(fields, key) ? (drupalString(fields[key]) ?? null) : fallback);
+          try {
+            await tx.write(
+              `INSERT INTO ${users} (uid, name, pass, mail, theme, signature, signature_format, created, changed, access, login, status, timezone, language, picture, init, data) ` +
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)",
+              [
+                uid,
+                input.name,
+                input.passwordHash,
+                input.mail,
+                text("theme", ""),
+                text("signature", ""),
+                text("signature_format", null),
+                input.created,
+                input.created,
+                input.active ? 1 : 0,
+                text("timezone", null),
+                text("language", ""),
+                Number(fields.picture ?? 0) || 0,
+                input.init,
+                dataColumn(fields.data),
+              ],
+            );
+          } catch (error) {
+            // The unique key on name, where a writer this store does not know (Drupal) got there first.
+            if ((error as { errno?: unknown; code?: unknown }).errno === 1062 || (error as { code?: unknown }).code === "23505")
+              return { taken: "name" as const };
+            throw error;
+          }
+          await writeRoles(tx, uid, input.roles, false);
+          await touchServicesUser(tx, uid, input.created);
+          return { user: (await read(tx, uid))! };
+        },
+        WRITERS_LOCK,
+      ).finally(() => (dialect === "mysql" ? cleanSequences() : undefined));
     },
     updateUser(uidText: string, changes: UserChanges): Promise<UserWrite | null> {
       if (!/^[1-9]\d{0,9}$/.test(uidText)) return Promise.resolve(null);
       if (changes.passwordHash !== undefined) checkHash(changes.passwordHash);
       const uid = Number(uidText);
-      return inTransaction(pool, dialect, async (tx) => {
-        if (changes.name !== undefined) await lock(tx, "name", changes.name);
-        if (changes.mail !== undefined) await lock(tx, "mail", changes.mail);
-        const current = await tx.select(`SELECT uid FROM ${users} WHERE uid = ? FOR UPDATE`, [uid]);
-        if (current.length === 0) return null;
-        if (changes.name !== undefined && (await taken(tx, "name", changes.name, uid))) return { taken: "name" as const };
-        if (changes.mail !== undefined && (await taken(tx, "mail", changes.mail, uid))) return { taken: "mail" as const };
-        const sets: string[] = ["changed = ?"];
-        const values: SqlValue[] = [changes.changed];
-        const set = (column: string, value: SqlValue) => {
-          sets.push(`${quoted(dialect, column)} = ?`);
-          values.push(value);
-        };
-        if (changes.name !== undefined) set("name", changes.name);
-        if (changes.mail !== undefined) set("mail", changes.mail);
-        if (changes.passwordHash !== undefined) set("pass", changes.passwordHash);
-        if (changes.active !== undefined) set("status", changes.active ? 1 : 0);
-        for (const [column, value] of Object.entries(changes.fields ?? {})) {
-          if (column === "data") set("data", dataColumn(value));
-          else if (isUsersColumn(column) && !["uid", "name", "mail", "pass", "status", "created", "changed"].includes(column)) set(column, drupalString(value));
-        }
-        try {
-          await tx.write(`UPDATE ${users} SET ${sets.join(", ")} WHERE uid = ?`, [...values, uid]);
-        } catch (error) {
-          if ((error as { errno?: unknown; code?: unknown }).errno === 1062 || (error as { code?: unknown }).code === "23505")
-            return { taken: "name" as const };
-          throw error;
-        }
-        if (changes.roles !== undefined) await writeRoles(tx, uid, changes.roles, true);
-        await touchServicesUser(tx, uid, changes.changed);
-        return { user: (await read(tx, uid))! };
-      });
+      return inTransaction(
+        pool,
+        dialect,
+        async (tx) => {
+          if (changes.name !== undefined) await lock(tx, "name", changes.name);
+          if (changes.mail !== undefined) await lock(tx, "mail", changes.mail);
+          const current = await tx.select(`SELECT uid FROM ${users} WHERE uid = ? FOR UPDATE`, [uid]);
+          if (current.length === 0) return null;
+          if (changes.name !== undefined && (await taken(tx, "name", changes.name, uid))) return { taken: "name" as const };
+          if (changes.mail !== undefined && (await taken(tx, "mail", changes.mail, uid))) return { taken: "mail" as const };
+          const sets: string[] = ["changed = ?"];
+          const values: SqlValue[] = [changes.changed];
+          const set = (column: string, value: SqlValue) => {
+            sets.push(`${quoted(dialect, column)} = ?`);
+            values.push(value);
+          };
+          if (changes.name !== undefined) set("name", changes.name);
+          if (changes.mail !== undefined) set("mail", changes.mail);
+          if (changes.passwordHash !== undefined) set("pass", changes.passwordHash);
+          if (changes.active !== undefined) set("status", changes.active ? 1 : 0);
+          for (const [column, value] of Object.entries(changes.fields ?? {})) {
+            if (column === "data") set("data", dataColumn(value));
+            else if (isUsersColumn(column) && !["uid", "name", "mail", "pass", "status", "created", "changed"].includes(column))
+              set(column, drupalString(value));
+          }
+          try {
+            await tx.write(`UPDATE ${users} SET ${sets.join(", ")} WHERE uid = ?`, [...values, uid]);
+          } catch (error) {
+            if ((error as { errno?: unknown; code?: unknown }).errno === 1062 || (error as { code?: unknown }).code === "23505")
+              return { taken: "name" as const };
+            throw error;
+          }
+          if (changes.roles !== undefined) await writeRoles(tx, uid, changes.roles, true);
+          await touchServicesUser(tx, uid, changes.changed);
+          return { user: (await read(tx, uid))! };
+        },
+        WRITERS_LOCK,
+      );
     },
     async deleteUser(uidText) {
       if (!/^[1-9]\d{0,9}$/.test(uidText)) return false;

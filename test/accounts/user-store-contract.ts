@@ -75,12 +75,12 @@ export function describeUserStoreWrites(title: string, makeStore: () => UserStor
     it("lets one of many writers racing for a name or a mail win", async () => {
       const name = newUser().name;
       const byName = await Promise.all(
-        Array.from({ length: 6 }, (_, index) => store().createUser!(newUser({ name: index % 2 === 0 ? name : name.toUpperCase() }))),
+        Array.from({ length: 12 }, (_, index) => store().createUser!(newUser({ name: index % 2 === 0 ? name : name.toUpperCase() }))),
       );
       expect(byName.filter((write) => "user" in write)).toHaveLength(1);
-      expect(byName.filter((write) => "taken" in write && write.taken === "name")).toHaveLength(5);
+      expect(byName.filter((write) => "taken" in write && write.taken === "name")).toHaveLength(11);
       const mail = `${newUser().name}@example.com`;
-      const byMail = await Promise.all(Array.from({ length: 6 }, () => store().createUser!(newUser({ mail }))));
+      const byMail = await Promise.all(Array.from({ length: 12 }, () => store().createUser!(newUser({ mail }))));
       expect(byMail.filter((write) => "user" in write)).toHaveLength(1);
       expect((await store().findByMail!(mail)).length).toBe(1);
     });
