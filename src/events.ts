@@ -56,6 +56,8 @@ export type AuthEvent = AuthEventContext &
         readonly session: string;
         readonly reason: "session-limit" | "user-blocked" | "password-changed";
       }
+    /** A cookie named a row the session store keeps for another system but cannot serve: no session here, its cookie left alone; `reason` says why. */
+    | { readonly type: "session.unserved"; readonly session: string; readonly reason: string }
     /** Several cookies of one name taken as no session: live sessions of different accounts, or too many values (docs/wire-format.md). */
     | { readonly type: "session.ambiguous"; readonly reason: "accounts" | "too-many-cookies"; readonly cookies: number; readonly uids: readonly string[] }
     | { readonly type: "csrf.rejected"; readonly uid: string; readonly session: string; readonly ip: string; readonly method: string }

@@ -64,6 +64,7 @@ export type {
   ProcessLocal,
   SessionRecord,
   SessionStore,
+  SessionStoreContext,
   StoredSession,
   UserChanges,
   UserListCondition,

@@ -36,16 +36,39 @@ export interface StoredSession {
   readonly record: SessionRecord;
   /** The account, for a store that reads it with the session (`null`: none); left out, `UserStore.findById` is asked. */
   readonly user?: UserRecord | null;
+  /** Set by a store shared with another system (Drupal) for a session that began there: the per-user cap never ends it. */
+  readonly startedElsewhere?: boolean;
+}
+
+/**
+ * What a store may learn of the request a call serves; optional, and ignored by a store that
+ * keeps sessions by id alone. `drupal7SessionStore` reads and writes rows by Drupal's rules for
+ * the request's scheme (`$is_https`) with it.
+ *
+ * @example
+ * ```ts
+ * const found = await sessionStore.get(sessid, { secure: true });
+ * ```
+ */
+export interface SessionStoreContext {
+  /** The request came over HTTPS. */
+  readonly secure: boolean;
+  /** The client's address, for a store that records it on every write (Drupal's `sessions.hostname`). */
+  readonly ip?: string | undefined;
+  /** Over HTTPS, the value of the session cookie's plain-HTTP twin (`SESS…` beside `SSESS…`), if the request sent one. */
+  readonly insecureSessid?: string | undefined;
+  /** On `create`: the id the request's cookie held without naming a live session (an anonymous visitor's), for a store that carries its data over. */
+  readonly replacing?: string | undefined;
 }
 
 /** Where sessions live; a store rejects only when its backend fails, never for a bad id (docs/writing-a-store.md). */
 export interface SessionStore {
-  /** Stores a new session and returns its id (the `sessid`): ≥ 256 CSPRNG bits, base64url. */
-  create(record: SessionRecord): Promise<string>;
-  /** Reads a session by the id a client sent; `null` for an unknown, malformed, tampered or expired id. */
-  get(sessid: string): Promise<StoredSession | null>;
-  /** Moves a session's `lastSeenAt` and `expiresAt` forward. A missing handle is not an error. */
-  touch(handle: string, lastSeenAt: number, expiresAt: number): Promise<void>;
+  /** Stores a new session and returns its id (the `sessid`): ≥ 256 CSPRNG bits, base64url. `context`: the login's request. */
+  create(record: SessionRecord, context?: SessionStoreContext): Promise<string>;
+  /** Reads a session by the id a client sent; `null` for an unknown, malformed, tampered or expired id. `context`: the request's. */
+  get(sessid: string, context?: SessionStoreContext): Promise<StoredSession | null>;
+  /** Moves a session's `lastSeenAt` and `expiresAt` forward. A missing handle is not an error. `context`: the request's. */
+  touch(handle: string, lastSeenAt: number, expiresAt: number, context?: SessionStoreContext): Promise<void>;
   /** Ends one session. A missing handle is not an error. */
   destroy(handle: string): Promise<void>;
   /** One user's sessions, oldest first, in O(that user's sessions); includes those in their expiry grace. */
@@ -58,9 +81,10 @@ export interface SessionStore {
   adoptMany?(sessions: readonly StoredSession[]): Promise<void>;
   /**
    * Whether an id `get` found no session for names one another system keeps (Drupal's anonymous
-   * visitors, for `drupal7SessionStore`): its cookie is then left alone, never deleted. Optional.
+   * visitors, for `drupal7SessionStore`): its cookie is then left alone, never deleted. A string
+   * says so and why: a row the store cannot serve (the `session.unserved` event carries it). Optional.
    */
-  heldElsewhere?(sessid: string): Promise<boolean>;
+  heldElsewhere?(sessid: string, context?: SessionStoreContext): Promise<boolean | string>;
   /** Declared by a store held in this process's memory alone (a logout is final at once); absent means shared or durable. */
   readonly processLocal?: ProcessLocal;
   /** The longest a store can keep a session, in seconds (sealed cookies): a longer `absoluteTimeout` is refused at start-up. */
@@ -257,4 +281,11 @@ export interface CounterStore {
   readonly processLocal?: ProcessLocal;
   /** `true` for a store that may drop unexpired keys when full; revocations refuse such a store. */
   readonly evictsWhenFull?: boolean;
+  /**
+   * `true` for a store that keeps failures per account, as Drupal's flood table does: the login
+   * throttle then also counts an attempt under `account:<uid>` (or `account:<uid>-<address>`)
+   * once its name is found to be an active account's, and refuses it when that account's recorded
+   * failures reach the limit.
+   */
+  readonly countsAccounts?: boolean;
 }

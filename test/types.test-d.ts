@@ -22,6 +22,7 @@ import {
   sessionCookieFor,
   type SessionRecord,
   type SessionStore,
+  type SessionStoreContext,
   type StoredSession,
   type UserRecord,
   type UserStore,
@@ -50,7 +51,8 @@ describe("req.auth", () => {
 
 describe("store interfaces", () => {
   it("are promise-only, over plain records", () => {
-    expectTypeOf<SessionStore["create"]>().toEqualTypeOf<(record: SessionRecord) => Promise<string>>();
+    // The request's context is optional: a store of the id alone ignores it.
+    expectTypeOf<SessionStore["create"]>().toEqualTypeOf<(record: SessionRecord, context?: SessionStoreContext) => Promise<string>>();
     expectTypeOf<SessionStore["get"]>().returns.toEqualTypeOf<Promise<StoredSession | null>>();
     expectTypeOf<SessionStore["destroyByUser"]>().returns.toEqualTypeOf<Promise<number>>();
     expectTypeOf<SessionStore["adopt"]>().toEqualTypeOf<((handle: string, record: SessionRecord) => Promise<void>) | undefined>();
@@ -142,6 +144,7 @@ describe("option types", () => {
       | "logout.unrecorded"
       | "session.expired"
       | "session.revoked"
+      | "session.unserved"
       | "session.ambiguous"
       | "csrf.rejected"
       | "store.failure"

@@ -22,10 +22,11 @@ export interface ExampleStores {
   readonly counterStore: CounterStore;
   /**
    * What createSessionAuthRouter needs besides the secret: the stores, and the timeouts they
-   * can honour; beside a Drupal site, also its users, password hashes and CSRF tokens.
+   * can honour; beside a Drupal site, also its users, password hashes, CSRF tokens, login
+   * limits, session write interval and cookie settings.
    */
   readonly authOptions: Pick<SessionAuthOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout"> &
-    Partial<Pick<SessionAuthOptions, "userStore" | "hasher" | "csrfToken">>;
+    Partial<Pick<SessionAuthOptions, "userStore" | "hasher" | "csrfToken" | "throttle" | "touchInterval" | "cookieDomain" | "baseUrl">>;
   /** Beside a Drupal site: the account calls follow its settings and sign links with its hash salt. */
   readonly accounts?: Partial<AccountsOptions>;
   close(): Promise<void>;

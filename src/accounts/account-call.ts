@@ -41,6 +41,7 @@ export interface AccountDeps {
 export interface AccountRequest {
   readonly host: string;
   readonly secure: boolean;
+  readonly cookieHeader: string | undefined;
   readonly ip: string;
   readonly userAgent: string;
   readonly requestId?: string | undefined;
@@ -126,6 +127,13 @@ export class AccountCall {
   async load(uid: unknown): Promise<UserRecord | null> {
     const id = loadableUid(uid);
     return id === undefined || id === "0" ? null : this.deps.users.findById(id);
+  }
+
+  /** Opens a session for an account as a login does, the store told of the request (its scheme, a cookie the session replaces). */
+  openSession(account: UserRecord): Promise<{ readonly sessid: string }> {
+    const { request, context, deps } = this;
+    const store = deps.sessions.loginContext(request, context);
+    return deps.auth.open(account, { ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId, store });
   }
 
   /** The one-time login link of an account as it is now (`user_pass_reset_url()`), made at this request's time. */

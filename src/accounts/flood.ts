@@ -2,18 +2,19 @@ import { nowSeconds } from "../clock.js";
 
 /**
  * Drupal 7's flood control (`flood_register_event()`, `flood_is_allowed()`, `flood_clear_event()`)
- * as a store: events counted by name and identifier in a sliding window.
+ * as a store: events counted by name and identifier in a sliding window. `drupal7Flood({ pool })`
+ * from `services-session-auth/drupal` is one, over Drupal's own `flood` table.
  *
  * @example
  * ```ts
  * const flood: FloodStore = memoryFloodStore();
- * if (!(await flood.isAllowed("pass_reset_ip", "203.0.113.7", 50, 3600))) throw new Error("too many");
+ * if (!(await flood.isAllowed("pass_reset_ip", 50, 3600, "203.0.113.7"))) throw new Error("too many");
  * await flood.register("pass_reset_ip", "203.0.113.7", 3600);
  * ```
  */
 export interface FloodStore {
-  /** Whether fewer than `limit` events of this name and identifier happened in the last `window` seconds. */
-  isAllowed(event: string, identifier: string, limit: number, window: number): Promise<boolean>;
+  /** `flood_is_allowed()`: whether fewer than `threshold` events of this name and identifier happened in the last `window` seconds. */
+  isAllowed(event: string, threshold: number, window: number, identifier: string): Promise<boolean>;
   /** Records one event, kept `window` seconds. */
   register(event: string, identifier: string, window: number): Promise<void>;
   /** Forgets every event of this name and identifier. */
@@ -37,9 +38,9 @@ export function memoryFloodStore(): FloodStore {
     return kept;
   };
   return {
-    async isAllowed(event, identifier, limit, window) {
+    async isAllowed(event, threshold, window, identifier) {
       const now = nowSeconds();
-      return touch(`${event}\0${identifier}`, now).filter(([at]) => at > now - window).length < limit;
+      return touch(`${event}\0${identifier}`, now).filter(([at]) => at > now - window).length < threshold;
     },
     async register(event, identifier, window) {
       const key = `${event}\0${identifier}`;

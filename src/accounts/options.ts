@@ -65,7 +65,7 @@ export interface AccountsOptions {
   unknownAccount?: "hide" | "reveal";
   /**
    * Where password requests are counted for flood control (`pass_reset_ip`, `pass_reset_user`), and
-   * a used link clears an account's failed logins: `drupal7FloodStore()` to share Drupal's `flood` table.
+   * a used link clears an account's failed logins: `drupal7Flood({ pool })` from `services-session-auth/drupal` to share Drupal's `flood` table.
    * @default in this process's memory
    */
   flood?: FloodStore;

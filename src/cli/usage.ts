@@ -28,13 +28,17 @@ Commands:
     --json                          print the description as JSON
 
   drupal7 check                     Say how logins will find names in the Drupal database
-                                    ($DATABASE_URL). On PostgreSQL, exit 1 with the CREATE INDEX
-                                    to run when users has no index on LOWER(name).
+                                    ($DATABASE_URL) (on PostgreSQL without an index on
+                                    LOWER(name), a warning with the CREATE INDEX to run), how
+                                    session ids are kept, password_count_log2, and what
+                                    settings.php decides that the database cannot show, with how
+                                    to confirm each by hand. Exit 1 only for a problem.
     --table-prefix <prefix>         settings.php's table prefix (default none)
     --parallel-run                  also check what sharing sessions and accounts with the
                                     running Drupal site needs (drupal7SessionStore, parallelRun):
-                                    how sids are kept, the scheme, mixed-mode HTTPS (refused), the
-                                    private key for CSRF tokens, and passwords Drupal cannot check
+                                    the schemes sessions were written over, mixed-mode HTTPS, the
+                                    private key for CSRF tokens, the write interval, the login
+                                    flood limits, and passwords Drupal cannot check
 
   drupal7 import-sessions           Copy Drupal 7's live sessions ($DATABASE_URL) into the Redis
                                     session store ($REDIS_URL).

@@ -76,7 +76,7 @@ export interface Drupal7DatabaseOptions {
 export interface Drupal7Database {
   readonly dialect: Drupal7Dialect;
   /** A table name with the prefix. */
-  table(name: "users" | "users_roles" | "role" | "sessions" | "system" | "variable"): string;
+  table(name: "users" | "users_roles" | "role" | "sessions" | "system" | "variable" | "flood"): string;
   /** Runs a SELECT written with `?` placeholders; resolves its rows. */
   select<Row>(sql: string, values: SqlValue[]): Promise<Row[]>;
   /** Runs an UPDATE or DELETE written with `?` placeholders; resolves the affected row count. */

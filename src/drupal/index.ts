@@ -9,8 +9,10 @@
 export { drupal7AccountSettings, type Drupal7AccountSettingsOptions } from "./account-settings.js";
 export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./drupal7-csrf-token.js";
 export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlCallbackPoolLike, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
-export { drupal7FloodStore } from "./flood-store.js";
 export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./drupal7-hasher.js";
+export { drupal7Flood, type Drupal7Flood } from "./flood.js";
+export { drupal7FloodCounterStore, type Drupal7FloodCounterStore, type Drupal7FloodCounterStoreOptions } from "./flood-counter-store.js";
+export { readDrupal7SiteSettings, type Drupal7SiteSettings } from "./site-settings.js";
 export type { PhpJson } from "./php-unserialize.js";
 export { readDrupal7PrivateKey } from "./private-key.js";
 export { drupal7SessionFallback, type Drupal7SessionFallbackOptions } from "./session-fallback.js";

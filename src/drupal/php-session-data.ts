@@ -1,12 +1,16 @@
+import { walkPhpValue } from "./php-unserialize.js";
+
 /**
  * `$_SESSION` as Drupal 7 keeps it in `sessions.session` (PHP's `php` serializer). Only the top
- * level is walked, by the lengths PHP wrote, so text inside a value never passes for an entry.
+ * level is read, each value walked by the lengths PHP wrote, so text inside a value never passes
+ * for an entry; any value PHP writes is walked, in time linear in its bytes.
+ *
+ * PHP numbers the values of all entries together (`r:3` and `R:3` point at the third value of the
+ * whole `$_SESSION`), so an entry put in front of others shifts what their references point at:
+ * {@link planSessionEntry} says how an entry goes in without changing what any reference means.
  *
  * @module
  */
-
-/** Deeper nesting than this is refused, so the walk stays bounded. */
-const MAX_DEPTH = 64;
 
 /** One top-level `$_SESSION` entry: where its name starts, and where its value starts and ends. */
 export interface SessionEntry {
@@ -14,123 +18,93 @@ export interface SessionEntry {
   readonly start: number;
   readonly valueStart: number;
   readonly end: number;
-}
-
-class Walker {
-  position: number;
-  constructor(
-    readonly bytes: Buffer,
-    start: number,
-  ) {
-    this.position = start;
-  }
-
-  /** The digits up to `terminator`, as a number; moves past the terminator. */
-  number(terminator: number, signed: boolean): number {
-    let end = this.position;
-    if (signed && (this.bytes[end] === 0x2d || this.bytes[end] === 0x2b)) end++;
-    const digits = end;
-    while (end < this.bytes.length && this.bytes[end]! >= 0x30 && this.bytes[end]! <= 0x39) end++;
-    if (end === digits || end - digits > 15 || this.bytes[end] !== terminator) throw new SyntaxError("bad number");
-    const value = Number(this.bytes.toString("latin1", this.position, end));
-    this.position = end + 1;
-    return value;
-  }
-
-  expect(byte: number): void {
-    if (this.bytes[this.position] !== byte) throw new SyntaxError("unexpected byte");
-    this.position++;
-  }
-
-  /** Moves past the next `;`, for a scalar whose text is not needed (`d:`). */
-  toSemicolon(): void {
-    const end = this.bytes.indexOf(0x3b, this.position);
-    if (end < 0) throw new SyntaxError("unterminated");
-    this.position = end + 1;
-  }
-
-  /** `<length>:"<bytes>"`, as strings, class names and enum names are written. */
-  quoted(): void {
-    const length = this.number(0x3a, false);
-    this.expect(0x22);
-    this.position += length;
-    if (this.position > this.bytes.length) throw new SyntaxError("bad length");
-    this.expect(0x22);
-  }
-
-  /** `<count>:{` then `count` key/value pairs then `}`. */
-  members(depth: number): void {
-    const count = this.number(0x3a, false);
-    this.expect(0x7b);
-    for (let i = 0; i < count * 2; i++) this.value(depth + 1);
-    this.expect(0x7d);
-  }
-
-  /** Moves past one serialized value of any type PHP writes. */
-  value(depth: number): void {
-    if (depth > MAX_DEPTH) throw new SyntaxError("too deep");
-    const type = this.bytes[this.position];
-    if (this.bytes[this.position + 1] !== (type === 0x4e ? 0x3b : 0x3a)) throw new SyntaxError("bad value");
-    this.position += 2;
-    switch (type) {
-      case 0x4e: // N;
-        return;
-      case 0x62: // b:0;
-      case 0x69: // i:42;
-      case 0x72: // r:3;
-      case 0x52: // R:3;
-        this.number(0x3b, true);
-        return;
-      case 0x64: // d:0.5;
-        this.toSemicolon();
-        return;
-      case 0x73: // s:3:"abc";
-      case 0x45: // E:7:"Foo:Bar"; (an enum case)
-        this.quoted();
-        this.expect(0x3b);
-        return;
-      case 0x61: // a:1:{…}
-        this.members(depth);
-        return;
-      case 0x4f: // O:8:"stdClass":1:{…}
-        this.quoted();
-        this.expect(0x3a);
-        this.members(depth);
-        return;
-      case 0x43: {
-        // C:11:"ArrayObject":21:{…} (Serializable: the braces hold that many bytes)
-        this.quoted();
-        this.expect(0x3a);
-        const length = this.number(0x3a, false);
-        this.expect(0x7b);
-        this.position += length;
-        if (this.position > this.bytes.length) throw new SyntaxError("bad length");
-        this.expect(0x7d);
-        return;
-      }
-      default:
-        throw new SyntaxError("unsupported type");
-    }
-  }
+  /** Values PHP numbered in it. */
+  readonly numbered: number;
+  /** `[start, end)` of each reference's number in it. */
+  readonly references: ReadonlyArray<readonly [number, number]>;
+  /** It holds a `C:` payload: what PHP numbered inside is unknown. */
+  readonly custom: boolean;
 }
 
 /** The top-level entries of a `$_SESSION` serialization in order, or `null` when PHP's `php` serializer did not write it. */
 export function sessionEntries(bytes: Buffer): SessionEntry[] | null {
   const entries: SessionEntry[] = [];
   let position = 0;
-  try {
-    while (position < bytes.length) {
-      const bar = bytes.indexOf(0x7c, position);
-      if (bar < 0) return null;
-      const walker = new Walker(bytes, bar + 1);
-      walker.value(0);
-      entries.push({ name: bytes.toString("utf8", position, bar), start: position, valueStart: bar + 1, end: walker.position });
-      position = walker.position;
-    }
-  } catch {
-    return null;
+  while (position < bytes.length) {
+    const bar = bytes.indexOf(0x7c, position);
+    if (bar < 0) return null;
+    const walked = walkPhpValue(bytes, bar + 1, true);
+    if (walked === null) return null;
+    entries.push({ name: bytes.toString("utf8", position, bar), start: position, valueStart: bar + 1, ...walked });
+    position = walked.end;
   }
   return entries;
+}
+
+/**
+ * How an entry goes into `$_SESSION` without changing what PHP's references mean:
+ * - `replace`: the old entry's bytes `[start, end)` give way to the new ones (as many values: no reference moves);
+ * - `prepend`: first, where nothing refers to a numbered value (the package's entries are found in a row's first bytes);
+ * - `append`: last, where references cannot be shifted (a `C:` payload numbers values only its class knows);
+ * - `rewrite`: first, with every reference after it shifted: the whole new `$_SESSION`.
+ */
+export type EntryPlan =
+  | { readonly kind: "replace"; readonly start: number; readonly end: number; readonly entry: Buffer }
+  | { readonly kind: "prepend" | "append"; readonly entry: Buffer }
+  | { readonly kind: "rewrite"; readonly data: Buffer; readonly entry: Buffer };
+
+/** Values PHP numbers in a serialized value this package writes (no references, no payloads). */
+function numberedIn(value: string): number {
+  return walkPhpValue(Buffer.from(value, "utf8"), 0, false)?.numbered ?? 0;
+}
+
+/**
+ * The plan to set entry `name` to `value` (serialized, without references) in `bytes`; `null`
+ * when `bytes` cannot be walked, or the entry cannot go in without changing a reference's meaning.
+ */
+export function planSessionEntry(bytes: Buffer, name: string, value: string): EntryPlan | null {
+  if (name.includes("|")) throw new TypeError("a $_SESSION entry's name cannot contain |");
+  const entries = sessionEntries(bytes);
+  if (entries === null) return null;
+  const entry = Buffer.from(`${name}|${value}`, "utf8");
+  const count = numberedIn(value);
+  const index = entries.findIndex((one) => one.name === name);
+  if (index >= 0) {
+    const old = entries[index]!;
+    if (old.numbered === count && !old.custom && old.references.length === 0) return { kind: "replace", start: old.start, end: old.end, entry };
+    return null;
+  }
+  if (entries.every((one) => one.references.length === 0)) return { kind: "prepend", entry };
+  if (entries.some((one) => one.custom)) return { kind: "append", entry };
+  return { kind: "rewrite", data: Buffer.concat([entry, shiftedReferences(bytes, entries, count)]), entry };
+}
+
+/** `bytes` with every reference's number raised by `shift`, as after `shift` values were put in front. */
+function shiftedReferences(bytes: Buffer, entries: readonly SessionEntry[], shift: number): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const { references } of entries) {
+    for (const [start, end] of references) {
+      parts.push(bytes.subarray(from, start), Buffer.from(String(Number(bytes.toString("latin1", start, end)) + shift), "latin1"));
+      from = end;
+    }
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/** `bytes` with the plan carried out: what the database holds after the store's statement ran. */
+export function applyEntryPlan(bytes: Buffer, plan: EntryPlan): Buffer {
+  switch (plan.kind) {
+    case "replace":
+      return Buffer.concat([bytes.subarray(0, plan.start), plan.entry, bytes.subarray(plan.end)]);
+    case "prepend":
+      return Buffer.concat([plan.entry, bytes]);
+    case "append":
+      return Buffer.concat([bytes, plan.entry]);
+    case "rewrite":
+      return plan.data;
+  }
 }
 
 /** A PHP scalar or a flat array of them: all that the entries this package writes hold. */
@@ -144,8 +118,9 @@ export function phpSerializeRecord(record: PhpScalarRecord): string {
 }
 
 /**
- * `$_SESSION` with entry `name` set to `value` (serialized), replaced in place or put first, the rest
- * byte for byte; `null` when `bytes` cannot be walked, so nothing overwrites unreadable data.
+ * `$_SESSION` with entry `name` set to `value` (serialized, without references): replaced in
+ * place, or put first with the references after it shifted, or last where they cannot be; every
+ * other entry means what it meant. `null` when `bytes` cannot be walked.
  *
  * @example
  * ```ts
@@ -153,11 +128,6 @@ export function phpSerializeRecord(record: PhpScalarRecord): string {
  * ```
  */
 export function withSessionEntry(bytes: Buffer, name: string, value: string): Buffer | null {
-  if (name.includes("|")) throw new TypeError("a $_SESSION entry's name cannot contain |");
-  const entries = sessionEntries(bytes);
-  if (entries === null) return null;
-  const own = Buffer.from(`${name}|${value}`, "utf8");
-  const found = entries.find((entry) => entry.name === name);
-  if (found === undefined) return Buffer.concat([own, bytes]);
-  return Buffer.concat([bytes.subarray(0, found.start), own, bytes.subarray(found.end)]);
+  const plan = planSessionEntry(bytes, name, value);
+  return plan === null ? null : applyEntryPlan(bytes, plan);
 }

@@ -216,6 +216,7 @@ export class ServicesEndpoint {
         requestId: request.requestId,
         cookieHeader: request.cookieHeader,
         cookie: context.cookie.attributes,
+        store: this.#sessions.loginContext(request, context),
       });
       const { result, setCookie } = this.#opened(login.sessid, login.user, context);
       // Device cookie first: a client reading only the last Set-Cookie (Java's getHeaderField) still gets its session.
@@ -283,7 +284,8 @@ export class ServicesEndpoint {
     if (!user.active) throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", user.name);
     const context = await this.#sessions.context(request);
     if (context.state.kind === "live") await this.#sessions.end(context.state, request.ip, request.requestId);
-    const opened = await this.#auth.open(user, { ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
+    const store = this.#sessions.loginContext(request, context);
+    const opened = await this.#auth.open(user, { ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId, store });
     return this.#opened(opened.sessid, opened.user, context);
   }
 

@@ -123,7 +123,8 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit);
   const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit);
   const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local: options.sessionStore.processLocal !== undefined }, emit);
-  const authenticator = new Authenticator(options.login, sessions, { users, counters }, emit);
+  // The timeout's wrapper carries methods only: what the counter store declares of itself goes beside it.
+  const authenticator = new Authenticator(options.login, sessions, { users, counters, countsAccounts: options.counterStore.countsAccounts === true }, emit);
   const accounts = accountCalls(options, { users, counters, sessions, auth: authenticator, timeoutMs }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
   const endpoint = new ServicesEndpoint(

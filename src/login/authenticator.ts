@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
-import type { CounterStore, PasswordHasher, UserRecord, UserStore } from "../types.js";
+import type { CounterStore, PasswordHasher, SessionStoreContext, UserRecord, UserStore } from "../types.js";
 import { HashAdmission } from "./admission.js";
 import { HeldLogins } from "./held-logins.js";
 import { addressGroup, plainAddress } from "../http-input/address.js";
@@ -10,7 +10,7 @@ import { loginNameHasher } from "./login-name.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "./options.js";
 import type { SessionClient, Sessions } from "../sessions/sessions.js";
-import { LoginThrottle, type Reservation } from "./throttle.js";
+import { LoginThrottle, type Flood, type Reservation } from "./throttle.js";
 
 /** A login attempt, after the body was parsed and before anything was checked. */
 export interface LoginAttempt {
@@ -24,6 +24,8 @@ export interface LoginAttempt {
   readonly cookieHeader?: string | undefined;
   /** The session cookie's attributes, which a device cookie follows. */
   readonly cookie: CookieAttributes;
+  /** What the session store is told of the request when the new session is stored. */
+  readonly store?: SessionStoreContext | undefined;
 }
 
 /** A successful login: the new session's id and the user. */
@@ -74,10 +76,15 @@ export class Authenticator {
   /**
    * @param settings - The login path's own settings.
    * @param sessions - Where a successful login's session starts.
-   * @param stores - The user and counter stores, already guarded by timeouts.
+   * @param stores - The user and counter stores, already guarded by timeouts, and whether the counter store `countsAccounts`.
    * @param emit - Where events go: stamped, to the app's listener.
    */
-  constructor(settings: LoginSettings, sessions: Sessions, stores: { readonly users: UserStore; readonly counters: CounterStore }, emit: Emit) {
+  constructor(
+    settings: LoginSettings,
+    sessions: Sessions,
+    stores: { readonly users: UserStore; readonly counters: CounterStore; readonly countsAccounts?: boolean },
+    emit: Emit,
+  ) {
     const options = settings;
     this.#sessions = sessions;
     this.#emit = emit;
@@ -88,7 +95,7 @@ export class Authenticator {
     const admission = this.#admission;
     const poll = () => Math.min(HELD_POLL_MS.max, Math.max(HELD_POLL_MS.min, admission.checkSeconds * 500));
     const held = new HeldLogins(options.hashing.maxQueue, poll, () => admission.retryAfter);
-    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle, held);
+    this.#throttle = options.throttle === false ? undefined : new LoginThrottle(stores.counters, options.throttle, held, stores.countsAccounts === true);
     this.#hashName = loginNameHasher(options.nameKey);
     this.#devices = options.deviceCookies === false ? undefined : new DeviceCookies(options.deviceCookies.key, options.deviceCookies.maxAge);
     // Made now, so the first unknown-name login costs no more than others; outside the queue,
@@ -181,6 +188,9 @@ export class Authenticator {
       throw new SessionAuthError("ERR_ACCOUNT_BLOCKED", name);
     }
 
+    // Drupal's flood control counts failures per account: a store that keeps them counts this attempt there too.
+    if (user !== null && user.active && reservation !== undefined) await this.#account(reservation, user.uid, ip, requestId);
+
     // Refused on the input alone, unhashed (as user_authenticate() fails an empty name, "0", a blank
     // password), so an over-long password buys no CPU; still counted, as in Drupal.
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
@@ -196,7 +206,7 @@ export class Authenticator {
 
     await reservation?.succeed();
     if (checked.upgrade !== undefined) await this.#storeUpgrade(user, checked.upgrade, requestId);
-    const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId });
+    const opened = await this.open(user, { ip, userAgent: attempt.userAgent, now: attempt.now, requestId, store: attempt.store });
     const placement = this.#placement(attempt);
     if (this.#devices === undefined || placement === undefined) return { ...opened, setCookie: [] };
     const value = this.#devices.issue(hashed, user.uid, attempt.now);
@@ -268,6 +278,23 @@ export class Authenticator {
     const who = reservation.flood === "user" ? { nameHash: await hashOf() } : {};
     this.#emit({ type: "login.throttled", scope: reservation.flood, ...who, ip }, requestId);
     throw new SessionAuthError(reservation.flood === "ip" ? "ERR_IP_THROTTLED" : "ERR_USER_THROTTLED");
+  }
+
+  /**
+   * Counts the attempt on the account it reached ({@link Reservation.account}).
+   * @throws SessionAuthError `ERR_USER_THROTTLED` when the account's recorded failures reach the limit; a store's failure after releasing the attempt.
+   */
+  async #account(reservation: Reservation, uid: string, ip: string, requestId: string | undefined): Promise<void> {
+    let flood: Flood;
+    try {
+      flood = await reservation.account(uid);
+    } catch (error) {
+      await reservation.release();
+      throw error;
+    }
+    if (flood === null) return;
+    this.#emit({ type: "login.throttled", scope: "user", uid, ip }, requestId);
+    throw new SessionAuthError("ERR_USER_THROTTLED");
   }
 
   /** A check through admission control within the login's wait: turned away counts for nothing, a hasher's error as a failure. */

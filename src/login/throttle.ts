@@ -24,6 +24,11 @@ export interface LoginSubject {
 /** An attempt counted before its password is checked. */
 export interface Reservation {
   readonly flood: Flood;
+  /**
+   * The active account the name reached: with a store that `countsAccounts`, the attempt is counted on it too and
+   * refused (`"user"`, settled as a failure) when its recorded failures reach the limit; else `null`, nothing counted.
+   */
+  account(uid: string): Promise<Flood>;
   /** The attempt is not to count after all (it was never checked): give its counts back. */
   release(): Promise<void>;
   /** The password was right: the account's failures are forgotten, and the attempt is not an IP failure. */
@@ -52,11 +57,14 @@ export class LoginThrottle {
   readonly #counters: CounterStore;
   readonly #limits: Required<ThrottleOptions>;
   readonly #held: HeldLogins;
+  /** The store keeps failures per account (see `CounterStore.countsAccounts`). */
+  readonly #countsAccounts: boolean;
 
-  constructor(counters: CounterStore, limits: Required<ThrottleOptions>, held: HeldLogins) {
+  constructor(counters: CounterStore, limits: Required<ThrottleOptions>, held: HeldLogins, countsAccounts = false) {
     this.#counters = counters;
     this.#limits = limits;
     this.#held = held;
+    this.#countsAccounts = countsAccounts;
   }
 
   /**
@@ -106,7 +114,8 @@ export class LoginThrottle {
     }
     const verdict = await this.#step(before, last);
     if (verdict !== "within") return verdict === "held" ? last.key : refused("user");
-    return this.#reservation([...before, last]);
+    // A device cookie's holder is counted alone, whatever the account's count.
+    return this.#reservation([...before, last], device === undefined ? address : null);
   }
 
   /** Counts an attempt on `counter` and judges it: blocked stays counted as a failure of each; held or an error gives all back. */
@@ -137,8 +146,8 @@ export class LoginThrottle {
     await Promise.all(counted.map((one) => this.#counters.decrement(one.key))).catch(() => undefined);
   }
 
-  /** An attempt counted within every limit, on `all` its counters. */
-  #reservation(all: readonly Counter[]): Reservation {
+  /** An attempt counted within every limit, on `all` its counters; `address` keys its account's counter (`null`: none is counted). */
+  #reservation(all: Counter[], address: string | undefined | null): Reservation {
     const counters = this.#counters;
     // After each way of settling, the first login held on each counter here tries again.
     const settle = async (step: (one: Counter) => Promise<unknown>) => {
@@ -148,8 +157,24 @@ export class LoginThrottle {
         for (const one of all) this.#held.settled(one.key);
       }
     };
+    const { userLimit, userWindow, perAccountOnly } = this.#limits;
     return {
       flood: null,
+      account: async (uid) => {
+        if (!this.#countsAccounts || address === null) return null;
+        const counter: Counter = {
+          key: perAccountOnly || address === undefined ? `account:${uid}` : `account:${uid}-${address}`,
+          window: userWindow,
+          limit: userLimit,
+        };
+        const count = await counters.increment(counter.key, counter.window);
+        all.push(counter);
+        // Attempts in flight alone never refuse it: the name's own counter already holds them back.
+        if (count <= counter.limit || (await counters.get(failuresOf(counter.key))) < counter.limit) return null;
+        // Refused as Services refuses a flooded account: the attempt is a failure of each counter.
+        await settle((one) => counters.increment(failuresOf(one.key), one.window));
+        return "user";
+      },
       release: () => settle((one) => counters.decrement(one.key)),
       // An address keeps its failures (a success is not one of them); the account, or the device cookie, forgets its own.
       succeed: () =>
@@ -163,7 +188,7 @@ export class LoginThrottle {
 
 /** A refused attempt: its counts were settled when it was refused. */
 function refused(flood: "ip" | "user"): Reservation {
-  return { flood, release: settledAlready, succeed: settledAlready, fail: settledAlready };
+  return { flood, account: () => Promise.resolve(flood), release: settledAlready, succeed: settledAlready, fail: settledAlready };
 }
 
 function settledAlready(): Promise<void> {

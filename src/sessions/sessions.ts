@@ -1,5 +1,5 @@
 import { SessionAuthError } from "../errors.js";
-import type { SessionRecord, SessionStore, StoredSession, UserRecord, UserStore } from "../types.js";
+import type { SessionRecord, SessionStore, SessionStoreContext, StoredSession, UserRecord, UserStore } from "../types.js";
 import { nowSeconds } from "../clock.js";
 import { readCookies, deletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Emit } from "../events.js";
@@ -30,6 +30,8 @@ export interface SessionRequest {
   readonly secure: boolean;
   readonly cookieHeader: string | undefined;
   readonly requestId?: string | undefined;
+  /** The client's address, read only when the store records it (a touch, a login). */
+  readonly ip?: string;
 }
 
 /** A request's session, worked out once. */
@@ -50,11 +52,16 @@ export interface SessionClient {
   readonly userAgent: string;
   readonly now: number;
   readonly requestId?: string | undefined;
+  /** What the session store may learn of the request (its scheme, a cookie the new session replaces). */
+  readonly store?: SessionStoreContext | undefined;
 }
 
 const COOKIE_CACHE_LIMIT = 256;
 
 const NO_SESSION: SessionState = { kind: "none" };
+/** The store's view of a request, one object per scheme: a read costs no allocation. */
+const OVER_HTTPS: SessionStoreContext = Object.freeze({ secure: true });
+const OVER_HTTP: SessionStoreContext = Object.freeze({ secure: false });
 /** No cookie to write, as nearly every request has: one shared, frozen list rather than a new one each time. */
 export const NO_COOKIES: readonly string[] = Object.freeze([]);
 
@@ -129,10 +136,11 @@ export class Sessions {
       return { cookie, sent, state: NO_SESSION, now, setCookie: NO_COOKIES };
     }
     let live: LiveSession | undefined;
+    const scope = request.secure ? OVER_HTTPS : OVER_HTTP;
     // One cookie, as nearly every request carries: looked up alone, with nothing to compare.
-    if (sent === 1) live = await this.#resolve(sessids[0]!, now, request.requestId);
+    if (sent === 1) live = await this.#resolve(sessids[0]!, now, request.requestId, scope);
     else {
-      const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request.requestId)))).filter((one) => one !== undefined);
+      const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request.requestId, scope)))).filter((one) => one !== undefined);
       const uids = [...new Set(found.map((one) => one.user.uid))];
       if (uids.length > 1) {
         this.#emit({ type: "session.ambiguous", reason: "accounts", cookies: sent, uids }, request.requestId);
@@ -141,7 +149,7 @@ export class Sessions {
       live = found[0];
     }
     if (live === undefined) {
-      const deletes = sent === 1 && !(await this.#store.heldElsewhere?.(sessids[0]!));
+      const deletes = sent === 1 && !(await this.#heldElsewhere(sessids[0]!, request, cookie));
       return {
         cookie,
         sent,
@@ -152,14 +160,34 @@ export class Sessions {
     }
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
-      await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now));
+      await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now), { secure: request.secure, ip: request.ip });
     }
     return { cookie, sent, state: live, now, setCookie: NO_COOKIES };
   }
 
+  /** Whether the store keeps the row of a lone cookie that named no live session for another system; a row it cannot serve is reported. */
+  async #heldElsewhere(sessid: string, request: SessionRequest, cookie: CookiePlacement): Promise<boolean> {
+    const store = this.#store;
+    if (store.heldElsewhere === undefined) return false;
+    const held = await store.heldElsewhere(sessid, this.#storeContext(request, cookie));
+    if (typeof held === "string") this.#emit({ type: "session.unserved", session: hashSessionId(sessid), reason: held }, request.requestId);
+    return held !== false;
+  }
+
+  /** What the store may learn of a request: its scheme, its address, and over HTTPS the plain-HTTP twin cookie (Drupal reads it). */
+  #storeContext(request: SessionRequest, cookie: CookiePlacement, replacing?: string): SessionStoreContext {
+    const insecureSessid = cookie.insecureName === undefined ? undefined : readCookies(request.cookieHeader, cookie.insecureName)[0];
+    return { secure: request.secure, ip: request.ip, insecureSessid, replacing };
+  }
+
+  /** What the store is told of a login's request: with the id of the lone cookie that named no live session, which the new session replaces. */
+  loginContext(request: SessionRequest, context: SessionContext): SessionStoreContext {
+    return this.#storeContext(request, context.cookie, context.state.kind === "stale" && context.sent === 1 ? context.state.sessid : undefined);
+  }
+
   /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
-  async #resolve(sessid: string, now: number, requestId: string | undefined): Promise<LiveSession | undefined> {
-    const session = await this.#store.get(sessid);
+  async #resolve(sessid: string, now: number, requestId: string | undefined, scope: SessionStoreContext): Promise<LiveSession | undefined> {
+    const session = await this.#store.get(sessid, scope);
     if (session === null || this.#pending.covers(session)) return undefined;
     const { record } = session;
     const expired = this.#expiry(record, now);
@@ -200,12 +228,19 @@ export class Sessions {
       ip: client.ip,
       userAgent: client.userAgent.slice(0, 256),
     };
-    const sessid = await this.#store.create(record);
+    const sessid = await this.#store.create(record, client.store);
     const session = hashSessionId(sessid);
-    const others = (await this.#store.listByUser(user.uid)).filter((stored) => stored.handle !== session);
-    for (const old of others.slice(0, Math.max(0, others.length - this.#options.maxSessionsPerUser + 1))) {
-      await this.#store.destroy(old.handle);
-      this.#emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" }, client.requestId);
+    try {
+      // The cap ends sessions this app made: one that began on a system sharing the store is never its to end.
+      const others = (await this.#store.listByUser(user.uid)).filter((stored) => stored.handle !== session && stored.startedElsewhere !== true);
+      for (const old of others.slice(0, Math.max(0, others.length - this.#options.maxSessionsPerUser + 1))) {
+        await this.#store.destroy(old.handle);
+        this.#emit({ type: "session.revoked", uid: user.uid, session: old.handle, reason: "session-limit" }, client.requestId);
+      }
+    } catch (error) {
+      // A login refused here leaves no session behind: nobody was given its id.
+      await this.#store.destroy(session).catch(() => undefined);
+      throw error;
     }
     this.#emit({ type: "login.success", uid: user.uid, session, ip: client.ip }, client.requestId);
     return sessid;
@@ -244,7 +279,7 @@ export class Sessions {
    */
   async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
     const sessid = readCookies(request.cookieHeader, cookie.name).find((value) => safeEqual(token, this.token(value)));
-    return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId);
+    return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId, request.secure ? OVER_HTTPS : OVER_HTTP);
   }
 
   /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */

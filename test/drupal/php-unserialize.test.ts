@@ -19,20 +19,23 @@ describe("phpUnserialize", () => {
     ['a:2:{i:1;s:1:"x";i:0;s:1:"y";}', { 1: "x", 0: "y" }],
     ['a:1:{s:7:"overlay";i:1;}', { overlay: 1 }],
     ['a:2:{s:7:"contact";i:0;s:5:"block";a:1:{s:6:"system";a:0:{}}}', { contact: 0, block: { system: [] } }],
+    // What json_encode() writes: an object's public properties, a reference's target, a big integer as the nearest number.
+    ['O:8:"stdClass":0:{}', {}],
+    ['a:2:{i:0;O:8:"stdClass":1:{s:1:"a";i:1;}i:1;r:2;}', [{ a: 1 }, { a: 1 }]],
+    ["i:9007199254740993;", 9007199254740992],
   ])("reads %s", (input, expected) => {
     expect(phpUnserialize(input)).toEqual(expected);
   });
 
   it.each([
-    ['O:8:"stdClass":0:{}', "objects"],
-    ["a:1:{i:0;R:1;}", "references"],
+    ["a:1:{i:0;R:1;}", "a value holding itself"],
     ["d:INF;", "infinite floats"],
     ['s:9:"short";', "a wrong string length"],
     ["i:1;junk", "trailing bytes"],
     ["a:1:{i:0;", "a truncated array"],
     ["a:-1:{}", "a negative count"],
     ["a:1:{d:0.5;i:1;}", "float keys"],
-    ["a:1:{i:0;".repeat(40) + "N;" + "}".repeat(40), "nesting over 32 levels"],
+    ["a:1:{i:0;".repeat(600) + "N;" + "}".repeat(600), "nesting over json_encode()'s 512 levels"],
     ["", "empty input"],
   ])("refuses %s (%s)", (input) => {
     expect(phpUnserialize(input)).toBe(UNPARSEABLE);
@@ -51,7 +54,7 @@ describe("phpUnserialize", () => {
 });
 
 describe("userDataField", () => {
-  it.each([null, undefined, "", "b:0;", Buffer.alloc(0), 'O:8:"stdClass":1:{s:1:"a";i:1;}'])("gives false for %j, as Drupal's login reply", (raw) => {
+  it.each([null, undefined, "", "b:0;", Buffer.alloc(0), "d:NAN;"])("gives false for %j, as Drupal's login reply", (raw) => {
     expect(userDataField(raw as never)).toBe(false);
   });
 

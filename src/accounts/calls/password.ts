@@ -28,10 +28,10 @@ function userFloodMessage(call: AccountCall): string {
 async function passResetFlood(call: AccountCall, account: UserRecord | undefined): Promise<"ip" | "user" | null> {
   const { flood } = call.deps;
   const { settings, request } = call;
-  if (!(await flood.isAllowed("pass_reset_ip", request.ip, settings.passResetIpLimit, settings.passResetIpWindow))) return "ip";
+  if (!(await flood.isAllowed("pass_reset_ip", settings.passResetIpLimit, settings.passResetIpWindow, request.ip))) return "ip";
   await flood.register("pass_reset_ip", request.ip, settings.passResetIpWindow);
   if (account === undefined) return null;
-  if (!(await flood.isAllowed("pass_reset_user", account.uid, settings.passResetUserLimit, settings.passResetUserWindow))) return "user";
+  if (!(await flood.isAllowed("pass_reset_user", settings.passResetUserLimit, settings.passResetUserWindow, account.uid))) return "user";
   await flood.register("pass_reset_user", account.uid, settings.passResetUserWindow);
   return null;
 }
@@ -91,7 +91,7 @@ function phpNumber(value: unknown): number | undefined {
  */
 export async function userPassReset(call: AccountCall, uidArgument: unknown, timestampArgument: unknown, hashArgument: unknown): Promise<WireResponse> {
   const { context, request, settings } = call;
-  const { auth, flood, passResetTokens, emit } = call.deps;
+  const { flood, passResetTokens, emit } = call.deps;
   if (call.caller !== undefined) {
     if (call.caller.uid === loadableUid(uidArgument)) {
       return servicesError(403, `You are logged in as ${placeholder(call.caller.name)}. Please edit your profile to update your password.`);
@@ -119,7 +119,7 @@ export async function userPassReset(call: AccountCall, uidArgument: unknown, tim
   if (!(timestamp >= account.login && safeEqual(hash, expected))) {
     return servicesError(406, "You have tried to use a one-time login link that has either been used or is no longer valid. Please request a new one.");
   }
-  const opened = await auth.open(account, { ip: request.ip, userAgent: request.userAgent, now, requestId: request.requestId });
+  const opened = await call.openSession(account);
   // Drupal's own link page forgets the account's password requests and failed logins.
   await flood.clear("pass_reset_user", account.uid);
   await flood.clear("failed_login_attempt_user", settings.failedLoginIdentifierUidOnly ? account.uid : `${account.uid}-${request.ip}`);

@@ -44,7 +44,7 @@ export async function formContext(call: AccountCall, mode: "register" | "update"
  * once, a session.
  */
 export async function registerUser(call: AccountCall, data: unknown): Promise<WireResponse> {
-  const { users, auth } = call.deps;
+  const { users } = call.deps;
   const { settings, context, request } = call;
   // _user_resource_access('create').
   const admin = await call.can("administer users");
@@ -94,7 +94,7 @@ export async function registerUser(call: AccountCall, data: unknown): Promise<Wi
   if (admin && !form.values.notify) return jsonReply(reply);
   if (!admin && !settings.emailVerification && created.active) {
     await call.mail("register_no_approval_required", created);
-    const opened = await auth.open(created, { ip: request.ip, userAgent: request.userAgent, now: context.now, requestId: request.requestId });
+    const opened = await call.openSession(created);
     return jsonReply(reply, { "Set-Cookie": openedSessionCookies(opened.sessid, context) });
   }
   if (created.active || form.values.notify) await call.mail(form.values.notify ? "register_admin_created" : "register_no_approval_required", created);

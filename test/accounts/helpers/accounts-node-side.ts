@@ -10,7 +10,7 @@ import { createSessionAuthRouter, type AccountsOptions, type AuthEvent, type Mai
 import {
   drupal7AccountSettings,
   drupal7CsrfToken,
-  drupal7FloodStore,
+  drupal7Flood,
   drupal7Hasher,
   drupal7SessionStore,
   drupal7UserStore,
@@ -46,7 +46,7 @@ export async function startAccountsNodeSide(site: DrupalSite, accounts: Partial<
       settings: drupal7AccountSettings({ pool }),
       hashSalt: site.hashSalt,
       siteUrl: site.baseUrl,
-      flood: drupal7FloodStore({ pool }),
+      flood: drupal7Flood({ pool }),
       ...accounts,
     },
   });

@@ -1,8 +1,9 @@
 /**
  * The Node side of a side-by-side test and what stands in front of both: an app on the
  * package sharing a real Drupal site's database (as docs/running-beside-drupal-7.md sets it
- * up), a reverse proxy that splits paths between the two as the guide's nginx and Caddy
- * examples do, and a client with a cookie jar that talks to the proxy only.
+ * up), a reverse proxy that splits paths between the two (all of the endpoint to Node: the
+ * apps here serve their own routes under it), and a client with a cookie jar that talks to
+ * the proxy only.
  */
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -67,7 +68,7 @@ export async function startNodeSide(site: DrupalSite, extra: Partial<SessionAuth
 /** Where the proxy sends requests: all to Drupal, all to Node, or the strangler split. */
 export type ProxyMode = "drupal" | "split" | "node";
 
-/** The Services paths the guide moves to Node: the endpoint, the token, and the `?q=` forms of both. */
+/** The Services paths these suites send to Node: the whole endpoint, the token, and the `?q=` forms of both (the guide moves the session calls and the resources ported, test/drupal/side-by-side/proxy-configs.test.ts). */
 export function isServicesPath(url: string): boolean {
   const { pathname, searchParams } = new URL(url, "http://proxy");
   const q = searchParams.get("q") ?? "";

@@ -1,7 +1,7 @@
 /**
  * Drupal 7's tables that the kit reads, as a 7.83+ site has them: `users` (with `changed`
  * after `created`, the order of a fresh install), `users_roles`, `role`, `sessions`,
- * `system` (for the schema version) and `variable`. Written from the column lists of
+ * `system` (for the schema version), `variable` and `flood`. Written from the column lists of
  * modules/user/user.install and modules/system/system.install; indexes the kit does not
  * need are left out. PostgreSQL gets the types Drupal's pgsql driver maps to (bytea for
  * blobs, CHECK constraints for unsigned).
@@ -57,7 +57,18 @@ export function mysqlSchema(prefix: string): string[] {
       session LONGBLOB NULL,
       PRIMARY KEY (sid, ssid),
       KEY timestamp (timestamp),
-      KEY uid (uid)
+      KEY uid (uid),
+      KEY ssid (ssid)
+    ) ${table}`,
+    `CREATE TABLE ${t("flood")} (
+      fid INT NOT NULL AUTO_INCREMENT,
+      event VARCHAR(64) NOT NULL DEFAULT '',
+      identifier VARCHAR(128) NOT NULL DEFAULT '',
+      timestamp INT NOT NULL DEFAULT 0,
+      expiration INT NOT NULL DEFAULT 0,
+      PRIMARY KEY (fid),
+      KEY \`allow\` (event, identifier, timestamp),
+      KEY \`purge\` (expiration)
     ) ${table}`,
     `CREATE TABLE ${t("system")} (
       filename VARCHAR(255) NOT NULL DEFAULT '',
@@ -73,6 +84,11 @@ export function mysqlSchema(prefix: string): string[] {
       PRIMARY KEY (name)
     ) ${table}`,
   ];
+}
+
+/** An index's name: in the tables' own schema, never qualified (PostgreSQL puts an index beside its table). */
+function index(prefix: string, name: string): string {
+  return `${prefix.replace(/^.*\./, "")}${name}`;
 }
 
 export function postgresSchema(prefix: string): string[] {
@@ -122,6 +138,19 @@ export function postgresSchema(prefix: string): string[] {
       session bytea,
       PRIMARY KEY (sid, ssid)
     )`,
+    `CREATE INDEX ${index(prefix, "sessions_ssid_idx")} ON ${t("sessions")} (ssid)`,
+    `CREATE INDEX ${index(prefix, "sessions_timestamp_idx")} ON ${t("sessions")} (timestamp)`,
+    `CREATE INDEX ${index(prefix, "sessions_uid_idx")} ON ${t("sessions")} (uid)`,
+    `CREATE TABLE ${t("flood")} (
+      fid serial,
+      event varchar(64) NOT NULL DEFAULT '',
+      identifier varchar(128) NOT NULL DEFAULT '',
+      timestamp integer NOT NULL DEFAULT 0,
+      expiration integer NOT NULL DEFAULT 0,
+      PRIMARY KEY (fid)
+    )`,
+    `CREATE INDEX ${index(prefix, "flood_allow_idx")} ON ${t("flood")} (event, identifier, timestamp)`,
+    `CREATE INDEX ${index(prefix, "flood_purge_idx")} ON ${t("flood")} (expiration)`,
     `CREATE TABLE ${t("system")} (
       filename varchar(255) NOT NULL DEFAULT '',
       name varchar(255) NOT NULL DEFAULT '',

@@ -8,7 +8,7 @@
  * once, not on every Node version).
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, appendFileSync } from "node:fs";
+import { existsSync, appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import mysql from "mysql2/promise";
@@ -46,6 +46,10 @@ export interface DrupalSite {
   sql<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
   /** Runs Drupal's cron and its session garbage collection with `lifetime` (PHP's session.gc_maxlifetime), as a CLI bootstrap of the site. */
   garbageCollect(lifetime: number): Promise<void>;
+  /** Appends PHP lines to the site's settings.php (its next request reads them); resolves the undo. */
+  settings(php: string): Promise<() => Promise<void>>;
+  /** Sets a variable (its value PHP-serialized) as variable_set() does, the cached copy dropped; `null` deletes it. */
+  variable(name: string, serialized: string | null): Promise<void>;
 }
 
 /** Why side-by-side suites cannot run here, or `null` when they can. */
@@ -111,6 +115,18 @@ async function startSite(
     sql,
     async garbageCollect(lifetime) {
       await run("php", ["-r", GC_SCRIPT, String(lifetime)], { cwd: drupalRoot });
+    },
+    async settings(php) {
+      const file = `${drupalRoot}/sites/default/settings.php`;
+      const before = readFileSync(file, "utf8");
+      writeFileSync(file, `${before}\n${php}\n`);
+      return async () => writeFileSync(file, before);
+    },
+    async variable(name, serialized) {
+      await sql("DELETE FROM variable WHERE name = ?", [name]);
+      if (serialized !== null) await sql("INSERT INTO variable (name, value) VALUES (?, ?)", [name, Buffer.from(serialized)]);
+      // variable_initialize() reads the cached copy first.
+      await sql("DELETE FROM cache_bootstrap WHERE cid = 'variables'");
     },
   };
   return {

@@ -2,60 +2,17 @@
  * drupal7SessionStore beyond the contract, on real MariaDB and PostgreSQL: the work a
  * protected GET costs (counted queries), Drupal writing the same row at the same time, many
  * requests and two app instances on one session, the rows that are no session here (an
- * anonymous visitor's, a blocked account's), Drupal's settings read from `variable`, and the
- * refusal of mixed-mode HTTPS.
+ * anonymous visitor's, a blocked account's), and Drupal's settings read from `variable`.
  */
 import { execFileSync } from "node:child_process";
 import express from "express";
 import request from "supertest";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSessionAuthRouter, createSessionId, hashSessionId, type SessionStore } from "services-session-auth";
-import {
-  drupal7CsrfToken,
-  drupal7Hasher,
-  drupal7SessionStore,
-  drupal7UserStore,
-  type Drupal7Pool,
-  type MysqlPoolLike,
-  type PgPoolLike,
-  type SqlValue,
-} from "services-session-auth/drupal";
-import { describeEachDrupalDb, type TestDrupalDb } from "../helpers/drupal-db.js";
+import { drupal7CsrfToken, drupal7Hasher, drupal7SessionStore, drupal7UserStore, type Drupal7Pool } from "services-session-auth/drupal";
+import { countedPool } from "../helpers/counted-pool.js";
+import { describeEachDrupalDb } from "../helpers/drupal-db.js";
 import { SEED_HASH_SALT, SEED_PRIVATE_KEY, SEED_USERS, seedSite } from "../helpers/drupal-seed.js";
-
-/** A pool that counts the statements the kit sends, and can run a step of its own before one of them (another writer, in between). */
-function counted(db: TestDrupalDb) {
-  const log: string[] = [];
-  let before: ((sql: string) => Promise<void> | void) | undefined;
-  const note = async (sql: string) => {
-    log.push(sql);
-    await before?.(sql);
-  };
-  const pool: Drupal7Pool =
-    db.dialect === "mysql"
-      ? ({
-          async execute(sql: string, values: SqlValue[]) {
-            await note(sql);
-            return (db.pool as MysqlPoolLike).execute(sql, values);
-          },
-          getConnection: () => (db.pool as MysqlPoolLike).getConnection(),
-        } satisfies MysqlPoolLike)
-      : ({
-          async query(sql: string, values: SqlValue[]) {
-            await note(sql);
-            return (db.pool as PgPoolLike).query(sql, values);
-          },
-          connect: () => (db.pool as PgPoolLike).connect(),
-        } satisfies PgPoolLike);
-  return {
-    pool,
-    log,
-    reads: () => log.filter((sql) => /^SELECT\b/.test(sql)).length,
-    writes: () => log.filter((sql) => !/^SELECT\b/.test(sql)).length,
-    reset: () => void log.splice(0),
-    beforeEach: (step: typeof before) => void (before = step),
-  };
-}
 
 const NOW = Date.UTC(2026, 5, 1) / 1000;
 
@@ -123,7 +80,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
     it("is one read and no write while the session is fresh; one write more when the touch is due", async () => {
       vi.useFakeTimers({ toFake: ["Date"] });
       vi.setSystemTime(NOW * 1000);
-      const pool = counted(db());
+      const pool = countedPool(db());
       const server = app(pool.pool, drupal7SessionStore({ pool: pool.pool, prefix: db().prefix, dialect, scheme: "https", hashedSids: true }));
       const login = await request(server).post("/services/json/user/login").send({ username: admin.name, password: admin.password });
       expect(login.status).toBe(200);
@@ -151,7 +108,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
 
   describe("Drupal writing the same row", () => {
     it("a rewrite of the package's entry never overwrites $_SESSION that Drupal wrote in between", async () => {
-      const pool = counted(db());
+      const pool = countedPool(db());
       const mine = drupal7SessionStore({ pool: pool.pool, prefix: db().prefix, dialect, scheme: "https", hashedSids: true });
       const now = Math.floor(Date.now() / 1000);
       const sessid = await mine.create({ uid: "1", createdAt: now, lastSeenAt: now, expiresAt: now + 3600, ip: "203.0.113.9", userAgent: "app/1" });
@@ -241,17 +198,19 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
       expect(found?.record.createdAt).not.toBe(1);
       expect(found?.record.expiresAt).toBe(now + 200_600);
       const written = text((await rowOf(handle))?.session);
-      expect(written.endsWith(data)).toBe(true);
-      // PHP's own decoder reads every entry back, the package's first.
+      // PHP's own decoder reads every entry back, the package's first, and "ref" still the same object as "obj" (its R: shifted past the entry).
       const decoded = JSON.parse(
         phpSession(
-          `session_decode(stream_get_contents(STDIN)); echo json_encode(array("keys" => array_keys($_SESSION), "mine" => $_SESSION["services_session_auth"]));`,
-          written,
+          `[$before, $after] = explode("\\0", stream_get_contents(STDIN)); session_decode($before); $old = serialize($_SESSION); $_SESSION = array(); session_decode($after);
+           $keys = array_keys($_SESSION); $mine = $_SESSION["services_session_auth"]; unset($_SESSION["services_session_auth"]);
+           echo json_encode(array("keys" => $keys, "mine" => $mine, "same" => serialize($_SESSION) === $old));`,
+          `${data}\0${written}`,
         ),
       );
       expect(decoded).toEqual({
         keys: ["services_session_auth", "obj", "ref", "list", "note", "ao"],
-        mine: { v: 1, h: handle.slice(0, 12), c: found?.record.createdAt, e: 200_600, a: "", i: "198.51.100.1" },
+        mine: { v: 2, h: handle.slice(0, 12), c: found?.record.createdAt, e: 200_600, a: "", i: "198.51.100.1" },
+        same: true,
       });
     });
   });
@@ -280,7 +239,7 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
         now,
         Buffer.from("cart|a:1:{i:0;i:42;}"),
       ]);
-      const pool = counted(db());
+      const pool = countedPool(db());
       const server = app(pool.pool, store({ pool: pool.pool, dialect }));
       await expect(store().get(sessid)).resolves.toBeNull();
       const name = await cookieName(server);
@@ -336,15 +295,14 @@ describeEachDrupalDb("drupal7SessionStore with a Drupal site's data", (db, diale
       expect(await rowOf(again)).toMatchObject({ ssid: "" });
     });
 
-    it("refuses mixed-mode HTTPS: the option at once, the https variable and mixed rows at start-up", async () => {
-      expect(() => drupal7SessionStore({ pool: db().pool, scheme: "mixed" })).toThrow(/scheme: mixed-mode HTTPS/);
+    it("takes no scheme of its own: mixed-mode HTTPS needs no setting, and neither the https variable nor any row stops it", async () => {
+      expect(() => drupal7SessionStore({ pool: db().pool, scheme: "mixed" as "https" })).toThrow(/each request's own scheme decides/);
+      // A row as mixed mode writes it (sid from the plain-HTTP cookie, ssid from the secure one), and the variable.
       await db().run(`INSERT INTO ${sessions()} (uid, sid, ssid, hostname, timestamp, cache) VALUES (1, ?, ?, '', 1, 0)`, ["a".repeat(43), "b".repeat(43)]);
-      await expect(store().ready).rejects.toThrow(/sessions has rows written under mixed-mode HTTPS/);
-      await db().run(`DELETE FROM ${sessions()}`);
       await variable("https", "b:1;");
-      const refused = store();
-      await expect(refused.ready).rejects.toThrow(/the variable https is TRUE/);
-      await expect(refused.get(createSessionId())).rejects.toThrow(/mixed-mode/);
+      const served = store();
+      await served.ready;
+      await expect(served.get(createSessionId(), { secure: false })).resolves.toBeNull();
     });
   });
 });

@@ -5,14 +5,13 @@
  * on `ssid` as well, and both sides name the cookie `SSESS…`.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Client, showsLoggedIn, startProxy, type Proxy } from "../helpers/beside-drupal.js";
-import { describeBesideDrupal } from "../helpers/drupal7-site.js";
+import { describeBesideDrupal, testPort } from "../helpers/drupal7-site.js";
 
 const guide = readFileSync(new URL("../../../docs/running-beside-drupal-7.md", import.meta.url), "utf8");
 
@@ -41,6 +40,7 @@ describeBesideDrupal(
         DRUPAL_DB_URL: site().dbUrl,
         DRUPAL_HASH_SALT: site().hashSalt,
         SESSION_SECRET: "guide-test-secret-0123456789abcdefghijkl",
+        PORT: String(testPort(18 + (variant.dialect === "mysql" ? 0 : 1))),
       });
       // The one line that differs on PostgreSQL, as the guide's comment says.
       vi.resetModules();
@@ -53,9 +53,9 @@ describeBesideDrupal(
           },
         },
       }));
-      const { app } = (await import("./guide/app.js")) as { app: Express };
-      server = createServer(app);
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      // The app listens by itself, as printed.
+      ({ server } = (await import("./guide/app.js")) as { server: Server });
+      if (!server.listening) await new Promise((resolve) => server.once("listening", resolve));
       proxy = await startProxy(site().port, (server.address() as AddressInfo).port, { https: true });
     });
     afterAll(async () => {
@@ -84,6 +84,18 @@ describeBesideDrupal(
       expect(connect.json<{ user: { uid: string } }>().user.uid).toBe("1");
       expect((await onNode.postJson("/services/json/user/logout", "", { "X-CSRF-Token": token })).text).toBe("[true]");
       expect(showsLoggedIn((await onDrupal.get("/user")).text, "admin")).toBe(true);
+    });
+
+    it("serves the resource it ported, answers Services' 404 for one it did not, and counts failed logins in Drupal's flood table", async () => {
+      const client = new Client(proxy.port);
+      await client.postJson("/services/json/user/login", { username: "demo", password: "demo-password" });
+      expect((await client.get("/services/json/players")).json()).toEqual([{ id: 1, name: "Ada Lovelace" }]);
+      const missed = await client.get("/services/json/node/1");
+      expect([missed.status, missed.reason]).toEqual([404, "Not found : Could not find resource node."]);
+      await site().sql("DELETE FROM flood");
+      expect((await new Client(proxy.port).postJson("/services/json/user/login", { username: "admin", password: "wrong" })).status).toBe(401);
+      const events = await site().sql<{ event: string }>("SELECT event FROM flood ORDER BY fid");
+      expect(events.map((one) => one.event)).toEqual(expect.arrayContaining(["failed_login_attempt_ip", "failed_login_attempt_user"]));
     });
   },
   (variant) => !variant.rawSids,

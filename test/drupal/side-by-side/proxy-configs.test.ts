@@ -25,16 +25,31 @@ interface Reached {
   headers: IncomingHttpHeaders;
 }
 
-/** Where each request must go: the Services paths and their `?q=` spellings to Node, the rest to Drupal. */
+/** Where each request must go: the session calls, the resource ported (`players`) and their `?q=` spellings to Node; every other resource and page to Drupal. */
 const ROUTES: ReadonlyArray<[method: string, target: string, backend: Reached["backend"]]> = [
   ["POST", "/services/json/user/login", "node"],
   ["POST", "/services/json/user/login.json", "node"],
+  ["POST", "/services/json/user/logout", "node"],
+  ["POST", "/services/json/user/token.json", "node"],
   ["POST", "/services/json/system/connect", "node"],
   ["GET", "/services/session/token", "node"],
+  ["GET", "/services/json/players", "node"],
+  ["GET", "/services/json/players/1.json", "node"],
   ["POST", "/?q=services/json/user/login.json", "node"],
   ["POST", "/index.php?q=services/json/user/logout", "node"],
   ["POST", "/?q=services%2Fjson%2Fsystem%2Fconnect", "node"],
+  ["POST", "/?q=services/json/user/token", "node"],
   ["GET", "/?q=services/session/token", "node"],
+  ["GET", "/?q=services/json/players/2", "node"],
+  ["GET", "/services/json/node/1", "drupal"],
+  ["GET", "/services/json/user/1", "drupal"],
+  ["POST", "/services/json/user/register", "drupal"],
+  ["POST", "/services/json/user/login/extra", "drupal"],
+  ["GET", "/services/json/views/front", "drupal"],
+  ["GET", "/services/json/playersx", "drupal"],
+  ["GET", "/?q=services/json/node/1", "drupal"],
+  ["POST", "/?q=services/json/user/register.json", "drupal"],
+  ["GET", "/?q=services/json/user/1", "drupal"],
   ["GET", "/node/1", "drupal"],
   ["GET", "/?q=node/1", "drupal"],
   ["POST", "/?q=user/login", "drupal"],
