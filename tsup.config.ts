@@ -12,6 +12,7 @@ export default defineConfig([
       fetch: "src/entries/fetch.ts",
       fastify: "src/entries/fastify.ts",
       hono: "src/entries/hono.ts",
+      nodemailer: "src/entries/nodemailer.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -21,7 +22,7 @@ export default defineConfig([
     target: "node20",
     // The CJS build gets import.meta.url, which optional peers are loaded relative to.
     shims: true,
-    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session", "nodemailer"],
   },
   {
     // The `bin`: ESM only, run by node directly; the peers it needs are loaded when a command needs them.
@@ -31,6 +32,6 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
     target: "node20",
-    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session"],
+    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session", "nodemailer"],
   },
 ]);

@@ -2,6 +2,7 @@ import { demoUserStore, trustProxySetting } from "./app.js";
 import { exampleFramework, sportsApiServer } from "./frameworks.js";
 import { httpsFromEnv, hybridOptionsFromEnv } from "./hybrid.js";
 import { loginOptionsFromEnv } from "./login-env.js";
+import { accountsFromEnv } from "./accounts-env.js";
 import { storesFromEnv } from "./stores.js";
 
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
@@ -22,13 +23,20 @@ const login = loginOptionsFromEnv(process.env);
 // HTTPS_CERT and HTTPS_KEY: serve HTTPS here, as a SameSite=None cookie needs.
 const tls = httpsFromEnv(process.env);
 const userStore = demoUserStore();
+// The account calls (registration, forgot password, own account, admin calls): ACCOUNT_CALLS, SMTP_URL, SITE_NAME… (./accounts-env.ts).
+const accounts = accountsFromEnv(process.env, (line) => console.log(line), stores.accounts);
 // The demo passwords are hashed at start-up (scrypt, ~0.6 s each): serve once that is done.
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
 // Behind a proxy that ends TLS, set TRUST_PROXY (e.g. "loopback"): cookies are then marked secure.
 const server = await sportsApiServer(
   framework,
-  { secret, userStore, extra: { ...stores.authOptions, ...hybrid, ...login }, trustProxy: trustProxySetting(process.env.TRUST_PROXY) },
+  {
+    secret,
+    userStore,
+    extra: { ...stores.authOptions, ...hybrid, ...login, ...(accounts === undefined ? {} : { accounts }) },
+    trustProxy: trustProxySetting(process.env.TRUST_PROXY),
+  },
   tls,
 );
 const scheme = tls === undefined ? "http" : "https";
