@@ -15,8 +15,8 @@ function layer(files, above, { allow } = {}) {
 }
 
 /** The concept folders of src, and the folders above them. */
-const CONCEPTS = ["wire", "http-input", "origins", "cookie", "cors", "sessions", "login", "endpoint", "options"];
-const TOP = ["stores", "drupal", "openapi", "express", "fetch", "fastify", "cli", "entries"];
+const CONCEPTS = ["wire", "mail", "http-input", "origins", "cookie", "cors", "sessions", "login", "accounts", "endpoint", "options"];
+const TOP = ["stores", "drupal", "mailers", "openapi", "express", "fetch", "fastify", "cli", "entries"];
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "docs/api/**", "test-output/**"] },
@@ -46,12 +46,17 @@ export default tseslint.config(
   // and the entry points. A file imports only from its own layer and those below it; only a
   // framework's own binding imports the framework.
   ...layer(["src/types.ts", "src/errors.ts", "src/clock.ts", "src/events.ts", "src/validate.ts", "src/keys/**"], [...CONCEPTS, ...TOP]),
-  ...layer(["src/wire/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"], ["sessions", "login", "endpoint", "options", ...TOP]),
-  ...layer(["src/sessions/**"], ["login", "endpoint", "options", ...TOP]),
-  ...layer(["src/login/**"], ["endpoint", "options", ...TOP]),
+  ...layer(
+    ["src/wire/**", "src/mail/**", "src/http-input/**", "src/origins/**", "src/cookie/**", "src/cors/**"],
+    ["sessions", "login", "accounts", "endpoint", "options", ...TOP],
+  ),
+  ...layer(["src/sessions/**"], ["login", "accounts", "endpoint", "options", ...TOP]),
+  ...layer(["src/login/**"], ["accounts", "endpoint", "options", ...TOP]),
+  // The account calls of the user resource: above the session lifecycle and the login path, below the endpoint that routes to them.
+  ...layer(["src/accounts/**"], ["endpoint", "options", ...TOP]),
   ...layer(["src/endpoint/**"], ["options", ...TOP]),
   ...layer(["src/options/**"], TOP),
-  ...layer(["src/stores/**", "src/drupal/**"], ["endpoint", "options", "openapi", "express", "fetch", "fastify", "cli", "entries"]),
+  ...layer(["src/stores/**", "src/drupal/**", "src/mailers/**"], ["endpoint", "options", "openapi", "express", "fetch", "fastify", "cli", "entries"]),
   ...layer(["src/openapi/**", "src/engine.ts"], ["express", "fetch", "fastify", "drupal", "cli", "entries"]),
   // The bindings sit side by side: each translates for its own framework, and none imports another.
   ...layer(["src/express/**"], ["fetch", "fastify", "drupal", "cli", "entries"], { allow: "express" }),
@@ -66,7 +71,7 @@ export default tseslint.config(
     files: ["examples/**/public/**/*.js"],
     languageOptions: {
       sourceType: "module",
-      globals: { document: "readonly", fetch: "readonly", FormData: "readonly" },
+      globals: { document: "readonly", fetch: "readonly", FormData: "readonly", URLSearchParams: "readonly", location: "readonly" },
     },
   },
 );

@@ -13,9 +13,10 @@ const subpaths = [
   "services-session-auth/drupal",
   "services-session-auth/fetch",
   "services-session-auth/fastify",
+  "services-session-auth/nodemailer",
   "services-session-auth/opentelemetry",
 ];
-for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono", "@opentelemetry/api"]) {
+for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono", "nodemailer", "@opentelemetry/api"]) {
   try {
     require.resolve(name);
     throw new Error(`${name} is installed in the app, so this check proves nothing`);
@@ -29,19 +30,26 @@ for (const subpath of subpaths) {
   if (Object.keys(esm).length === 0 || Object.keys(esm).join() !== Object.keys(cjs).join()) throw new Error(`${subpath}: ESM and CJS exports differ`);
   console.log(`${subpath}: ${Object.keys(esm).length} exports`);
 }
-const expected = 'needs the optional peer dependency "iron-session", which is not installed: run `npm install iron-session`';
-for (const [format, { sealedCookieStore }] of [
-  ["ESM", await import("services-session-auth/sealed-cookie")],
-  ["CJS", require("services-session-auth/sealed-cookie")],
-]) {
-  let message = "no error";
-  try {
-    sealedCookieStore({ password: "x".repeat(40), revocations: {} });
-  } catch (error) {
-    message = `${error.name}: ${error.message}`;
+// A factory that needs a missing optional peer is a TypeError naming the package to install.
+const peers = [
+  ["services-session-auth/sealed-cookie", "iron-session", (m) => m.sealedCookieStore({ password: "x".repeat(40), revocations: {} })],
+  ["services-session-auth/nodemailer", "nodemailer", (m) => m.nodemailerMailer("smtp://127.0.0.1:25")],
+];
+for (const [subpath, peer, make] of peers) {
+  const expected = `needs the optional peer dependency "${peer}", which is not installed: run \`npm install ${peer}\``;
+  for (const [format, module] of [
+    ["ESM", await import(subpath)],
+    ["CJS", require(subpath)],
+  ]) {
+    let message = "no error";
+    try {
+      make(module);
+    } catch (error) {
+      message = `${error.name}: ${error.message}`;
+    }
+    if (!message.startsWith("TypeError: ") || !message.includes(expected)) throw new Error(`${format} ${subpath} without ${peer}: ${message}`);
+    console.log(`${format}: ${message}`);
   }
-  if (!message.startsWith("TypeError: ") || !message.includes(expected)) throw new Error(`${format} sealedCookieStore without iron-session: ${message}`);
-  console.log(`${format}: ${message}`);
 }
 
 const otelExpected = 'needs the optional peer dependency "@opentelemetry/api", which is not installed: run `npm install @opentelemetry/api`';

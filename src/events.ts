@@ -54,7 +54,7 @@ export type AuthEvent = AuthEventContext &
         readonly type: "session.revoked";
         readonly uid: string;
         readonly session: string;
-        readonly reason: "session-limit" | "user-blocked";
+        readonly reason: "session-limit" | "user-blocked" | "password-changed";
       }
     /** A cookie named a row the session store keeps for another system but cannot serve: no session here, its cookie left alone; `reason` says why. */
     | { readonly type: "session.unserved"; readonly session: string; readonly reason: string }
@@ -70,6 +70,20 @@ export type AuthEvent = AuthEventContext &
     | { readonly type: "address.unknown"; readonly address: string; readonly message: string }
     /** A bug or an unexpected throw (an app's route, a custom store): the client got a bodyless 500. */
     | { readonly type: "internal.error"; readonly err: unknown }
+    /** An account call made an account; `by` is the admin who did, `null` for a visitor's registration. */
+    | { readonly type: "account.created"; readonly uid: string; readonly by: string | null; readonly ip: string }
+    /** An account call changed an account: which of `name`, `mail`, `password`, `status`, `roles`, `timezone`. */
+    | { readonly type: "account.updated"; readonly uid: string; readonly by: string; readonly changed: readonly string[]; readonly ip: string }
+    /** An account call deleted (or cancelled by deleting) an account. */
+    | { readonly type: "account.deleted"; readonly uid: string; readonly by: string; readonly ip: string }
+    /** A one-time login link was asked for (`uid` null: no such active account, or its requests are flooded) or refused for flood. */
+    | { readonly type: "password.reset-requested"; readonly uid: string | null; readonly ip: string; readonly flooded: "ip" | "user" | null }
+    /** A one-time login link opened a session. */
+    | { readonly type: "password.reset-used"; readonly uid: string; readonly session: string; readonly ip: string }
+    /** A mail could not be handed to the mailer (`key`: which mail); the call answered as Drupal does then. */
+    | { readonly type: "mail.failed"; readonly key: string; readonly err: unknown }
+    /** Once at start-up: account calls asked for that are not served, and why (a user store that does not write, no mailer). */
+    | { readonly type: "config.accounts"; readonly calls: readonly string[]; readonly message: string }
   );
 
 /**
@@ -115,6 +129,8 @@ const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set([
   "config.routing",
   "cookie.cross-site",
   "address.unknown",
+  "mail.failed",
+  "config.accounts",
 ]);
 
 /** Store failures written per operation in the last second, and how many were left out: an outage is one line a second, not one a request. */

@@ -19,6 +19,12 @@ export { drupalSessionName } from "./cookie/session-name.js";
 export { sessionCookieFor } from "./cookie/session-cookie.js";
 export { openApiDocument } from "./openapi/openapi.js";
 export { SessionAuthError, isSessionAuthError } from "./errors.js";
+export { memoryFloodStore, type FloodStore } from "./accounts/flood.js";
+export { ACCOUNT_SETTINGS_DEFAULTS, type AccountSettings, type AccountSettingsSource, type CancelMethod, type RegisterPolicy } from "./accounts/settings.js";
+export { USER_CALLS, type UserCall } from "./accounts/user-routes.js";
+export type { OneTimeLink } from "./accounts/one-time-link.js";
+export type { Mailer, MailMessage } from "./mail/mailer.js";
+export type { UserMailOperation, UserMailTemplateKey } from "./mail/templates.js";
 
 export type { ExpressErrorHandler, ExpressHandler, ExpressNext, SessionAuthRouter } from "./express/create-session-auth-router.js";
 export type { ExpressRequest } from "./express/request.js";
@@ -27,6 +33,7 @@ export type { AuthUser, RequestAuth } from "./express/augment.js";
 export type { NotFoundOptions } from "./engine/engine.js";
 export type { LoginReply } from "./endpoint/endpoint.js";
 export type {
+  AccountsOptions,
   CookieOptions,
   CorsConfig,
   CorsOptions,
@@ -53,12 +60,18 @@ export type { GuardedMethod, GuardedRoute, Json, OpenApiObject, OpenApiOptions, 
 export type { SessionAuthErrorCode } from "./errors.js";
 export type {
   CounterStore,
+  NewUserRecord,
   PasswordHasher,
   ProcessLocal,
   SessionRecord,
   SessionStore,
   SessionStoreContext,
   StoredSession,
+  UserChanges,
+  UserListCondition,
+  UserListQuery,
+  UserListRow,
   UserRecord,
   UserStore,
+  UserWrite,
 } from "./types.js";

@@ -153,7 +153,94 @@ export interface UserStore {
   updatePasswordHash(uid: string, expected: string, next: string): Promise<boolean>;
   /** Settles when a self-preparing store can answer; calls wait (outside `storeTimeout`), then 503s after 30 s or a rejection. */
   readonly ready?: Promise<void>;
+  /**
+   * Accounts whose mail matches `mail` as Drupal compares mails (case-insensitively), lowest uid
+   * first, at most 10. Optional: without it the account calls that need it are not served.
+   */
+  findByMail?(mail: string): Promise<UserRecord[]>;
+  /**
+   * Creates an account as Drupal's `user_save()` does (a uid as Drupal allocates one, `changed` =
+   * `created`, login and access 0), atomically: a name or mail another account holds (as the store
+   * compares them) is `{ taken }`, never a second account. Optional, with `updateUser` and `deleteUser`.
+   */
+  createUser?(user: NewUserRecord): Promise<UserWrite>;
+  /** Changes an account atomically (uniqueness as in `createUser`); `null` when there is no such account. */
+  updateUser?(uid: string, changes: UserChanges): Promise<UserWrite | null>;
+  /** Deletes an account and its roles; resolves whether there was one. */
+  deleteUser?(uid: string): Promise<boolean>;
+  /** Rows of Drupal's `users` table as PDO reads them (every value a string or null), for the user index. */
+  listUsers?(query: UserListQuery): Promise<UserListRow[]>;
+  /** The permissions of a set of roles (rid → name), as Drupal's `role_permission` grants them; uid 1 has every one anyway. */
+  permissions?(roles: Readonly<Record<string, string>>): Promise<readonly string[]>;
+  /** Every role but the anonymous one (rid → name, "authenticated user" included), as Drupal's `user_roles(TRUE)`: the roles an admin may grant. */
+  roles?(): Promise<Readonly<Record<string, string>>>;
 }
+
+/**
+ * A new account, as Drupal's registration form builds it for `UserStore.createUser`.
+ *
+ * @example
+ * ```ts
+ * const write = await userStore.createUser!({
+ *   name: "ana", mail: "ana@example.com", init: "ana@example.com", passwordHash: await scryptHasher().hash("s3cret"),
+ *   active: true, roles: {}, created: Math.floor(Date.now() / 1000), fields: { timezone: "UTC" },
+ * });
+ * if ("taken" in write) console.log(`the ${write.taken} is taken`);
+ * ```
+ */
+export interface NewUserRecord {
+  readonly name: string;
+  readonly mail: string;
+  /** `users.init`: the mail the account was made with. */
+  readonly init: string;
+  readonly passwordHash: string;
+  /** `users.status = 1`. */
+  readonly active: boolean;
+  /** Role id → name of the roles besides "authenticated user" (which every account has). */
+  readonly roles: Readonly<Record<string, string>>;
+  /** `users.created`, in Unix seconds. */
+  readonly created: number;
+  /** Other `users` columns with Drupal's values (`timezone`, `signature_format`, `language`, `data`). */
+  readonly fields?: Readonly<Record<string, unknown>>;
+}
+
+/** What `UserStore.updateUser` changes; absent keys stay as they are. */
+export interface UserChanges {
+  readonly name?: string;
+  readonly mail?: string;
+  readonly passwordHash?: string;
+  readonly active?: boolean;
+  /** The whole new set of roles besides "authenticated user" (rid → name). */
+  readonly roles?: Readonly<Record<string, string>>;
+  /** Other `users` columns to write (`timezone`, `data` as Drupal's unserialized value). */
+  readonly fields?: Readonly<Record<string, unknown>>;
+  /** `users.changed`, in Unix seconds. */
+  readonly changed: number;
+}
+
+/** What a write resolves: the account as stored, or which of its unique values another account holds. */
+export type UserWrite = { readonly user: UserRecord } | { readonly taken: "name" | "mail" };
+
+/** A condition of the user index (Services' `parameters`): a `users` column compared with the values given. */
+export interface UserListCondition {
+  readonly column: string;
+  /** `IN` by default; the comparisons Services allows that this package serves. */
+  readonly operator: "IN" | "NOT IN" | "=" | "<>" | "<" | "<=" | ">" | ">=" | "LIKE" | "NOT LIKE";
+  readonly values: readonly string[];
+}
+
+/** The user index's query, its column names already checked against Drupal's `users` columns. */
+export interface UserListQuery {
+  /** The columns to return, in the order asked (`[]`: all, in the table's order). */
+  readonly fields: readonly string[];
+  readonly conditions: readonly UserListCondition[];
+  readonly orderBy: ReadonlyArray<{ readonly column: string; readonly direction: "ASC" | "DESC" }>;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** A `users` row as Drupal's PDO reads it: column → string or null, `data` still serialized. */
+export type UserListRow = Readonly<Record<string, string | null>>;
 
 /** Hashes and checks passwords: {@link scryptHasher} by default, Drupal 7's from `services-session-auth/drupal`. */
 export interface PasswordHasher {

@@ -178,6 +178,7 @@ const OPTION_INTERFACES: Record<string, string> = {
   RequireSessionOptions: "",
   NotFoundOptions: "",
   ErrorHandlerOptions: "",
+  AccountsOptions: "accounts.",
 };
 const OPTION_FILES = [
   "src/options/options.ts",
@@ -189,6 +190,7 @@ const OPTION_FILES = [
   "src/endpoint/options.ts",
   "src/engine/engine.ts",
   "src/express/error-log.ts",
+  "src/accounts/options.ts",
 ];
 
 /** Every option of the interfaces above with the text of its `@default` tag (undefined when it has none: a required option). */

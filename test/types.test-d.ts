@@ -152,6 +152,13 @@ describe("option types", () => {
       | "rehash.failed"
       | "address.unknown"
       | "internal.error"
+      | "account.created"
+      | "account.updated"
+      | "account.deleted"
+      | "password.reset-requested"
+      | "password.reset-used"
+      | "mail.failed"
+      | "config.accounts"
     >();
     expectTypeOf<Extract<AuthEvent, { type: "login.failure" }>>().toHaveProperty("reason");
     // A failed login names the account by uid or the name by a keyed hash, never the name itself.

@@ -2,7 +2,9 @@ import mysql from "mysql2/promise";
 import pg from "pg";
 import { memoryCounterStore } from "services-session-auth";
 import {
+  drupal7AccountSettings,
   drupal7CsrfToken,
+  drupal7Flood,
   drupal7FloodCounterStore,
   drupal7Hasher,
   drupal7SessionStore,
@@ -116,5 +118,8 @@ export async function drupal7FromEnv(env: NodeJS.ProcessEnv): Promise<Omit<Examp
       counterStore.close();
       await pool.end();
     },
+    // The account calls follow the site's variables, sign one-time links as Drupal does, and count
+    // password requests in Drupal's flood table, one budget with its password form.
+    accounts: { settings: drupal7AccountSettings(database), hashSalt, flood: drupal7Flood(database) },
   };
 }

@@ -16,7 +16,12 @@ const CSP = [
 const FILES = [
   ["/", "index.html", "text/html; charset=utf-8"],
   ["/app.js", "app.js", "text/javascript; charset=utf-8"],
+  ["/fetch-json.js", "fetch-json.js", "text/javascript; charset=utf-8"],
+  ["/message.js", "message.js", "text/javascript; charset=utf-8"],
   ["/style.css", "style.css", "text/css; charset=utf-8"],
+  // Where a mailed one-time login link leads (./accounts-env.ts): choose a new password.
+  ["/reset.html", "reset.html", "text/html; charset=utf-8"],
+  ["/reset.js", "reset.js", "text/javascript; charset=utf-8"],
 ] as const;
 
 /** The demo page's files: path, body (read once) and headers, for any framework to serve. */

@@ -2,6 +2,7 @@ import { demoUserStore, trustProxySetting } from "./app.js";
 import { exampleFramework, sportsApiServer } from "./frameworks.js";
 import { httpsFromEnv, hybridOptionsFromEnv } from "./hybrid.js";
 import { loginOptionsFromEnv } from "./login-env.js";
+import { accountsFromEnv } from "./accounts-env.js";
 import { storesFromEnv } from "./stores.js";
 import { telemetryFromEnv } from "./telemetry.js";
 
@@ -25,6 +26,8 @@ const otel = telemetryFromEnv(process.env);
 // HTTPS_CERT and HTTPS_KEY: serve HTTPS here, as a SameSite=None cookie needs.
 const tls = httpsFromEnv(process.env);
 const userStore = demoUserStore();
+// The account calls (registration, forgot password, own account, admin calls): ACCOUNT_CALLS, SMTP_URL, SITE_NAME… (./accounts-env.ts).
+const accounts = accountsFromEnv(process.env, (line) => console.log(line), stores.accounts);
 // The demo passwords are hashed at start-up (scrypt, ~0.6 s each): serve once that is done.
 await userStore.ready;
 const port = Number(process.env.PORT ?? 3000);
@@ -34,7 +37,13 @@ const server = await sportsApiServer(
   {
     secret,
     userStore,
-    extra: { ...stores.authOptions, ...hybrid, ...login, ...(otel === undefined ? {} : { telemetry: otel.telemetry }) },
+    extra: {
+      ...stores.authOptions,
+      ...hybrid,
+      ...login,
+      ...(accounts === undefined ? {} : { accounts }),
+      ...(otel === undefined ? {} : { telemetry: otel.telemetry }),
+    },
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
   },
   tls,

@@ -1,4 +1,11 @@
-import { memoryCounterStore, memorySessionStore, type CounterStore, type SessionAuthOptions, type SessionStore } from "services-session-auth";
+import {
+  memoryCounterStore,
+  memorySessionStore,
+  type AccountsOptions,
+  type CounterStore,
+  type SessionAuthOptions,
+  type SessionStore,
+} from "services-session-auth";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { drupal7FromEnv } from "./drupal7.js";
 import { redisFromEnv } from "./redis.js";
@@ -19,6 +26,8 @@ export interface ExampleStores {
    */
   readonly authOptions: Pick<SessionAuthOptions, "sessionStore" | "counterStore" | "idleTimeout" | "absoluteTimeout"> &
     Partial<Pick<SessionAuthOptions, "userStore" | "hasher" | "csrfToken" | "throttle" | "touchInterval" | "cookieDomain" | "baseUrl">>;
+  /** Beside a Drupal site: the account calls follow its settings and sign links with its hash salt. */
+  readonly accounts?: Partial<AccountsOptions>;
   close(): Promise<void>;
 }
 

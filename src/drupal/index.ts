@@ -6,6 +6,7 @@
  *
  * @module
  */
+export { drupal7AccountSettings, type Drupal7AccountSettingsOptions } from "./account-settings.js";
 export { drupal7CsrfToken, type Drupal7CsrfTokenOptions } from "./drupal7-csrf-token.js";
 export type { Drupal7Dialect, Drupal7DatabaseOptions, Drupal7Pool, MysqlCallbackPoolLike, MysqlPoolLike, PgPoolLike, SqlValue } from "./database.js";
 export { drupal7Hasher, type Drupal7HasherOptions, type LegacyPasswordHasher } from "./drupal7-hasher.js";

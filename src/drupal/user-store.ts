@@ -5,6 +5,7 @@ import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } fr
 import { readNameColumn, type NameColumn } from "./name-column.js";
 import { isDrupal7StoredHash } from "./drupal7-hasher.js";
 import { recordsOf, usersWithRolesSql, type UserRow } from "./user-rows.js";
+import { drupal7UserWrites } from "./user-writes.js";
 
 const optionsSchema = z.strictObject({ ...databaseOptionFields, parallelRun: z.boolean().optional() });
 
@@ -29,8 +30,10 @@ const THREE_BYTE_UTF8 = /^utf8(?:mb3)?$/i;
 /**
  * A {@link UserStore} over Drupal 7's `users`, `users_roles` and `role` through the app's pool,
  * shaped so the login reply matches Drupal's; names match as the database compares them, and
- * `nameKey` gives the throttle the same folding. It writes only `login`/`access` and `pass`
- * (compare-and-set). Differences: docs/migrating-from-drupal-7.md#6-what-changes-for-clients.
+ * `nameKey` gives the throttle the same folding. Logins write `login`/`access` and `pass`
+ * (compare-and-set); the account calls create, change and delete accounts as Drupal's
+ * `user_save()` and `user_delete()` do, in transactions, with permissions from `role_permission`
+ * (docs/accounts.md). Differences: docs/migrating-from-drupal-7.md#6-what-changes-for-clients.
  *
  * @example
  * ```ts
@@ -58,6 +61,7 @@ export function drupal7UserStore(options: Drupal7UserStoreOptions): UserStore {
   }
 
   return {
+    ...drupal7UserWrites({ db, pool: parsed.pool, prefix: parsed.prefix ?? "", parallelRun }),
     async findByName(name) {
       if (name.length === 0) return null;
       if (db.dialect === "mysql") {

@@ -1,14 +1,18 @@
-import { setCookieHeader, deletionHeaders, variantDeletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
+import { deletionHeaders, type CookiePlacement } from "../cookie/cookie-headers.js";
 import type { Authenticator } from "../login/authenticator.js";
 import type { Emit } from "../events.js";
 import type { LoginSettings } from "../login/options.js";
 import type { EndpointSettings } from "./options.js";
 import type { LoginOriginRequest } from "../origins/login-origin.js";
 import { createSessionId } from "../sessions/session-id.js";
-import { settingOver, type SessionContext, type SessionRequest, type Sessions } from "../sessions/sessions.js";
+import { type SessionContext, type SessionRequest, type Sessions } from "../sessions/sessions.js";
+import { openedSessionCookies } from "../accounts/replies.js";
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { UserRecord } from "../types.js";
-import { parseRequestBody } from "../http-input/body.js";
+import { parseRequestBody, requestMime } from "../http-input/body.js";
+import { onUserResource, type UserRoute } from "../accounts/user-routes.js";
+import type { UserResource } from "../accounts/user-resource.js";
+import { parsePhpInput } from "../accounts/php-input.js";
 import type { RequestBody } from "../http-input/request.js";
 import { csrfTokenOf } from "../sessions/csrf-token-of.js";
 import { loginArgumentSchemas, readLoginArgument } from "./login-arguments.js";
@@ -37,6 +41,8 @@ export interface ServicesRequest extends SessionRequest {
   readonly accept: string | undefined;
   /** The `Origin` header: which site's page sent the request, if a browser did. */
   readonly origin: string | undefined;
+  /** The routed query string (PHP's `$_GET` less `q`), which the account calls read their parameters from. */
+  readonly query: string;
   /** The `Sec-Fetch-Site` header (`same-origin`, `same-site`, `cross-site`, `none`), if a browser sent it. */
   readonly fetchSite: string | undefined;
 }
@@ -100,23 +106,37 @@ export class ServicesEndpoint {
   readonly #options: EndpointDeps;
   readonly #emit: Emit;
   readonly #loginArgs: ReturnType<typeof loginArgumentSchemas>;
+  readonly #accounts: UserResource | undefined;
 
   /**
    * @param settings - What the endpoint works with ({@link EndpointDeps}).
    * @param emit - Where events go: stamped, to the app's listener.
    */
-  constructor(settings: EndpointDeps, sessions: Sessions, auth: Authenticator, emit: Emit) {
+  constructor(settings: EndpointDeps, sessions: Sessions, auth: Authenticator, emit: Emit, accounts?: UserResource) {
     this.#emit = emit;
     this.#sessions = sessions;
     this.#auth = auth;
     this.#options = settings;
     this.#loginArgs = loginArgumentSchemas(settings);
+    this.#accounts = accounts;
+  }
+
+  /** Whether a path below the endpoint may be one the endpoint answers (its root, a session call, the user resource when account calls are on). */
+  answers(below: string): boolean {
+    return trimSlashes(below) === "" || matchAction(below) !== undefined || (this.#accounts !== undefined && onUserResource(below));
   }
 
   /** Answers a request below the mount path as `RESTServer::getController` does (root, HEAD, OPTIONS, methods), or `undefined`. */
   async handle(request: EndpointRequest): Promise<WireResponse | undefined> {
     if (request.mounted && trimSlashes(request.path) === "") return endpointRootReply(this.#options.endpointName);
     const match = matchAction(request.path);
+    const accounts = this.#accounts;
+    if (accounts !== undefined) {
+      // The user resource's calls by method (GET user/login is retrieve when retrieve is on); a POST to a session action stays that action.
+      const method = routingMethod(request.method, request.methodOverride, request.methodParam);
+      const route = method === "POST" && match !== undefined ? undefined : accounts.route(request.path, method);
+      if (route !== undefined) return this.#accountCall(request, accounts, route);
+    }
     if (match === undefined) return undefined;
     try {
       switch (routingMethod(request.method, request.methodOverride, request.methodParam)) {
@@ -133,6 +153,30 @@ export class ServicesEndpoint {
       return await this.#actions[match.action]({ request, body, format: match.format });
     } catch (error) {
       // A body that could not be read is the client's; anything else is a fault, never silent.
+      if (!isSessionAuthError(error)) this.#emit({ type: "internal.error", err: error }, request.requestId);
+      return errorReply(error);
+    }
+  }
+
+  /** One of the user resource's account calls, through Services' pipeline: format, body (POST and PUT), arguments, session and CSRF, then the call. */
+  async #accountCall(request: EndpointRequest, accounts: UserResource, route: UserRoute): Promise<WireResponse> {
+    try {
+      let body: RequestBody = { parsed: [] };
+      if (accounts.readsBody(route)) {
+        body = await request.body();
+        // A form's bracketed names nest as PHP's parse_str() nests them (`pass[pass1]`, `account[name]`).
+        if (
+          "raw" in body &&
+          this.#options.parsers.has("application/x-www-form-urlencoded") &&
+          requestMime(request.contentType).toLowerCase() === "application/x-www-form-urlencoded"
+        ) {
+          body = { parsed: parsePhpInput(body.raw.toString("utf8")) };
+        }
+      }
+      return await this.#call({ request, body, format: route.format }, { csrf: true, args: (parsed) => accounts.arguments(route, parsed) }, (args, context) =>
+        accounts.run(route, args, request, context),
+      );
+    } catch (error) {
       if (!isSessionAuthError(error)) this.#emit({ type: "internal.error", err: error }, request.requestId);
       return errorReply(error);
     }
@@ -268,15 +312,14 @@ export class ServicesEndpoint {
 
   /** The reply and cookies of a session just opened: the new cookie, and over a cookie the request carried, the deletions of its other places (see {@link settingOver}). */
   #opened(sessid: string, user: UserRecord, context: SessionContext): SessionChange<LoginReply> {
-    const { cookie, now, sent } = context;
+    const { cookie, now } = context;
     const result: LoginReply = {
       sessid,
       session_name: cookie.name,
       token: this.#sessions.token(sessid),
       user: loginUserObject(user, now, this.#options.isAdmin(user)),
     };
-    const set = setCookieHeader(cookie.name, sessid, cookie.attributes, now);
-    return { result, setCookie: sent > 0 ? settingOver(set, variantDeletionHeaders(cookie)) : [set] };
+    return { result, setCookie: openedSessionCookies(sessid, context) };
   }
 
   /** The API version a request's version header names, if it names one the calls know; else the endpoint's. */

@@ -29,6 +29,7 @@ import { foreignErrorReply } from "../wire/foreign-error.js";
 import { errorReply, type WireResponse } from "../wire/reply.js";
 import { front, type Front } from "./front.js";
 import { guardOver, type Guard } from "./guard.js";
+import { accountCalls } from "./accounts.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
 /**
@@ -128,6 +129,7 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   // The timeout's wrapper carries methods only: what the counter store declares of itself goes beside it.
   const authenticator = new Authenticator(options.login, sessions, { users, counters, countsAccounts: options.counterStore.countsAccounts === true }, emit);
   if (telemetry !== undefined) traceLogins(authenticator, telemetry, sessions, options.sessionStore);
+  const accounts = accountCalls(options, { users, counters, sessions, auth: authenticator, timeoutMs }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
   const endpoint = new ServicesEndpoint(
     {
@@ -142,6 +144,7 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
     sessions,
     authenticator,
     emit,
+    accounts,
   );
   warnCrossSiteCookies(options.origins, options.cookie, emit);
 
@@ -207,6 +210,7 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
       reported.add(type);
       emit({ type, message });
     },
-    openApi: (routes) => openApiFromSettings(options, routes),
+    // The account calls this set-up serves (a user store that cannot write serves fewer than asked).
+    openApi: (routes) => openApiFromSettings({ ...options, accounts: { calls: accounts?.enabled ?? new Set() } }, routes),
   };
 }

@@ -4,7 +4,6 @@ import type { ServicesEndpoint } from "../endpoint/endpoint.js";
 import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
 import type { HttpRequest } from "../http-input/request.js";
 import { isTokenPath, pathBelow, splitTarget, TOKEN_PATH } from "../http-input/target.js";
-import { matchAction } from "../endpoint/routing.js";
 import { trimSlashes } from "../http-input/path.js";
 import type { WireResponse } from "../wire/reply.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
@@ -35,14 +34,11 @@ export interface Front {
 
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
-/** Whether a path below the endpoint is one the endpoint answers (its root, or a call), as `ServicesEndpoint.handle` does. */
-function isCall(below: string): boolean {
-  return trimSlashes(below) === "" || matchAction(below) !== undefined;
-}
-
 /** The front door over one endpoint and one set of CORS settings. */
 export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: ViewSettings, queryPaths: readonly string[]): Front {
   const { endpointPath } = settings;
+  // Whether a path below the endpoint is one the endpoint answers (its root, or a call), as `ServicesEndpoint.handle` does.
+  const isCall = (below: string): boolean => endpoint.answers(below);
   const honoured = new Set(queryPaths);
   // With patterns of the app's own paths, any request may be a preflight to answer.
   const everywhere = cors.enabled && cors.paths.length > 0;
@@ -61,7 +57,7 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
     names(target) {
       const { path } = splitTarget(settings.route(target) ?? target);
       const below = path.startsWith(`${endpointPath}/`) ? path.slice(endpointPath.length) : undefined;
-      return path.startsWith(TOKEN_PATH) ? isTokenPath(path) : below !== undefined && matchAction(below) !== undefined;
+      return path.startsWith(TOKEN_PATH) ? isTokenPath(path) : below !== undefined && trimSlashes(below) !== "" && isCall(below);
     },
     serve(http) {
       if (!claims(http.target)) return undefined;

@@ -94,6 +94,11 @@ export class RequestView implements EndpointRequest, CheckRequest, CorsRequest {
     return this.#http.header("sec-fetch-site");
   }
 
+  /** The routed query string: `?q=`'s rest, else the request's own. */
+  get query(): string {
+    return this.routed.query;
+  }
+
   get requestMethod(): string | undefined {
     return this.#http.header("access-control-request-method");
   }

@@ -8,6 +8,7 @@ import { connectReply, errorBody, loginReply, logoutReply, logoutReply11, tokenR
 import { checkPlain } from "../wire/html.js";
 import { drupalSessionName } from "../cookie/session-name.js";
 import { wireError } from "../wire/status.js";
+import { ACCOUNT_SCHEMAS, accountPaths } from "./account-paths.js";
 
 /** A JSON value as it goes into the document. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
@@ -335,6 +336,8 @@ export function openApiFromSettings(settings: DocumentedSettings, options: OpenA
     },
   });
   paths[base] = { get: endpointRoot("get"), post: endpointRoot("post") };
+  const accountCalls = settings.accounts?.calls ?? new Set();
+  Object.assign(paths, accountPaths({ base, calls: accountCalls, bodyTypes }));
 
   for (const route of parsed.routes ?? []) {
     const unsafe = route.method !== "get";
@@ -374,6 +377,14 @@ export function openApiFromSettings(settings: DocumentedSettings, options: OpenA
     ...(parsed.servers === undefined ? {} : { servers: parsed.servers.map((server) => ({ ...server })) }),
     tags: [
       { name: "Services session", description: "The calls of Drupal 7 Services' user and system resources, and the session token call." },
+      ...(accountCalls.size === 0
+        ? []
+        : [
+            {
+              name: "Services user resource",
+              description: "The account calls served (docs/accounts.md): registration, forgot password, one-time links, accounts.",
+            },
+          ]),
       { name: "Protected", description: "The app's routes behind `requireSession`." },
     ],
     paths,
@@ -386,6 +397,7 @@ export function openApiFromSettings(settings: DocumentedSettings, options: OpenA
         LogoutReply11: jsonSchema(logoutReply11),
         TokenReply: jsonSchema(tokenReply),
         ErrorBody: jsonSchema(errorBody),
+        ...(accountCalls.size === 0 ? {} : Object.fromEntries(Object.entries(ACCOUNT_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)]))),
       },
       securitySchemes: {
         sessionCookie: {

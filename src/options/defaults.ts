@@ -1,3 +1,4 @@
+import { ACCOUNTS_DEFAULTS } from "../accounts/options.js";
 import { COOKIE_DEFAULTS } from "../cookie/options.js";
 import { CORS_DEFAULTS } from "../cors/options.js";
 import { ENDPOINT_DEFAULTS } from "../endpoint/options.js";
@@ -16,4 +17,5 @@ export const DEFAULTS = Object.freeze({
   ...CORS_DEFAULTS,
   ...ENDPOINT_DEFAULTS,
   ...GUARD_DEFAULTS,
+  ...ACCOUNTS_DEFAULTS,
 });

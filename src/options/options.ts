@@ -7,6 +7,7 @@ import type { OriginOptions } from "../origins/options.js";
 import type { SessionOptions } from "../sessions/options.js";
 import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
 import type { SessionStore, UserStore } from "../types.js";
+import type { AccountsOptions } from "../accounts/options.js";
 
 /**
  * Options of {@link createSessionAuthRouter}: the stores and the secret, then each concept's own
@@ -51,9 +52,15 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
    * @default none
    */
   telemetry?: SessionAuthTelemetry;
+  /**
+   * The account calls of Services' user resource (registration, forgot password, one-time links,
+   * own account, admin calls), each off until named: docs/accounts.md.
+   * @default none: only the session calls
+   */
+  accounts?: AccountsOptions;
 }
 
-export type { CookieOptions, CorsConfig, CorsOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };
+export type { AccountsOptions, CookieOptions, CorsConfig, CorsOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };
 export type { DeviceCookieOptions, HashingOptions, ThrottleOptions } from "../login/options.js";
 export type { RequireSessionOptions } from "../sessions/options.js";
 export type { RequestParser } from "../http-input/body.js";

@@ -13,6 +13,8 @@ import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
 import type { CounterStore, SessionStore, UserStore } from "../types.js";
 import { fn, implementing, parseOptions } from "../validate.js";
 import type { SessionAuthOptions } from "./options.js";
+import { accountsSchema, accountsSettings, type AccountsSettings } from "../accounts/options.js";
+import { USER_CALLS } from "../accounts/user-routes.js";
 
 /**
  * The whole options schema from each concept's slice, and the one resolver from a caller's options
@@ -32,6 +34,7 @@ const coreShape = {
   storeTimeout: z.number().min(0.01, "is in seconds (at least 0.01)").max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
   onEvent: fn<AuthEventListener>("event => void").optional(),
   telemetry: implementing<SessionAuthTelemetry>("SessionAuthTelemetry (openTelemetry())", ["login", "guard", "storeCall", "gauges"]).optional(),
+  accounts: accountsSchema,
 };
 
 /** The shape of every option, each concept's slice spread in. */
@@ -77,6 +80,7 @@ export interface ResolvedOptions {
   readonly origins: OriginSettings;
   readonly cors: CorsSettings;
   readonly endpoint: EndpointSettings;
+  readonly accounts: AccountsSettings;
 }
 
 /** What a layer above supplies: the defaults the concepts cannot make themselves. */
@@ -110,11 +114,12 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     origins,
     cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),
+    accounts: accountsSettings(parsed.accounts, (purpose) => deriveKey(parsed.secret ?? csrfToken(`services-session-auth; ${purpose}`), purpose), factory),
   });
 }
 
-/** The options that shape the wire as a document describes it (the OpenAPI document), resolved. */
-export type DocumentedSettings = Pick<ResolvedOptions, "cookie" | "login" | "cors" | "endpoint">;
+/** The options that shape the wire as a document describes it (the OpenAPI document), resolved; `accounts`, the account calls served. */
+export type DocumentedSettings = Pick<ResolvedOptions, "cookie" | "login" | "cors" | "endpoint"> & { readonly accounts?: Pick<AccountsSettings, "calls"> };
 
 /** The options a document reads: the cookie's, the login's, the origins' and CORS's, the endpoint's. */
 const DOCUMENTED_OPTIONS = [
@@ -138,6 +143,7 @@ const DOCUMENTED_OPTIONS = [
   "admitCrossSiteWithoutOrigin",
   "cors",
   "deviceCookies",
+  "accounts",
 ] as const satisfies readonly (keyof typeof optionShape)[];
 
 const documentedSchema = z.looseObject(
@@ -154,10 +160,12 @@ export function resolveDocumentedOptions(input: Partial<SessionAuthOptions>, fac
   const cookie = cookieSettings(parsed);
   const origins = originSettings(parsed, cookie.baseUrl);
   const noKey = Buffer.alloc(32);
+  const calls = parsed.accounts?.calls ?? [];
   return Object.freeze({
     cookie,
     login: loginSettings(parsed, noKey, noKey),
     cors: corsSettings(parsed, origins.trustedOrigins),
     endpoint: endpointSettings(parsed),
+    accounts: { calls: new Set(calls === "all" ? USER_CALLS : calls) },
   });
 }

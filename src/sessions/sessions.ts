@@ -306,6 +306,18 @@ export class Sessions {
     return this.#store.destroyByUser(uid);
   }
 
+  /** Ends every session of a user but `keep` (a new password: the caller's own stays); resolves how many ended. */
+  async endOthers(uid: string, keep: string | undefined, requestId?: string): Promise<number> {
+    let ended = 0;
+    for (const stored of await this.#store.listByUser(uid)) {
+      if (stored.handle === keep) continue;
+      await this.#store.destroy(stored.handle);
+      this.#emit({ type: "session.revoked", uid, session: stored.handle, reason: "password-changed" }, requestId);
+      ended += 1;
+    }
+    return ended;
+  }
+
   /** The CSRF token bound to a session id. */
   token(sessid: string): string {
     return this.#options.csrfToken(sessid);

@@ -3,7 +3,9 @@ import { nowSeconds } from "../clock.js";
 import { scryptHasher } from "../login/scrypt-hasher.js";
 import { answeredInProcess } from "./process-local.js";
 import { parseOptions } from "../validate.js";
-import type { PasswordHasher, UserRecord, UserStore } from "../types.js";
+import { queryRows, usersRowOf } from "../accounts/users-table.js";
+import { ACCOUNT_PERMISSIONS } from "../accounts/permissions.js";
+import type { NewUserRecord, PasswordHasher, UserChanges, UserRecord, UserStore, UserWrite } from "../types.js";
 
 /**
  * One account given to {@link memoryUserStore}: a plain `password` (hashed at start-up) or an existing `passwordHash`.
@@ -48,6 +50,12 @@ export interface MemoryUserStoreOptions {
    * @default scryptHasher()
    */
   hasher?: PasswordHasher;
+  /**
+   * Drupal permissions by role name (`"administer users"`, `"access user profiles"`, …), for the
+   * account calls; `"*"` grants every permission they consult.
+   * @default `{ administrator: "*" }`: as Drupal's standard profile, the administrator role has every permission, others none
+   */
+  permissions?: Readonly<Record<string, readonly string[] | "*">>;
 }
 
 const userSchema = z
@@ -68,8 +76,14 @@ const userSchema = z
 
 const inputSchema = z.strictObject({
   users: z.array(userSchema).readonly(),
-  options: z.strictObject({ hasher: z.custom<PasswordHasher>((v) => typeof v === "object" && v !== null && "hash" in v).optional() }),
+  options: z.strictObject({
+    hasher: z.custom<PasswordHasher>((v) => typeof v === "object" && v !== null && "hash" in v).optional(),
+    permissions: z.record(z.string(), z.union([z.literal("*"), z.array(z.string()).readonly()])).optional(),
+  }),
 });
+
+/** The permission a role list of `"*"` stands for: every one. */
+const EVERY_PERMISSION = "*";
 
 // Drupal's standard profile: 1 anonymous, 2 authenticated, 3 administrator.
 const KNOWN_ROLES: Readonly<Record<string, string>> = { "anonymous user": "1", "authenticated user": "2", administrator: "3" };
@@ -102,7 +116,9 @@ export interface MemoryUserStore extends UserStore {
 
 /**
  * An in-memory {@link UserStore} for demos, tests and small fixed lists: plain passwords are hashed
- * in the background (see `ready`), names match case-insensitively as on Drupal's MySQL.
+ * in the background (see `ready`), names and mails match case-insensitively as on Drupal's MySQL.
+ * It writes too (the account calls: registration, edits, deletion), with uids as Drupal allocates
+ * them (the highest ever given plus one), in this process only.
  *
  * @example
  * ```ts
@@ -115,6 +131,7 @@ export interface MemoryUserStore extends UserStore {
 export function memoryUserStore(users: readonly MemoryUserInput[], options: MemoryUserStoreOptions = {}): MemoryUserStore {
   const parsed = parseOptions(inputSchema, { users, options }, "memoryUserStore");
   const hasher = parsed.options.hasher ?? scryptHasher();
+  const grants = parsed.options.permissions ?? { administrator: EVERY_PERMISSION };
   const byId = new Map<string, UserRecord>();
   const byName = new Map<string, string>();
   const extraRoles = new Map<string, string>();
@@ -147,6 +164,26 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
   const ready = Promise.all(pending).then(() => {
     hashed = true;
   });
+  // db_next_id(): never below the highest uid, never one given before (a deleted account's uid stays spent).
+  let lastUid = Math.max(0, ...[...byId.keys()].map(Number));
+  for (const name of Object.keys(grants)) if (KNOWN_ROLES[name] === undefined && !extraRoles.has(name)) extraRoles.set(name, String(4 + extraRoles.size));
+
+  /** The uid of another account holding a name or mail (case-insensitive, as on Drupal's MySQL), if any. */
+  function holder(field: "name" | "mail", value: string, except?: string): string | undefined {
+    if (field === "name") {
+      const uid = byName.get(value.toLowerCase());
+      return uid === except ? undefined : uid;
+    }
+    const wanted = value.toLowerCase();
+    for (const [uid, user] of byId) if (uid !== except && user.mail.toLowerCase() === wanted) return uid;
+    return undefined;
+  }
+
+  function roleTable(): Record<string, string> {
+    const table: Record<string, string> = { "2": "authenticated user", "3": "administrator" };
+    for (const [name, rid] of extraRoles) table[rid] = name;
+    return table;
+  }
 
   const store: MemoryUserStore = {
     ready,
@@ -172,6 +209,80 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       if (user === undefined || user.passwordHash !== expected) return false;
       byId.set(uid, { ...user, passwordHash: next });
       return true;
+    },
+    async findByMail(mail) {
+      await ready;
+      const wanted = mail.toLowerCase();
+      return [...byId.values()]
+        .filter((user) => user.mail.toLowerCase() === wanted)
+        .sort((a, b) => Number(a.uid) - Number(b.uid))
+        .slice(0, 10);
+    },
+    async createUser(input: NewUserRecord): Promise<UserWrite> {
+      await ready;
+      // Checked and written in one turn of the event loop: no other write comes between.
+      if (holder("name", input.name) !== undefined) return { taken: "name" };
+      if (holder("mail", input.mail) !== undefined) return { taken: "mail" };
+      const uid = String(++lastUid);
+      const user: UserRecord = {
+        uid,
+        name: input.name,
+        mail: input.mail,
+        passwordHash: input.passwordHash,
+        active: input.active,
+        roles: { "2": "authenticated user", ...input.roles },
+        created: input.created,
+        access: 0,
+        login: 0,
+        fields: { ...input.fields, init: input.init, changed: String(input.created) },
+      };
+      byId.set(uid, user);
+      byName.set(input.name.toLowerCase(), uid);
+      return { user };
+    },
+    async updateUser(uid: string, changes: UserChanges): Promise<UserWrite | null> {
+      await ready;
+      const user = byId.get(uid);
+      if (user === undefined) return null;
+      if (changes.name !== undefined && holder("name", changes.name, uid) !== undefined) return { taken: "name" };
+      if (changes.mail !== undefined && holder("mail", changes.mail, uid) !== undefined) return { taken: "mail" };
+      const next: UserRecord = {
+        ...user,
+        ...(changes.name === undefined ? {} : { name: changes.name }),
+        ...(changes.mail === undefined ? {} : { mail: changes.mail }),
+        ...(changes.passwordHash === undefined ? {} : { passwordHash: changes.passwordHash }),
+        ...(changes.active === undefined ? {} : { active: changes.active }),
+        ...(changes.roles === undefined ? {} : { roles: { "2": "authenticated user", ...changes.roles } }),
+        fields: { ...user.fields, ...changes.fields, ...(changes.mail === undefined ? {} : { mail: changes.mail }), changed: String(changes.changed) },
+      };
+      if (changes.name !== undefined) {
+        byName.delete(user.name.toLowerCase());
+        byName.set(changes.name.toLowerCase(), uid);
+      }
+      byId.set(uid, next);
+      return { user: next };
+    },
+    async deleteUser(uid) {
+      const user = byId.get(uid);
+      if (user === undefined) return false;
+      byId.delete(uid);
+      byName.delete(user.name.toLowerCase());
+      return true;
+    },
+    async listUsers(query) {
+      await ready;
+      return queryRows([...byId.values()].map(usersRowOf), query);
+    },
+    async permissions(roles) {
+      const granted = new Set<string>();
+      for (const name of Object.values(roles)) {
+        const list = grants[name];
+        for (const permission of list === EVERY_PERMISSION ? ACCOUNT_PERMISSIONS : (list ?? [])) granted.add(permission);
+      }
+      return [...granted];
+    },
+    async roles() {
+      return roleTable();
     },
   };
   return answeredInProcess(store);

@@ -38,6 +38,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   "services-session-auth/fetch": "src/entries/fetch.ts",
   "services-session-auth/fastify": "src/entries/fastify.ts",
   "services-session-auth/hono": "src/entries/hono.ts",
+  "services-session-auth/nodemailer": "src/entries/nodemailer.ts",
 };
 
 /** Every public name, imported as an app would; a name of the documented module that is not public, from the module itself. */

@@ -16,6 +16,7 @@ const SCOPES: Record<string, string[]> = {
   ThrottleOptions: ["throttle"],
   HashingOptions: ["hashing"],
   DeviceCookieOptions: ["deviceCookies"],
+  AccountsOptions: ["accounts"],
 };
 
 /** Options whose default is made, not a value: described in words, and absent from DEFAULTS. */
@@ -36,6 +37,13 @@ const COMPUTED = new Set([
   "hashing.concurrency",
   "cors",
   "deviceCookies",
+  "accounts",
+  "accounts.mailer",
+  "accounts.settings",
+  "accounts.hashSalt",
+  "accounts.siteUrl",
+  "accounts.oneTimeLoginUrl",
+  "accounts.flood",
 ]);
 
 /** The files where the options are documented: the package's own, and each concept's slice. */
@@ -47,6 +55,7 @@ const OPTION_FILES = [
   "origins/options.ts",
   "cors/options.ts",
   "endpoint/options.ts",
+  "accounts/options.ts",
 ];
 
 /** Every `@default` tag of the option files: the option's path and the tag's leading literal, if it has one. */

@@ -2,44 +2,22 @@
 // The session cookie is HttpOnly, so the page never sees it; it keeps only the CSRF token,
 // which unsafe methods (POST) must send as X-CSRF-Token while a session is live.
 
+import { fetchJson } from "./fetch-json.js";
+import { say } from "./message.js";
+
 const API = "/services/json";
 const $ = (selector) => document.querySelector(selector);
 
 /** The session's CSRF token, from the login reply or services/session/token. */
 let token = "";
 
-async function call(method, path, { body, csrf = false } = {}) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (csrf && token !== "") headers["X-CSRF-Token"] = token;
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin",
-    cache: "no-store",
-  });
-  const text = await res.text();
-  let data = null;
-  try {
-    data = text === "" ? null : JSON.parse(text);
-  } catch {
-    data = text;
-  }
-  return { status: res.status, data };
+function call(method, path, { body, csrf = false } = {}) {
+  return fetchJson(method, path, { body, headers: csrf && token !== "" ? { "X-CSRF-Token": token } : {} });
 }
 
 /** The message of a Services error body (`["Wrong username or password."]`). */
 function serverMessage(data) {
   return Array.isArray(data) && typeof data[0] === "string" ? data[0].replace(/<[^<>]*>/g, "") : "";
-}
-
-function say(kind, text) {
-  const box = $("#message");
-  box.dataset.kind = kind;
-  box.setAttribute("role", kind === "error" ? "alert" : "status");
-  box.textContent = text;
-  box.hidden = false;
 }
 
 function quiet() {

@@ -78,8 +78,14 @@ drupal_cron_run();
 _drupal_session_garbage_collection((int) $argv[1]);
 `;
 
-async function startSite(port: number, dialect: "mysql" | "postgres", rawSids: boolean): Promise<{ site: DrupalSite; stop(): Promise<void> }> {
-  const { stdout } = await run(SITE_KIT, ["up", String(port), "--db", dialect === "mysql" ? "mysql" : "pgsql"], { maxBuffer: 1 << 20 });
+async function startSite(
+  port: number,
+  dialect: "mysql" | "postgres",
+  rawSids: boolean,
+  accounts = false,
+): Promise<{ site: DrupalSite; stop(): Promise<void> }> {
+  const flags = ["up", String(port), "--db", dialect === "mysql" ? "mysql" : "pgsql", ...(accounts ? ["--accounts"] : [])];
+  const { stdout } = await run(SITE_KIT, flags, { maxBuffer: 1 << 20 });
   const env = Object.fromEntries([...stdout.matchAll(/\b([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
   const drupalRoot = `${env.WORK_DIR}/drupal`;
   // What default.settings.php offers sites that must not hash session ids.
@@ -149,13 +155,15 @@ const VARIANTS: readonly (SiteVariant & { env: "MYSQL_URL" | "POSTGRES_URL" })[]
 /**
  * Runs `body` against a real Drupal site per variant (sites on ports `offset`, `offset + 1`, …
  * above DRUPAL7_TEST_PORT; a suite takes an offset of its own, four ports wide). `only`
- * narrows the variants.
+ * narrows the variants; `kit.accounts` stands the sites up with `--accounts` (the whole user
+ * resource on the endpoint, mail kept in the variable `drupal_test_email_collector`).
  */
 export function describeBesideDrupal(
   title: string,
   offset: number,
   body: (site: () => DrupalSite, variant: SiteVariant) => void,
   only: (variant: SiteVariant) => boolean = () => true,
+  kit: { readonly accounts?: boolean } = {},
 ): void {
   VARIANTS.forEach((variant, index) => {
     if (!only(variant)) return;
@@ -176,7 +184,7 @@ export function describeBesideDrupal(
       }
       let started: Awaited<ReturnType<typeof startSite>> | undefined;
       beforeAll(async () => {
-        started = await startSite(PORT_BASE + offset + index, variant.dialect, variant.rawSids);
+        started = await startSite(PORT_BASE + offset + index, variant.dialect, variant.rawSids, kit.accounts === true);
       }, 120_000);
       afterAll(async () => {
         await started?.stop();
