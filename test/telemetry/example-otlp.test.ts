@@ -30,7 +30,8 @@ it("the example sends login and store spans and the logins metric to OTEL_EXPORT
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   try {
     const deadline = Date.now() + 30_000;
-    while (!output.includes("sports API on")) {
+    // The endpoint's line follows the listening line, perhaps in a chunk of its own.
+    while (!output.includes("traces and metrics to")) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
