@@ -13,6 +13,7 @@ export default defineConfig([
       fastify: "src/entries/fastify.ts",
       hono: "src/entries/hono.ts",
       nodemailer: "src/entries/nodemailer.ts",
+      opentelemetry: "src/entries/opentelemetry.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -22,7 +23,7 @@ export default defineConfig([
     target: "node20",
     // The CJS build gets import.meta.url, which optional peers are loaded relative to.
     shims: true,
-    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session", "nodemailer"],
+    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session", "nodemailer", "@opentelemetry/api"],
   },
   {
     // The `bin`: ESM only, run by node directly; the peers it needs are loaded when a command needs them.
@@ -32,6 +33,6 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
     target: "node20",
-    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session", "nodemailer"],
+    external: ["express", "fastify", "fastify-plugin", "hono", "mysql2", "pg", "redis", "ioredis", "iron-session", "nodemailer", "@opentelemetry/api"],
   },
 ]);

@@ -14,8 +14,9 @@ const subpaths = [
   "services-session-auth/fetch",
   "services-session-auth/fastify",
   "services-session-auth/nodemailer",
+  "services-session-auth/opentelemetry",
 ];
-for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono", "nodemailer"]) {
+for (const name of ["express", "redis", "ioredis", "iron-session", "mysql2", "pg", "fastify", "hono", "nodemailer", "@opentelemetry/api"]) {
   try {
     require.resolve(name);
     throw new Error(`${name} is installed in the app, so this check proves nothing`);
@@ -49,6 +50,21 @@ for (const [subpath, peer, make] of peers) {
     if (!message.startsWith("TypeError: ") || !message.includes(expected)) throw new Error(`${format} ${subpath} without ${peer}: ${message}`);
     console.log(`${format}: ${message}`);
   }
+}
+
+const otelExpected = 'needs the optional peer dependency "@opentelemetry/api", which is not installed: run `npm install @opentelemetry/api`';
+for (const [format, { openTelemetry }] of [
+  ["ESM", await import("services-session-auth/opentelemetry")],
+  ["CJS", require("services-session-auth/opentelemetry")],
+]) {
+  let message = "no error";
+  try {
+    openTelemetry();
+  } catch (error) {
+    message = `${error.name}: ${error.message}`;
+  }
+  if (!message.startsWith("TypeError: ") || !message.includes(otelExpected)) throw new Error(`${format} openTelemetry without @opentelemetry/api: ${message}`);
+  console.log(`${format}: ${message}`);
 }
 
 // The Hono subpath imports Hono itself (one copy of its classes with the app's): without Hono it

@@ -133,16 +133,30 @@ const FAULTS: ReadonlySet<AuthEvent["type"]> = new Set([
   "config.accounts",
 ]);
 
+/** Store failures written per operation in the last second, and how many were left out: an outage is one line a second, not one a request. */
+const storeFailures = new Map<string, { at: number; left: number }>();
+
 /** Writes a fault to stderr, with the error's stack, as Express's own handler would print it (not when `NODE_ENV` is `test`). */
 function logFault(event: AuthEvent): void {
   if (!FAULTS.has(event.type)) return;
+  let more = "";
+  if (event.type === "store.failure") {
+    const seen = storeFailures.get(event.operation);
+    if (seen !== undefined && event.timestamp - seen.at < 1000) {
+      seen.left += 1;
+      return;
+    }
+    if (seen !== undefined && seen.left > 0) more = ` (${seen.left} more in the second before)`;
+    if (storeFailures.size > 100) storeFailures.clear();
+    storeFailures.set(event.operation, { at: event.timestamp, left: 0 });
+  }
   const { type, timestamp, requestId, ...fields } = event;
   const { err, ...rest } = fields as { err?: unknown };
   const context = Object.entries({ ...rest, requestId })
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${key}=${String(value)}`);
   writeStderr(
-    `services-session-auth ${new Date(timestamp).toISOString()} ${type}${context.length > 0 ? ` ${context.join(" ")}` : ""}${err === undefined ? "" : `\n${stackOf(err)}`}`,
+    `services-session-auth ${new Date(timestamp).toISOString()} ${type}${context.length > 0 ? ` ${context.join(" ")}` : ""}${more}${err === undefined ? "" : `\n${stackOf(err)}`}`,
   );
 }
 

@@ -49,6 +49,7 @@ export type {
   ThrottleOptions,
 } from "./options/options.js";
 export type { AuthEvent, AuthEventContext, AuthEventListener, LoginSubjectFields } from "./events.js";
+export type { SessionAuthTelemetry, TelemetryGauges } from "./telemetry/telemetry.js";
 export type { MemorySessionStore, MemorySessionStoreOptions } from "./stores/memory-session-store.js";
 export type { MemoryUserInput, MemoryUserStore, MemoryUserStoreOptions } from "./stores/memory-user-store.js";
 export type { MemoryCounterStoreOptions } from "./stores/memory-counter-store.js";

@@ -37,7 +37,12 @@ export function logOutEverywhere(app: Express, sessionAuth: SessionAuthRouter): 
 
 /** Recipe: use Redis, so every instance shares sessions and login throttling. */
 export async function redisAuth(userStore: UserStore): Promise<{ options: SessionAuthOptions; close(): Promise<void> }> {
-  const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+  const client = await createClient({
+    url: process.env.REDIS_URL,
+    disableOfflineQueue: true, // fail at once while Redis is unreachable, instead of queueing
+    pingInterval: 500, // an idle connection stays busy, so socketTimeout ends only a silent one
+    socket: { connectTimeout: 1000, socketTimeout: 1000, keepAlive: true, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 500) },
+  }).connect();
   const options = {
     userStore,
     secret: process.env.SESSION_SECRET!,
@@ -49,7 +54,15 @@ export async function redisAuth(userStore: UserStore): Promise<{ options: Sessio
 
 /** Recipe: use Redis through the ioredis client an app already runs (a `Cluster` works the same). */
 export async function ioredisAuth(userStore: UserStore): Promise<{ options: SessionAuthOptions; close(): Promise<void> }> {
-  const client = new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false });
+  const client = new Redis(process.env.REDIS_URL!, {
+    lazyConnect: true,
+    enableOfflineQueue: false, // fail at once while Redis is unreachable
+    maxRetriesPerRequest: 0, // a command lost with its connection fails, and is never sent again later
+    autoResendUnfulfilledCommands: false,
+    socketTimeout: 1000, // no reply within 1 s of a command: reconnect
+    connectTimeout: 1000,
+    keepAlive: 1000,
+  });
   await client.connect(); // without the offline queue, commands before "ready" would fail
   const options = {
     userStore,

@@ -75,9 +75,16 @@ export async function drupal7FromEnv(env: NodeJS.ProcessEnv): Promise<Omit<Examp
   const cookieDomain = optional(env, "DRUPAL_COOKIE_DOMAIN");
   const baseUrl = optional(env, "DRUPAL_BASE_URL");
   const postgres = url.startsWith("postgres");
+  // A connection that cannot be made in a second fails the query that waits for it; keep-alive finds an idle dead peer.
   const pool: Drupal7Pool & { end(): Promise<void> } = postgres
-    ? new pg.Pool({ connectionString: url, max: 10 })
-    : mysql.createPool({ uri: url.replace(/^mariadb:/, "mysql:"), connectionLimit: 10 });
+    ? new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 1000, keepAlive: true, keepAliveInitialDelayMillis: 1000 })
+    : mysql.createPool({
+        uri: url.replace(/^mariadb:/, "mysql:"),
+        connectionLimit: 10,
+        connectTimeout: 1000,
+        enableKeepAlive: true,
+        keepAliveInitialDelay: 1000,
+      });
   // An idle connection the server dropped fails the query that needs it next, not the process.
   if (postgres) (pool as pg.Pool).on("error", () => undefined);
   const database = { pool, prefix };

@@ -4,6 +4,7 @@ import { httpsFromEnv, hybridOptionsFromEnv } from "./hybrid.js";
 import { loginOptionsFromEnv } from "./login-env.js";
 import { accountsFromEnv } from "./accounts-env.js";
 import { storesFromEnv } from "./stores.js";
+import { telemetryFromEnv } from "./telemetry.js";
 
 const DEV_SECRET = "development-only-secret-change-me-0123456789";
 const secret = process.env.SESSION_SECRET ?? DEV_SECRET;
@@ -20,6 +21,8 @@ const stores = await storesFromEnv(process.env, secret);
 const hybrid = hybridOptionsFromEnv(process.env);
 // DEVICE_COOKIES=true: device cookies against lockout abuse (docs/security.md).
 const login = loginOptionsFromEnv(process.env);
+// OTEL_EXPORTER_OTLP_ENDPOINT: the package's traces and metrics over OTLP (docs/telemetry.md).
+const otel = telemetryFromEnv(process.env);
 // HTTPS_CERT and HTTPS_KEY: serve HTTPS here, as a SameSite=None cookie needs.
 const tls = httpsFromEnv(process.env);
 const userStore = demoUserStore();
@@ -34,7 +37,13 @@ const server = await sportsApiServer(
   {
     secret,
     userStore,
-    extra: { ...stores.authOptions, ...hybrid, ...login, ...(accounts === undefined ? {} : { accounts }) },
+    extra: {
+      ...stores.authOptions,
+      ...hybrid,
+      ...login,
+      ...(accounts === undefined ? {} : { accounts }),
+      ...(otel === undefined ? {} : { telemetry: otel.telemetry }),
+    },
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
   },
   tls,
@@ -44,11 +53,16 @@ if (login.deviceCookies === true) console.log("device cookies on (DEVICE_COOKIES
 server.listen(port, () => {
   console.log(`sports API on ${scheme}://localhost:${port} (${framework}) with ${stores.kind} sessions  (log in as demo / demo-password)`);
   if (hybrid.trustedOrigins !== undefined) console.log(`app origins (logins and CORS): ${hybrid.trustedOrigins.join(", ")}`);
+  if (otel !== undefined) console.log(`traces and metrics to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT} (OTLP/HTTP)`);
 });
 
+// Out within a few seconds whatever the stores do: a store that hangs cannot hold the process.
+const STOP_WITHIN_MS = 3000;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
+    setTimeout(() => process.exit(0), STOP_WITHIN_MS).unref();
     server.close();
-    void stores.close().finally(() => process.exit(0));
+    server.closeIdleConnections();
+    void Promise.allSettled([stores.close(), otel?.shutdown()]).finally(() => process.exit(0));
   });
 }

@@ -1,4 +1,3 @@
-import { createClient } from "redis";
 import {
   memoryCounterStore,
   memorySessionStore,
@@ -7,9 +6,9 @@ import {
   type SessionAuthOptions,
   type SessionStore,
 } from "services-session-auth";
-import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { drupal7FromEnv } from "./drupal7.js";
+import { redisFromEnv } from "./redis.js";
 
 /** How long a session may live from login: the default `absoluteTimeout`, in seconds. */
 const ABSOLUTE_TIMEOUT = 2_000_000;
@@ -38,7 +37,7 @@ export interface ExampleStores {
  * `sealed` (stateless sealed cookies; revocations and counters in Redis when `REDIS_URL`
  * is set, else in memory), or `drupal7`: beside a running Drupal 7 site, on its database
  * (`DATABASE_URL`), with its users, sessions and CSRF tokens (see ./drupal7.ts).
- * `REDIS_PREFIX` separates apps sharing one Redis.
+ * `REDIS_PREFIX` separates apps sharing one Redis; `REDIS_CLIENT=ioredis` uses ioredis instead of node-redis.
  *
  * Sealed sessions cannot move their idle deadline (that would need a new cookie), so in
  * that mode the idle timeout is set equal to the absolute one: a session lasts
@@ -56,13 +55,11 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
   }
   if (kind === "redis" && env.REDIS_URL === undefined) throw new TypeError("SESSION_STORE=redis needs REDIS_URL, e.g. redis://127.0.0.1:6379");
   const prefix = env.REDIS_PREFIX ?? "sports:";
-  // No offline queue: while Redis is down, calls fail at once (a 503) instead of piling up.
-  const client = env.REDIS_URL === undefined ? undefined : await createClient({ url: env.REDIS_URL, disableOfflineQueue: true }).connect();
-  client?.on("error", () => undefined);
-  const close = async () => void (await client?.quit());
-  const counterStore = client === undefined ? memoryCounterStore() : redisCounterStore({ client, prefix });
+  const redis = env.REDIS_URL === undefined ? undefined : await redisFromEnv(env.REDIS_URL, env.REDIS_CLIENT);
+  const close = async () => redis?.close();
+  const counterStore = redis === undefined ? memoryCounterStore() : redis.counterStore(prefix);
   if (kind === "redis") {
-    const sessionStore = redisSessionStore({ client: client!, prefix });
+    const sessionStore = redis!.sessionStore(prefix);
     return { kind, sessionStore, counterStore, authOptions: { sessionStore, counterStore }, close };
   }
   // Revocations get a store of their own: the throttle's keys are chosen by clients (their
@@ -71,7 +68,7 @@ export async function storesFromEnv(env: NodeJS.ProcessEnv, secret: string): Pro
   // restart, which forgets them all, ends every sealed session (users log in again). On
   // Redis they get their own prefix; in production, give them their own Redis (or database
   // with its own maxmemory) too, so that throttle keys can never take the memory they need.
-  const revocations = client === undefined ? memoryCounterStore({ whenFull: "reject" }) : redisCounterStore({ client, prefix: `${prefix}revocations:` });
+  const revocations = redis === undefined ? memoryCounterStore({ whenFull: "reject" }) : redis.counterStore(`${prefix}revocations:`);
   const sessionStore = sealedCookieStore({ password: env.SEALED_COOKIE_PASSWORD ?? secret, revocations, maxAgeSeconds: ABSOLUTE_TIMEOUT });
   return {
     kind,

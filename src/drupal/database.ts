@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { QueryGate, type Driver, type QueryKind } from "./query-gate.js";
 
 /**
  * The one place that talks to the app's pool (mysql2 or pg): the kit never imports a driver, so
@@ -70,6 +71,13 @@ export interface Drupal7DatabaseOptions {
    * @default ""
    */
   prefix?: string;
+  /**
+   * Seconds a query of the kit may take, from when it is asked: one that cannot start in time is
+   * refused at once, one not started by then never is, one still running is ended on the server
+   * (at twice this while the database answers others). Keep it at the router's `storeTimeout`.
+   * @default 2
+   */
+  queryTimeout?: number;
 }
 
 /** The parsed form of {@link Drupal7DatabaseOptions} that readers and writers share. */
@@ -91,6 +99,7 @@ export const databaseOptionFields = {
     .string()
     .regex(/^(\w+\.)?\w*$/, "only letters, digits, _ and one schema dot")
     .optional(),
+  queryTimeout: z.number().min(0.01, "is in seconds (at least 0.01)").max(60, "is in seconds (at most 60)").optional(),
 };
 
 function detect(pool: Record<string, unknown>): Drupal7Dialect | null {
@@ -114,17 +123,23 @@ export function drupal7Database(options: z.output<z.ZodObject<typeof databaseOpt
   if (dialect === null) throw new TypeError(`${factory}: invalid options: pool: cannot tell mysql2 from pg; pass dialect: "mysql" or "postgres"`);
   const prefix = options.prefix ?? "";
 
+  const timeoutMs = (options.queryTimeout ?? DEFAULT_QUERY_TIMEOUT) * 1000;
+  const gate = gateOf(pool, dialect);
   if (dialect === "mysql") {
     const mysql = pool as unknown as MysqlPoolLike;
+    const execute =
+      gate === undefined
+        ? (sql: string, values: SqlValue[]) => mysql.execute(sql, values)
+        : (sql: string, values: SqlValue[], kind: QueryKind) => gate.run(kind, sql, values, timeoutMs) as Promise<[unknown, unknown]>;
     return {
       dialect,
       table: (name) => `${prefix}${name}`,
       async select<Row>(sql: string, values: SqlValue[]) {
-        const [rows] = await mysql.execute(sql, values);
+        const [rows] = await execute(sql, values, "read");
         return rows as Row[];
       },
       async write(sql, values) {
-        const [result] = await mysql.execute(sql, values);
+        const [result] = await execute(sql, values, "write");
         return (result as { affectedRows?: number }).affectedRows ?? 0;
       },
     };
@@ -134,14 +149,100 @@ export function drupal7Database(options: z.output<z.ZodObject<typeof databaseOpt
     let n = 0;
     return sql.replace(/\?/g, () => `$${++n}`);
   };
+  const query =
+    gate === undefined
+      ? (sql: string, values: SqlValue[]) => pg.query(numbered(sql), values)
+      : (sql: string, values: SqlValue[], kind: QueryKind) => gate.run(kind, numbered(sql), values, timeoutMs) as ReturnType<PgPoolLike["query"]>;
   return {
     dialect,
     table: (name) => `${prefix}${name}`,
     async select<Row>(sql: string, values: SqlValue[]) {
-      return (await pg.query(numbered(sql), values)).rows as Row[];
+      return (await query(sql, values, "read")).rows as Row[];
     },
     async write(sql, values) {
-      return (await pg.query(numbered(sql), values)).rowCount ?? 0;
+      return (await query(sql, values, "write")).rowCount ?? 0;
     },
+  };
+}
+
+/** The router's default `storeTimeout`, in seconds: the kit's queries take as long. */
+const DEFAULT_QUERY_TIMEOUT = 2;
+
+const gates = new WeakMap<object, QueryGate>();
+
+/** The gate of a pool, one per pool whatever the number of stores over it; none for a pool that cannot lend a connection (a wrapper). */
+function gateOf(pool: Record<string, unknown>, dialect: Drupal7Dialect): QueryGate | undefined {
+  const known = gates.get(pool);
+  if (known !== undefined) return known;
+  const driver = dialect === "mysql" ? mysqlDriver(pool) : pgDriver(pool);
+  if (driver === undefined) return undefined;
+  const gate = new QueryGate(driver);
+  gates.set(pool, gate);
+  return gate;
+}
+
+/** A mysql2 promise pool's connection as the gate uses it. */
+interface MysqlConnection {
+  readonly connection: object & { readonly threadId?: number };
+  execute(options: { sql: string; timeout: number }, values: SqlValue[]): Promise<[unknown, unknown]>;
+  release(): void;
+  destroy(): void;
+}
+
+function mysqlDriver(pool: Record<string, unknown>): Driver | undefined {
+  const core = pool.pool as { config?: { connectionLimit?: number }; on?: (event: string, listener: (raw: object) => void) => void } | undefined;
+  if (typeof pool.getConnection !== "function" || typeof pool.query !== "function" || core?.on === undefined) return undefined;
+  const promisePool = pool as unknown as { getConnection(): Promise<MysqlConnection>; query(sql: string, values: unknown[]): Promise<unknown> };
+  return {
+    capacity: core.config?.connectionLimit ?? 10,
+    async checkout() {
+      const connection = await promisePool.getConnection();
+      return {
+        raw: connection.connection,
+        serverId: connection.connection.threadId,
+        // mysql2's own timeout too: past it the driver gives up on the statement as well.
+        run: (sql, values, timeoutMs) => connection.execute({ sql, timeout: Math.max(1, Math.round(timeoutMs)) }, values as SqlValue[]),
+        release: (broken) => (broken ? connection.destroy() : connection.release()),
+      };
+    },
+    end: (serverId) => promisePool.query("KILL ?", [serverId]),
+    onConnection: (seen) => core.on!("connection", seen),
+    // mysql2 marks the errors after which a connection is unusable; its own timeout leaves the statement running on it.
+    broken: (error) => (error as { fatal?: unknown }).fatal === true || (error as { code?: unknown }).code === "PROTOCOL_SEQUENCE_TIMEOUT",
+  };
+}
+
+/** A pg pool's client as the gate uses it. */
+interface PgClient {
+  readonly processID?: number | null;
+  query(config: { text: string; values: SqlValue[]; query_timeout: number }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  release(error?: Error | boolean): void;
+}
+
+function pgDriver(pool: Record<string, unknown>): Driver | undefined {
+  if (typeof pool.connect !== "function" || typeof pool.on !== "function") return undefined;
+  const pgPool = pool as unknown as {
+    options?: { max?: number };
+    connect(): Promise<PgClient>;
+    query(sql: string, values: unknown[]): Promise<unknown>;
+    on(event: "connect", listener: (raw: object) => void): void;
+  };
+  return {
+    capacity: pgPool.options?.max ?? 10,
+    async checkout() {
+      const client = await pgPool.connect();
+      return {
+        raw: client,
+        serverId: client.processID ?? undefined,
+        // pg's own timeout too: past it the driver gives up on the query as well.
+        run: (text, values, timeoutMs) => client.query({ text, values: values as SqlValue[], query_timeout: Math.max(1, Math.round(timeoutMs)) }),
+        // A truthy argument makes pg-pool close the client instead of keeping it.
+        release: (broken) => client.release(broken),
+      };
+    },
+    end: (serverId) => pgPool.query("SELECT pg_terminate_backend($1)", [serverId]),
+    onConnection: (seen) => pgPool.on("connect", seen),
+    // An error the server sent (it has a severity) leaves the connection usable; any other does not.
+    broken: (error) => typeof (error as { severity?: unknown }).severity !== "string",
   };
 }

@@ -16,11 +16,13 @@ import { resolveOptions, type ResolvedOptions } from "../options/schema.js";
 import { warnCrossSiteCookies } from "../origins/cross-site-cookie.js";
 import { loginOriginCheck } from "../origins/login-origin.js";
 import { guardSettings, optionalSessionSchema, requireSessionSchema, type GuardSettings, type RequireSessionOptions } from "../sessions/options.js";
-import { sessionCheck } from "../sessions/session-check.js";
+import { sessionCheck, type CheckRequest } from "../sessions/session-check.js";
 import { Sessions } from "../sessions/sessions.js";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import { answersInProcess } from "../stores/process-local.js";
+import { COUNTER_REPAIRS, SESSION_REPAIRS } from "../stores/repairs.js";
 import { withTimeout } from "../stores/with-timeout.js";
+import { traceLogins } from "../telemetry/hooks.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
 import { foreignErrorReply } from "../wire/foreign-error.js";
@@ -119,12 +121,14 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   const options = resolveOptions(input, { counterStore: () => memoryCounterStore() }, factory);
   const emit = eventEmitter(options.onEvent);
   const timeoutMs = options.storeTimeout * 1000;
-  const users = withTimeout(options.userStore, "userStore", timeoutMs, emit);
-  const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit);
-  const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit);
+  const { telemetry } = options;
+  const users = withTimeout(options.userStore, "userStore", timeoutMs, emit, { telemetry });
+  const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit, { repairs: COUNTER_REPAIRS, telemetry });
+  const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit, { repairs: SESSION_REPAIRS, telemetry });
   const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local: options.sessionStore.processLocal !== undefined }, emit);
   // The timeout's wrapper carries methods only: what the counter store declares of itself goes beside it.
   const authenticator = new Authenticator(options.login, sessions, { users, counters, countsAccounts: options.counterStore.countsAccounts === true }, emit);
+  if (telemetry !== undefined) traceLogins(authenticator, telemetry, sessions, options.sessionStore);
   const accounts = accountCalls(options, { users, counters, sessions, auth: authenticator, timeoutMs }, emit);
   const { blockedAccountResponse, maxPasswordBytes, maxNameLength, deviceCookies } = options.login;
   const endpoint = new ServicesEndpoint(
@@ -165,7 +169,9 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
     guard(guardOptions = {}, optional) {
       const parsed = parseOptions(optional ? optionalSessionSchema : requireSessionSchema, guardOptions, optional ? "optionalSession" : "requireSession");
       const settings = guardSettings(parsed);
-      return { settings, guard: guardOver(sessionCheck(sessions, { ...settings, optional, keepsRecords }), cors, view) };
+      const check = sessionCheck(sessions, { ...settings, optional, keepsRecords });
+      const traced = telemetry === undefined ? check : (request: CheckRequest) => telemetry.guard(!optional, () => check(request));
+      return { settings, guard: guardOver(traced, cors, view) };
     },
     notFound(notFoundOptions = {}) {
       const resources = new Set(parseOptions(notFoundSchema, notFoundOptions, "notFound").resources);

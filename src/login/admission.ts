@@ -14,13 +14,20 @@ const INITIAL_COST = 1;
 /** After this a check that has not settled gives its slot back (503): a hung hasher must not hold every slot. */
 const CHECK_TIMEOUT_MS = 60_000;
 
-/** Admission control for password checks: `concurrency` at once, addresses served in turn, device cookies first, a 503 past `maxWait` (docs/security.md). */
+/**
+ * Admission control for password checks: `concurrency` at once, addresses served in turn, a 503
+ * past `maxWait` (docs/security.md). A device cookie's holder locked out by others goes in a
+ * priority lane: one waiting per account, and every other start at most while others wait, so no
+ * account can starve the rest.
+ */
 export class HashAdmission {
   readonly #options: Readonly<Required<HashingOptions>>;
   /** Each client's waiting tasks, oldest first; the map's order is the rotation. */
   readonly #queues = new Map<string, Waiter[]>();
-  /** Priority tasks waiting, oldest first, each with its client. */
-  readonly #priority: Array<{ readonly client: string; readonly waiter: Waiter }> = [];
+  /** Priority tasks waiting, oldest first, each with its client and account. */
+  readonly #priority: Array<{ readonly client: string; readonly account: string; readonly waiter: Waiter }> = [];
+  /** Whether the last task started came from the priority lane: the next goes to a client's queue if one waits. */
+  #priorityLast = false;
   /** Each client's running tasks. */
   readonly #active = new Map<string, number>();
   /** When each client with running or waiting tasks last had one started (a sequence number). */
@@ -53,14 +60,17 @@ export class HashAdmission {
 
   /**
    * Runs `task` for `client` when a slot is free and its turn comes; no client (no IP address) is a
-   * client of its own. `within` is the most seconds it may wait.
+   * client of its own. `priority` names the account of a device cookie's holder locked out by others
+   * (one of its logins waits in the priority lane at a time). `within` is the most seconds it may wait.
    * @throws SessionAuthError `ERR_LOGIN_BUSY` when it would wait too long.
    */
-  async run<T>(from: string | undefined, task: () => Promise<T>, priority = false, within = this.#options.maxWait): Promise<T> {
+  async run<T>(from: string | undefined, task: () => Promise<T>, priority?: string, within = this.#options.maxWait): Promise<T> {
     // A key no address group can be (they are IP addresses and prefixes).
     const client = from ?? `unaddressed ${++this.#unaddressed}`;
-    if (this.#running >= this.#options.concurrency || this.#waiting > 0) await (priority ? this.#waitFirst(client, within) : this.#wait(client, within));
-    else this.#start(client);
+    if (this.#running >= this.#options.concurrency || this.#waiting > 0) {
+      const first = priority !== undefined && !this.#priority.some((entry) => entry.account === priority);
+      await (first ? this.#waitFirst(client, priority, within) : this.#wait(client, within));
+    } else this.#start(client);
     const started = performance.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -126,8 +136,8 @@ export class HashAdmission {
     });
   }
 
-  /** Waits in the priority lane: behind the priority tasks already waiting, ahead of every client queue. */
-  #waitFirst(client: string, maxWait: number): Promise<void> {
+  /** Waits in the priority lane: behind the priority tasks already waiting, taking turns with the client queues. */
+  #waitFirst(client: string, account: string, maxWait: number): Promise<void> {
     const { concurrency, maxQueue } = this.#options;
     const wait = (this.#priority.length / concurrency + 1) * this.#cost;
     // A full queue makes room by turning away the newest task of the longest client queue, whatever its length.
@@ -135,6 +145,7 @@ export class HashAdmission {
     return new Promise<void>((resolve, reject) => {
       const entry = {
         client,
+        account,
         waiter: {
           start: () => {
             clearTimeout(entry.waiter.timer);
@@ -186,7 +197,10 @@ export class HashAdmission {
   /** Starts the oldest task of the client whose turn it is, so a burst holding slots cannot take a freed one. */
   #next(): void {
     if (this.#running >= this.#options.concurrency || this.#waiting === 0) return;
-    const first = this.#priority.shift();
+    // The lanes take turns while both have waiters: priority is a remedy for the locked out, not a way to go first always.
+    const turn = !this.#priorityLast || this.#queues.size === 0;
+    const first = turn ? this.#priority.shift() : undefined;
+    this.#priorityLast = first !== undefined;
     if (first !== undefined) {
       this.#waiting -= 1;
       this.#start(first.client);

@@ -165,6 +165,10 @@ export class Authenticator {
     let found: Promise<UserRecord | null> | undefined;
     const lookUp = (): Promise<UserRecord | null> => (found ??= this.#lookUp(name));
     const device = await this.#device(attempt, hashOf, lookUp);
+    // The cookie's holder is counted on the cookie alone (OWASP), and checked first only where that is
+    // the remedy: its address or account locked out by others; elsewhere it waits its turn like anyone.
+    const first =
+      device !== undefined && (await this.#throttle?.overLimit(address, async () => ({ nameHash: await hashOf() }))) === true ? device.account : undefined;
     // One wait for the whole login, however it is split between the throttle and the hashing queue.
     const deadline = performance.now() + this.#options.hashing.maxWait * 1000;
     const reservation = await this.#reserve(address, ip, hashOf, deadline, device, requestId);
@@ -196,7 +200,7 @@ export class Authenticator {
     const refused = oversized || name === "" || name === "0" || password.trim() === "";
     const checked = refused
       ? { verified: false }
-      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), { requestId, first: device !== undefined, deadline });
+      : await this.#admitted(address, ip, reservation, () => this.#check(user, password, requestId), { requestId, first, deadline });
     if (!checked.verified || user === null || !user.active) {
       await reservation?.fail();
       const reason = oversized ? "invalid-input" : user === null ? "unknown-user" : user.active ? "wrong-password" : "blocked";
@@ -303,7 +307,7 @@ export class Authenticator {
     ip: string,
     reservation: Reservation | undefined,
     check: () => Promise<Checked>,
-    how: { readonly requestId: string | undefined; readonly first: boolean; readonly deadline: number },
+    how: { readonly requestId: string | undefined; readonly first: string | undefined; readonly deadline: number },
   ): Promise<Checked> {
     try {
       return await this.#admission.run(address, check, how.first, Math.max(0, (how.deadline - performance.now()) / 1000));

@@ -25,6 +25,8 @@ export interface DeviceToken {
 
 /** `nameHash.account.issuedAt.nonce.mac`: the name hash, account tag and nonce are 22 base64url characters, the MAC 43. */
 const SHAPE = /^([\w-]{22})\.([\w-]{22})\.(\d{1,12})\.([\w-]{22})\.([\w-]{43})$/;
+/** Well-formed device cookies checked per request: a browser keeps a few of one name (paths, a sibling's planted ones), never more. */
+const MAX_CHECKED = 8;
 /** Seconds a cookie may claim to be from the future: clocks of instances sharing the key differ a little. */
 const CLOCK_SKEW = 60;
 
@@ -47,12 +49,17 @@ export class DeviceCookies {
     return `${body}.${this.#mac(body)}`;
   }
 
-  /** Every one of `values` signed here and still good; all are read, so no planted or bad value hides a good one. */
+  /**
+   * Those of `values` signed here and still good: every well-formed one up to {@link MAX_CHECKED}
+   * (so a planted value cannot hide a good one behind it, and a request buys at most that many MACs).
+   */
   read(values: readonly string[], now: number): DeviceToken[] {
     const good: DeviceToken[] = [];
+    let checked = 0;
     for (const value of values) {
       const match = SHAPE.exec(value);
       if (match === null) continue;
+      if (++checked > MAX_CHECKED) break;
       const [, nameHash, account, issued, nonce, mac] = match as unknown as [string, string, string, string, string, string];
       const issuedAt = Number(issued);
       if (issuedAt + this.#maxAge <= now || issuedAt > now + CLOCK_SKEW) continue;

@@ -11,10 +11,17 @@ interface Line {
   poll: ReturnType<typeof setTimeout> | undefined;
 }
 
-/** Logins held only by attempts in flight on their counter, one line per counter; the first looks again when one settles or every `pollMs`. */
+/**
+ * Logins held only by attempts in flight on their counter, one line per counter; the first looks
+ * again when one settles or every `pollMs`. At most `maxWaiting` at once, and at most a sixteenth
+ * of that (16 at least) from one client address, so one address cannot fill the lines others need.
+ */
 export class HeldLogins {
   readonly #lines = new Map<string, Line>();
+  /** Logins held per client address (its group: an IPv6 /64). */
+  readonly #perAddress = new Map<string, number>();
   readonly #maxWaiting: number;
+  readonly #maxPerAddress: number;
   readonly #pollMs: () => number;
   readonly #retryAfter: () => number;
   #waiting = 0;
@@ -26,6 +33,7 @@ export class HeldLogins {
    */
   constructor(maxWaiting: number, pollMs: () => number, retryAfter: () => number) {
     this.#maxWaiting = maxWaiting;
+    this.#maxPerAddress = Math.min(maxWaiting, Math.max(16, Math.floor(maxWaiting / 16)));
     this.#pollMs = pollMs;
     this.#retryAfter = retryAfter;
   }
@@ -37,12 +45,20 @@ export class HeldLogins {
 
   /**
    * Waits for a turn on the counter `key`, until `deadline` (`performance.now()` milliseconds);
-   * `again` for a login that waited before (it goes first).
-   * @throws SessionAuthError `ERR_LOGIN_BUSY` at the deadline, or at once when the lines are full.
+   * `again` for a login that waited before (it goes first); `address` is the client's (none: no per-address cap).
+   * @throws SessionAuthError `ERR_LOGIN_BUSY` at the deadline, or at once when the lines, or the address's share, are full.
    */
-  wait(key: string, deadline: number, again: boolean): Promise<void> {
+  wait(key: string, deadline: number, again: boolean, address?: string): Promise<void> {
     const left = deadline - performance.now();
-    if (left <= 0 || this.#waiting >= this.#maxWaiting) return Promise.reject(this.#busy());
+    const fromAddress = address === undefined ? 0 : (this.#perAddress.get(address) ?? 0);
+    if (left <= 0 || this.#waiting >= this.#maxWaiting || fromAddress >= this.#maxPerAddress) return Promise.reject(this.#busy());
+    if (address !== undefined) this.#perAddress.set(address, fromAddress + 1);
+    const leave = () => {
+      if (address === undefined) return;
+      const count = (this.#perAddress.get(address) ?? 1) - 1;
+      if (count > 0) this.#perAddress.set(address, count);
+      else this.#perAddress.delete(address);
+    };
     let line = this.#lines.get(key);
     if (line === undefined) this.#lines.set(key, (line = { held: [], poll: undefined }));
     const queue = line;
@@ -50,11 +66,13 @@ export class HeldLogins {
       const held: Held = {
         go: () => {
           clearTimeout(held.timer);
+          leave();
           resolve();
         },
         // Unref'd: a login still waiting must not keep a stopping process alive.
         timer: setTimeout(() => {
           this.#remove(key, queue, held);
+          leave();
           reject(this.#busy());
         }, left).unref(),
       };

@@ -82,9 +82,21 @@ export class LoginThrottle {
         if (held !== undefined) this.#held.settled(held);
         return outcome;
       }
-      await this.#held.wait(outcome, deadline, held !== undefined);
+      await this.#held.wait(outcome, deadline, held !== undefined, address);
       held = outcome;
     }
+  }
+
+  /**
+   * Whether the address, or the account from it, has recorded failures up to its limit: where a
+   * device cookie is the remedy for a lockout (OWASP), so its holder's check may go first.
+   */
+  async overLimit(address: string | undefined, subject: () => Promise<LoginSubject>): Promise<boolean> {
+    const { ipLimit, userLimit, perAccountOnly } = this.#limits;
+    if (address !== undefined && (await this.#counters.get(failuresOf(`ip:${address}`))) >= ipLimit) return true;
+    const { nameHash } = await subject();
+    const key = perAccountOnly || address === undefined ? `user:${nameHash}` : `user:${nameHash}-${address}`;
+    return (await this.#counters.get(failuresOf(key))) >= userLimit;
   }
 
   /** One try at counting an attempt: its reservation (a flood, or within every limit), or the key of the counter that holds it back. */
@@ -181,7 +193,14 @@ export class LoginThrottle {
         settle((one) =>
           one.key.startsWith("ip:") ? counters.decrement(one.key) : Promise.all([counters.delete(one.key), counters.delete(failuresOf(one.key))]),
         ),
-      fail: () => settle((one) => counters.increment(failuresOf(one.key), one.window)),
+      // A failure the store did not record gives its attempt back too: a count no failure explains would hold logins for the window.
+      fail: () =>
+        settle((one) =>
+          counters.increment(failuresOf(one.key), one.window).catch(async (error: unknown) => {
+            await counters.decrement(one.key).catch(() => undefined);
+            throw error;
+          }),
+        ),
     };
   }
 }

@@ -5,6 +5,7 @@ import type { AuthEventListener } from "../events.js";
 import type { LoginOptions } from "../login/options.js";
 import type { OriginOptions } from "../origins/options.js";
 import type { SessionOptions } from "../sessions/options.js";
+import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
 import type { SessionStore, UserStore } from "../types.js";
 import type { AccountsOptions } from "../accounts/options.js";
 
@@ -45,6 +46,12 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
    * @default none
    */
   onEvent?: AuthEventListener;
+  /**
+   * Traces and metrics of logins, guards and store calls: `openTelemetry()` from
+   * `services-session-auth/opentelemetry` (docs/telemetry.md); without it nothing is measured.
+   * @default none
+   */
+  telemetry?: SessionAuthTelemetry;
   /**
    * The account calls of Services' user resource (registration, forgot password, one-time links,
    * own account, admin calls), each off until named: docs/accounts.md.

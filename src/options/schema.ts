@@ -9,6 +9,7 @@ import { hmacCsrfToken } from "../keys/hmac-csrf-token.js";
 import { loginSettings, loginShape, type LoginSettings } from "../login/options.js";
 import { originSettings, originShape, type OriginSettings } from "../origins/options.js";
 import { sessionRefinements, sessionSettings, sessionShape, type SessionSettings } from "../sessions/options.js";
+import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
 import type { CounterStore, SessionStore, UserStore } from "../types.js";
 import { fn, implementing, parseOptions } from "../validate.js";
 import type { SessionAuthOptions } from "./options.js";
@@ -32,6 +33,7 @@ const coreShape = {
   // Seconds, as every duration here. A value in milliseconds (2000) would be half an hour; under 10 ms no store answers.
   storeTimeout: z.number().min(0.01, "is in seconds (at least 0.01)").max(60, "is in seconds, as every duration here (at most 60; e.g. 2 or 0.5)").optional(),
   onEvent: fn<AuthEventListener>("event => void").optional(),
+  telemetry: implementing<SessionAuthTelemetry>("SessionAuthTelemetry (openTelemetry())", ["login", "guard", "storeCall", "gauges"]).optional(),
   accounts: accountsSchema,
 };
 
@@ -71,6 +73,7 @@ export interface ResolvedOptions {
   readonly counterStore: CounterStore;
   readonly storeTimeout: number;
   readonly onEvent: AuthEventListener | undefined;
+  readonly telemetry: SessionAuthTelemetry | undefined;
   readonly cookie: CookieSettings;
   readonly sessions: SessionSettings;
   readonly login: LoginSettings;
@@ -104,6 +107,7 @@ export function resolveOptions(input: SessionAuthOptions, supplied: SuppliedDefa
     counterStore: parsed.counterStore ?? supplied.counterStore(),
     storeTimeout: parsed.storeTimeout ?? CORE_DEFAULTS.storeTimeout,
     onEvent: parsed.onEvent,
+    telemetry: parsed.telemetry,
     cookie,
     sessions: sessionSettings(parsed, cookie, csrfToken),
     login: loginSettings(parsed, nameKey, deriveKey(parsed.secret ?? csrfToken("services-session-auth; device cookies"), "device cookies")),

@@ -68,6 +68,11 @@ export const NO_COOKIES: readonly string[] = Object.freeze([]);
 /** Most distinct cookies of one name that can still be a session (three places written, one spare): more is none, so lookups stay bounded. */
 export const MAX_COOKIE_CANDIDATES = 4;
 
+/** Well-formed values of the session cookie a logout computes a token for: far more than a browser keeps, a bound on a request's MACs. */
+const MAX_TOKEN_CANDIDATES = 32;
+/** What any store's session id looks like (base64url, from a 128-bit id to a sealed cookie), so a value of another shape costs no MAC. */
+const CANDIDATE_SHAPE = /^[\w-]{22,4096}$/;
+
 /** Seconds a store keeps a session past its deadline, so its expiry can still be recognised and reported. */
 export const EXPIRY_GRACE = 600;
 
@@ -102,8 +107,13 @@ export class Sessions {
     this.#emit = emit;
     this.#store = stores.sessions;
     this.#users = stores.users;
-    this.#pending = new PendingLogouts(stores.sessions, settings.absoluteTimeout);
+    this.#pending = new PendingLogouts(stores.sessions);
     this.#local = stores.local;
+  }
+
+  /** Users with a logout held in this process until the store takes it. */
+  get heldLogouts(): number {
+    return this.#pending.size;
   }
 
   /** The session cookie for a request to `host` (its name, attributes and other places), cached per host. */
@@ -278,7 +288,11 @@ export class Sessions {
    * is looked up, so a planted value neither hides the caller's nor can be ended with another's token.
    */
   async liveForToken(request: SessionRequest, cookie: CookiePlacement, token: string, now: number): Promise<LiveSession | undefined> {
-    const sessid = readCookies(request.cookieHeader, cookie.name).find((value) => safeEqual(token, this.token(value)));
+    // A MAC only for a value that can be a session id, at most MAX_TOKEN_CANDIDATES of them: planted junk costs
+    // nothing and hides nothing, and no request buys more work than that.
+    const values = readCookies(request.cookieHeader, cookie.name).filter((value) => CANDIDATE_SHAPE.test(value));
+    if (values.length > MAX_TOKEN_CANDIDATES) return undefined;
+    const sessid = values.find((value) => safeEqual(token, this.token(value)));
     return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId, request.secure ? OVER_HTTPS : OVER_HTTP);
   }
 

@@ -1,14 +1,33 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { Emit } from "../events.js";
 import { answersInProcess } from "./process-local.js";
+import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
+import { neverSent, RepairQueue, type Held, type RepairTarget, type Repairs } from "./repairs.js";
+import { StoreTimeout } from "./store-refusal.js";
+
+/** How a store is watched besides its timeout. */
+export interface WatchOptions {
+  /** How long calls wait for the store's `ready` (its start-up, not one of its answers). @default 30000 */
+  readonly readyTimeoutMs?: number;
+  /** What undoes a call that landed after its request was answered, and which failed calls are sent again. */
+  readonly repairs?: Repairs;
+  /** Where each call's span, duration and failure go; none, nothing is measured. */
+  readonly telemetry?: SessionAuthTelemetry | undefined;
+}
 
 /**
  * A store whose calls reject with `ERR_STORE_UNAVAILABLE` (a 503) when they fail or outlast `timeoutMs`, after its `ready`;
- * nothing cached, so the app recovers by itself (docs/performance.md#store-timeouts-one-watchdog).
+ * nothing cached, so the app recovers by itself, and nothing a failed call did is left behind (`repairs`):
+ * docs/performance.md#store-timeouts-one-watchdog, docs/scaling-out.md#outages.
  */
-export function withTimeout<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, readyTimeoutMs = READY_TIMEOUT_MS): T {
+export function withTimeout<T extends object>(store: T, name: string, timeoutMs: number, emit: Emit, watchOptions: WatchOptions = {}): T {
+  const { readyTimeoutMs = READY_TIMEOUT_MS, repairs = {}, telemetry } = watchOptions;
   const watchdog = new Watchdog(timeoutMs);
   const guarded: Record<string, unknown> = {};
+  /** The store's calls as repairs make them: watched, unreported, never held for another try of their own. */
+  const direct: RepairTarget = {};
+  const queue = new RepairQueue();
+  const retried = new Set(repairs.retried ?? []);
   const ready = readiness((store as { ready?: unknown }).ready, readyTimeoutMs, `${name}.ready did not settle in ${readyTimeoutMs / 1000} s`);
   let preparing = ready !== undefined;
   // Memory stores wait on nothing, so are not watched (the watch was a quarter of a guarded request's time).
@@ -20,30 +39,59 @@ export function withTimeout<T extends object>(store: T, name: string, timeoutMs:
     const failed = (error: unknown): never => {
       throw failure(operation, error, emit);
     };
-    const call = (...args: unknown[]): Promise<unknown> => {
+    // A repair tried again is not news: only the first failure of the call it mends was reported.
+    const quiet: Emit = () => undefined;
+    const late = repairs.late?.[key];
+    const unsure = repairs.unsure?.[key];
+    const retry = retried.has(key);
+    const attempt = (args: readonly unknown[], again?: Held, report: Emit = emit): Promise<unknown> => {
       let pending: Promise<unknown>;
       try {
-        pending = Promise.resolve(method.apply(store, args));
+        pending = Promise.resolve(method.apply(store, args as unknown[]));
       } catch (error) {
-        return Promise.reject(failure(operation, error, emit));
+        return Promise.reject(failure(operation, error, report));
       }
       if (local) return pending.then(undefined, failed);
+      // Failed after it may have been sent (before or after its deadline): undone as if it had landed.
+      if (unsure !== undefined) pending.catch((error: unknown) => neverSent(error) || queue.add(() => unsure(direct, args)));
+      const landedLate =
+        late === undefined && !retry
+          ? undefined
+          : (value: unknown) => {
+              // A give-back that lands late needs no second; a call whose caller was told it failed is undone.
+              if (again !== undefined) again.cancelled = true;
+              if (late !== undefined) queue.add(() => late(direct, args, value));
+            };
       return watchdog.watch(
         pending,
-        () => failure(operation, new Error(`${operation} timed out after ${timeoutMs / 1000} s`), emit),
-        (error) => failure(operation, error, emit),
+        () => failure(operation, new StoreTimeout(`${operation} timed out after ${timeoutMs / 1000} s`), report),
+        (error) => failure(operation, error, report),
+        landedLate,
       );
     };
-    calls.set(key, call);
+    direct[key] = (...args: unknown[]) => attempt(args, undefined, quiet);
+    // A give-back or deletion the store refused is offered again until it takes it.
+    const call =
+      retry && !local
+        ? (...args: unknown[]): Promise<unknown> => {
+            const again: Held = { run: () => attempt(args, again, quiet), since: Date.now(), cancelled: false };
+            return attempt(args, again).catch((error: unknown) => {
+              queue.hold(again);
+              throw error;
+            });
+          }
+        : (...args: unknown[]): Promise<unknown> => attempt(args);
+    calls.set(key, telemetry === undefined ? call : (...args: unknown[]) => telemetry.storeCall(operation, () => call(...args)));
+    const measured = calls.get(key)!;
     guarded[key] = preparing
       ? (...args: unknown[]) =>
           preparing
             ? ready!.then(
-                () => call(...args),
+                () => measured(...args),
                 (error: unknown) => Promise.reject(failure(`${name}.ready`, error, emit)),
               )
-            : call(...args)
-      : call;
+            : measured(...args)
+      : measured;
   }
   // Ready, however late: from then on calls go straight to the store, without the check.
   (store as { ready?: Promise<unknown> }).ready?.then?.(
@@ -104,7 +152,8 @@ class Watchdog {
     this.#tickMs = Math.max(1, Math.ceil(timeoutMs / 8));
   }
 
-  watch<V>(pending: Promise<V>, timedOut: () => Error, failed: (error: unknown) => Error): Promise<V> {
+  /** `pending`, rejected with `timedOut()` past the timeout; `late` hears of a value that came after that. */
+  watch<V>(pending: Promise<V>, timedOut: () => Error, failed: (error: unknown) => Error, late?: (value: V) => void): Promise<V> {
     return new Promise<V>((resolve, reject) => {
       let settled = false;
       const watch: Watch = {
@@ -118,7 +167,10 @@ class Watchdog {
       this.#ticker ??= setInterval(() => this.#tick(), this.#tickMs);
       pending.then(
         (value) => {
-          if (settled) return;
+          if (settled) {
+            late?.(value);
+            return;
+          }
           this.#inFlight.delete(watch);
           resolve(value);
         },

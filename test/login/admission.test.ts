@@ -61,15 +61,15 @@ describe("HashAdmission", () => {
     await expect(Promise.all(done)).resolves.toEqual(["a1", "a2", "u1", "u2"]);
   });
 
-  it("starts a priority task (a device cookie's holder) before every client's queue, and makes room for it in a full one", async () => {
+  it("starts a priority task (a locked-out device cookie's holder) ahead of the client queues, taking turns with them, and makes room for it in a full one", async () => {
     const admission = new HashAdmission({ concurrency: 1, maxWait: 60, maxQueue: 5 });
     const g = gates();
     // A burst from many addresses, one login each, fills the queue.
     const burst = Array.from({ length: 6 }, (_, i) => admission.run(`10.0.0.${i}`, g.task(`n${i}`)).catch((error: unknown) => error));
     await flush();
     expect(admission.load).toEqual({ running: 1, waiting: 5 });
-    const first = admission.run("198.51.100.7", g.task("device"), true);
-    const second = admission.run("198.51.100.8", g.task("device2"), true);
+    const first = admission.run("198.51.100.7", g.task("device"), "account-1");
+    const second = admission.run("198.51.100.8", g.task("device2"), "account-2");
     await flush();
     // Room was made by turning away the newest waiting tasks.
     expect(admission.load).toEqual({ running: 1, waiting: 5 });
@@ -78,10 +78,27 @@ describe("HashAdmission", () => {
       await flush();
     }
     await Promise.all([first, second]);
-    expect(g.started).toEqual(["n0", "device", "device2", "n1", "n2", "n3"]);
+    // One from the priority lane, then one from the client queues, in turn.
+    expect(g.started).toEqual(["n0", "device", "n1", "device2", "n2", "n3"]);
     // The clients that came last were turned away.
     const refused = (await Promise.all(burst)).map((result) => isSessionAuthError(result));
     expect(refused).toEqual([false, false, false, false, true, true]);
+  });
+
+  it("keeps one login per account in the priority lane: a loop of one holder's logins cannot starve the others", async () => {
+    const admission = new HashAdmission({ concurrency: 1, maxWait: 60, maxQueue: 100 });
+    const g = gates();
+    const running = admission.run("10.0.0.1", g.task("n0"));
+    const others = [admission.run("10.0.0.2", g.task("n1")), admission.run("10.0.0.3", g.task("n2"))];
+    const loop = [0, 1, 2].map((i) => admission.run("198.51.100.7", g.task(`holder${i}`), "account-1"));
+    await flush();
+    for (let i = 0; i < 6; i += 1) {
+      g.finish(g.started.at(-1)!);
+      await flush();
+    }
+    await Promise.all([running, ...others, ...loop]);
+    // The holder's first goes ahead; its others wait in its address's queue, in turn with everyone's.
+    expect(g.started).toEqual(["n0", "holder0", "n1", "n2", "holder1", "holder2"]);
   });
 
   it("serves waiting clients in turn: a burst from one address waits behind itself", async () => {

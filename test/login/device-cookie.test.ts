@@ -133,7 +133,7 @@ describe("DeviceCookies", () => {
 });
 
 describe("device cookies under a many-address burst", () => {
-  it("put their holder's check ahead of every address's waiting logins", async () => {
+  it("put a locked-out holder's check ahead of every address's waiting logins", async () => {
     // One check runs at a time. The one running when the holder comes is held until the
     // holder's login has looked its account up (from there to its place in the queue is
     // microtasks only), so the order below depends on the queue, not on how fast this machine
@@ -165,13 +165,15 @@ describe("device cookies under a many-address burst", () => {
         return found;
       },
     };
-    const test = createTestApp({ deviceCookies: true, hasher: slow, hashing: { concurrency: 1, maxWait: 30 }, userStore });
+    const test = createTestApp({ deviceCookies: true, hasher: slow, hashing: { concurrency: 1, maxWait: 30 }, throttle: { ipLimit: 3 }, userStore });
     const server = await listen(test.app);
     try {
       const home = "127.0.0.2";
       const first = await postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: home });
       const cookie = (first.headers["set-cookie"] as string[]).find((value) => value.startsWith("ssa_device="))!.split(";")[0]!;
       await users.ready;
+      // Others behind the holder's address (a NAT) lock it out: the cookie is now the holder's remedy.
+      for (const name of ["a", "b", "c"]) await postJson(server.port, LOGIN, { username: name, password: "x" }, { from: home });
       verified.length = 0;
       holdNext = true;
       const burst = Array.from({ length: 30 }, (_, i) =>
@@ -191,6 +193,35 @@ describe("device cookies under a many-address burst", () => {
       // one more timer in before the client reads it; the 30 queued logins are far behind.
       expect(checksBeforeReply).toBeLessThanOrEqual(position + 3);
       await Promise.all(burst);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("device cookies of a holder nobody has locked out", () => {
+  it("give no place ahead of others: a loop of one holder's logins leaves new users' logins their turn", async () => {
+    // Checks take 20 ms, one at a time, and a login may wait 300 ms: twenty logins ahead would turn a new user away.
+    const slow: PasswordHasher = {
+      ...fastHasher,
+      verify: async (hash, password) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return fastHasher.verify(hash, password);
+      },
+    };
+    const test = createTestApp({ deviceCookies: true, hasher: slow, hashing: { concurrency: 1, maxWait: 0.3 } });
+    const server = await listen(test.app);
+    try {
+      const first = await postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: "127.0.0.2" });
+      const cookie = (first.headers["set-cookie"] as string[]).find((value) => value.startsWith("ssa_device="))!.split(";")[0]!;
+      const loop = Array.from({ length: 20 }, () =>
+        postJson(server.port, LOGIN, { username: "demo", password: "demo-password" }, { from: "127.0.0.2", headers: { Cookie: cookie } }),
+      );
+      const newcomers = ["admin", "O'Brien <b>"].map((name, i) =>
+        postJson(server.port, LOGIN, { username: name, password: name === "admin" ? "admin-password" : "obrien-password" }, { from: `127.0.3.${i + 1}` }),
+      );
+      expect((await Promise.all(newcomers)).map((reply) => reply.status)).toEqual([200, 200]);
+      await Promise.all(loop);
     } finally {
       await server.close();
     }

@@ -80,4 +80,32 @@ describe("HeldLogins", () => {
     await flush();
     expect(log.at(-1)).toBe("b goes");
   });
+
+  it("holds at most a sixteenth of its lines (16 at least) from one address: another address's login still waits its turn", async () => {
+    const held = holding(320, 10_000, 2);
+    const log: string[] = [];
+    const deadline = performance.now() + 5000;
+    const from = (address: string, label: string) =>
+      held.wait(`ip:${address}`, deadline, false, address).then(
+        () => log.push(`${label} goes`),
+        (error: unknown) => log.push(isSessionAuthError(error) ? `${label} ${error.code}` : String(error)),
+      );
+    for (let i = 0; i < 20; i++) void from("203.0.113.9", `flood ${i}`);
+    void from("198.51.100.7", "family");
+    await flush();
+    expect(held.waiting).toBe(21);
+    // 320 / 16 = 20 from the flooding address, none more; the family's login waits as usual.
+    void from("203.0.113.9", "flood 20");
+    await flush();
+    expect(log).toEqual(["flood 20 ERR_LOGIN_BUSY"]);
+    held.settled("ip:198.51.100.7");
+    await flush();
+    expect(log).toEqual(["flood 20 ERR_LOGIN_BUSY", "family goes"]);
+    // One of the address's own goes: it has room for one more.
+    held.settled("ip:203.0.113.9");
+    await flush();
+    void from("203.0.113.9", "flood 21");
+    await flush();
+    expect(held.waiting).toBe(20);
+  });
 });

@@ -28,6 +28,7 @@ const COMPUTED = new Set([
   "baseUrl",
   "sameSite",
   "onEvent",
+  "telemetry",
   "isAdmin",
   "hasher",
   "counterStore",

@@ -99,15 +99,17 @@ describe("a logout the store cannot record", () => {
     vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"] });
     vi.setSystemTime(Date.UTC(2026, 0, 1));
     const now = Math.floor(Date.now() / 1000);
-    const destroyByUser = vi.fn(() => Promise.reject(new Error("down")));
-    const pending = new PendingLogouts({ destroyByUser } as unknown as SessionStore, 3600);
-    const session = (uid: string, createdAt: number) => ({
-      handle: `h${uid}`,
+    const destroy = vi.fn(() => Promise.reject(new Error("down")));
+    const pending = new PendingLogouts({ destroy } as unknown as SessionStore);
+    const session = (uid: string, createdAt: number, handle = `h${uid}-${createdAt}`) => ({
+      handle,
       record: { uid, createdAt, lastSeenAt: createdAt, expiresAt: createdAt + 3600, ip: "", userAgent: "" },
     });
     for (let i = 0; i < 5; i++) pending.add(session("7", now - 10 + i));
     expect(pending.size).toBe(1);
+    // The sessions held, by handle; never another of the same user, older or newer.
     expect(pending.covers(session("7", now - 6))).toBe(true);
+    expect(pending.covers(session("7", now - 6, "another"))).toBe(false);
     expect(pending.covers(session("7", now))).toBe(false);
     expect(pending.covers(session("8", now - 100))).toBe(false);
     for (let uid = 1000; pending.size < 10_000; uid++) pending.add(session(String(uid), now - 100));
@@ -122,12 +124,31 @@ describe("a logout the store cannot record", () => {
     expect(touched).toBeLessThan(5);
     // While the store fails, one call per retry, not 10,000.
     await vi.advanceTimersByTimeAsync(5000);
-    expect(destroyByUser).toHaveBeenCalledTimes(1);
-    // Nothing covered can outlive absoluteTimeout: then all is dropped and the retries stop.
+    expect(destroy).toHaveBeenCalledTimes(1);
+    // Nothing held can outlive its sessions' expiry: then all is dropped and the retries stop.
     vi.setSystemTime(Date.now() + 3600_000);
     await vi.advanceTimersByTimeAsync(5000);
     expect(pending.size).toBe(0);
-    expect(destroyByUser).toHaveBeenCalledTimes(1);
+    expect(destroy).toHaveBeenCalledTimes(1);
+  });
+
+  it("a retry ends exactly the session it held: a login made once writes resume keeps its session, as do the user's other devices", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const base = memorySessionStore();
+    const failing = new Set<string>();
+    const { processLocal: _local, ...shared } = failingWrites(base, failing);
+    const { app, agent } = createTestApp({ sessionStore: shared });
+    const phone = await login(app);
+    const laptop = await login(app);
+    failing.add("destroy").add("destroyByUser");
+    expect((await logout(agent, laptop)).status).toBe(503);
+    failing.clear();
+    // Writes are back: the user logs in again on the laptop before the held logout is retried.
+    const again = await login(app);
+    await vi.advanceTimersByTimeAsync(5000);
+    await expect(base.get(laptop.sessid)).resolves.toBeNull();
+    for (const kept of [again, phone]) expect((await agent.get("/services/json/players").set("Cookie", kept.cookie)).status).toBe(200);
+    base.close();
   });
 
   it("a shared store whose writes fail: a 503 with the cookie deleted, the session refused here, and the logout recorded once the store takes it", async () => {

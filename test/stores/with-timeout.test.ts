@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withTimeout } from "../../src/stores/with-timeout.js";
 import type { RaisedEvent } from "../../src/events.js";
-import { memoryCounterStore, memorySessionStore } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, type CounterStore } from "services-session-auth";
+import { COUNTER_REPAIRS } from "../../src/stores/repairs.js";
+import { StoreRefusal } from "../../src/stores/store-refusal.js";
 
 describe("withTimeout and a store's ready promise", () => {
   afterEach(() => {
@@ -24,7 +26,7 @@ describe("withTimeout and a store's ready promise", () => {
     let becomeReady!: () => void;
     const store = storeReadyWhen(new Promise<void>((resolve) => (becomeReady = resolve)));
     const events: RaisedEvent[] = [];
-    const guarded = withTimeout(store, "users", 2000, (event) => void events.push(event), 30_000);
+    const guarded = withTimeout(store, "users", 2000, (event) => void events.push(event), { readyTimeoutMs: 30_000 });
 
     const waiting = guarded.find("demo");
     const outcome = waiting.then(
@@ -91,5 +93,69 @@ describe("withTimeout and this package's memory stores", () => {
     await sessions.create(record);
     await expect(sessions.create({ ...record, uid: "2" })).rejects.toMatchObject({ code: "ERR_STORE_FULL" });
     expect(events.map((event) => event.type)).toEqual(["store.full"]);
+  });
+});
+
+describe("withTimeout's repairs: nothing a failed call did is left behind", () => {
+  /** A counter store whose next calls answer as told: at once, late (after the timeout), or with an error. */
+  function scriptedCounters() {
+    const counts = new Map<string, number>();
+    const plan: Array<"now" | "late" | "lost" | "refused"> = [];
+    const calls: string[] = [];
+    const answer = <T>(value: () => T): Promise<T> => {
+      const step = plan.shift() ?? "now";
+      if (step === "refused") return Promise.reject(new StoreRefusal("offline", "down"));
+      if (step === "lost") return new Promise((_, reject) => setTimeout(() => reject(new Error("connection lost")), 80));
+      if (step === "late") return new Promise((resolve) => setTimeout(() => resolve(value()), 80));
+      return Promise.resolve(value());
+    };
+    const store = {
+      increment: (key: string, _ttl: number) =>
+        answer(() => {
+          calls.push(`increment ${key}`);
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+          return counts.get(key)!;
+        }),
+      decrement: (key: string) =>
+        answer(() => {
+          calls.push(`decrement ${key}`);
+          counts.set(key, Math.max(0, (counts.get(key) ?? 0) - 1));
+        }),
+      get: (key: string) => answer(() => counts.get(key) ?? 0),
+      delete: (key: string) => answer(() => void counts.delete(key)),
+    };
+    return { store, counts, plan, calls };
+  }
+
+  const watched = (store: object) => withTimeout(store, "counterStore", 40, () => undefined, { repairs: COUNTER_REPAIRS }) as CounterStore;
+
+  it("gives back an increment that landed after its caller was answered", async () => {
+    const { store, counts, plan } = scriptedCounters();
+    plan.push("late");
+    await expect(watched(store).increment("ip:a", 60)).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
+    await expect.poll(() => counts.get("ip:a"), { timeout: 3000 }).toBe(0);
+  });
+
+  it("gives back an increment that failed after it may have been sent, and nothing for one refused before", async () => {
+    const { store, counts, plan, calls } = scriptedCounters();
+    counts.set("ip:b", 3);
+    plan.push("lost", "refused");
+    const counters = watched(store);
+    await expect(counters.increment("ip:b", 60)).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
+    await expect(counters.increment("ip:b", 60)).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
+    await expect.poll(() => calls, { timeout: 3000 }).toEqual(["decrement ip:b"]);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(calls).toEqual(["decrement ip:b"]);
+  });
+
+  it("sends a refused give-back again until the store takes it, once", async () => {
+    const { store, counts, plan, calls } = scriptedCounters();
+    counts.set("ip:c", 2);
+    plan.push("refused", "refused");
+    const counters = watched(store);
+    await expect(counters.decrement("ip:c")).rejects.toMatchObject({ code: "ERR_STORE_UNAVAILABLE" });
+    await expect.poll(() => counts.get("ip:c"), { timeout: 4000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(calls).toEqual(["decrement ip:c"]);
   });
 });

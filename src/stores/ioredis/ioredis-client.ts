@@ -1,5 +1,6 @@
 import type { ChainableCommander, Cluster, Redis } from "ioredis";
 import type { RedisClientLike, RedisTransactionLike } from "../redis/client.js";
+import { RECONNECT } from "../redis/connection.js";
 
 /** An ioredis `Redis` (with or without Sentinel) or `Cluster` client; types only, the app owns the client. */
 export type IoredisClient = Redis | Cluster;
@@ -60,9 +61,28 @@ function transaction(tx: ChainableCommander): RedisTransactionLike {
   return self;
 }
 
-/** The ioredis client as the node-redis slice the Redis stores send: one implementation, layout and test suite for both. */
+const adapters = new WeakMap<IoredisClient, RedisClientLike>();
+
+/**
+ * The ioredis client as the node-redis slice the Redis stores send: one implementation, layout and test suite for both.
+ * One adapter per client, so every store over it shares one watch of its connection.
+ */
 export function fromIoredis(client: IoredisClient): RedisClientLike {
-  return {
+  let adapter = adapters.get(client);
+  if (adapter === undefined) adapters.set(client, (adapter = adapt(client)));
+  return adapter;
+}
+
+function adapt(client: IoredisClient): RedisClientLike {
+  const adapter: RedisClientLike & { [RECONNECT]: () => void } = {
+    // Commands fail at once unless ready (the documented set-up turns the offline queue off).
+    get isReady() {
+      return client.status === "ready";
+    },
+    // ioredis reconnects by itself once the socket is gone: `disconnect(true)` would wait for the silent peer to close.
+    [RECONNECT]: () => {
+      if (!client.isCluster) (client as Redis).stream.destroy();
+    },
     get: (key) => client.get(key),
     getDel: (key) => client.getdel(key),
     del: (keys) => client.del(...(Array.isArray(keys) ? keys : [keys])),
@@ -72,4 +92,5 @@ export function fromIoredis(client: IoredisClient): RedisClientLike {
     multi: () => transaction(client.multi()),
     eval: (script, { keys, arguments: args }) => client.eval(script, keys.length, ...keys, ...args),
   };
+  return adapter;
 }

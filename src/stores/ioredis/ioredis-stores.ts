@@ -14,6 +14,8 @@ export interface IoredisSessionStoreOptions {
    * @default "ssa:"
    */
   prefix?: string;
+  /** A second connection for writes (`client.duplicate()`), so a write Redis holds back never holds the reads behind it. @default client */
+  writeClient?: IoredisClient;
 }
 
 /** Options of {@link ioredisCounterStore}. */
@@ -25,6 +27,8 @@ export interface IoredisCounterStoreOptions {
    * @default "ssa:c:"
    */
   prefix?: string;
+  /** A second connection for writes, as {@link IoredisSessionStoreOptions.writeClient}. @default client */
+  writeClient?: IoredisClient;
 }
 
 const client = z
@@ -38,7 +42,7 @@ const client = z
   )
   .refine((value) => !hasKeyPrefix(value), "ioredis keyPrefix is not supported: leave it unset and pass prefix to the store instead");
 
-const optionsSchema = z.strictObject({ client, prefix: z.string().optional() });
+const optionsSchema = z.strictObject({ client, prefix: z.string().optional(), writeClient: client.optional() });
 
 /**
  * `redisSessionStore` over an ioredis client (same keys, atomicity and round trips), for apps that
@@ -51,8 +55,8 @@ const optionsSchema = z.strictObject({ client, prefix: z.string().optional() });
  * @throws TypeError when `client` is not an ioredis client, has a `keyPrefix`, or an option is out of range.
  */
 export function ioredisSessionStore(options: IoredisSessionStoreOptions): SessionStore {
-  const { client, prefix } = parseOptions(optionsSchema, options, "ioredisSessionStore");
-  return redisSessionStore({ client: fromIoredis(client), cluster: client.isCluster, ...(prefix === undefined ? {} : { prefix }) });
+  const { client, prefix, writeClient } = parseOptions(optionsSchema, options, "ioredisSessionStore");
+  return redisSessionStore({ client: fromIoredis(client), cluster: client.isCluster, ...shared(prefix, writeClient) });
 }
 
 /**
@@ -61,6 +65,11 @@ export function ioredisSessionStore(options: IoredisSessionStoreOptions): Sessio
  * @throws TypeError when `client` is not an ioredis client, has a `keyPrefix`, or an option is out of range.
  */
 export function ioredisCounterStore(options: IoredisCounterStoreOptions): CounterStore {
-  const { client, prefix } = parseOptions(optionsSchema, options, "ioredisCounterStore");
-  return redisCounterStore({ client: fromIoredis(client), ...(prefix === undefined ? {} : { prefix }) });
+  const { client, prefix, writeClient } = parseOptions(optionsSchema, options, "ioredisCounterStore");
+  return redisCounterStore({ client: fromIoredis(client), ...shared(prefix, writeClient) });
+}
+
+/** The options both factories pass on, left out when not given. */
+function shared(prefix: string | undefined, writeClient: IoredisClient | undefined) {
+  return { ...(prefix === undefined ? {} : { prefix }), ...(writeClient === undefined ? {} : { writeClient: fromIoredis(writeClient) }) };
 }

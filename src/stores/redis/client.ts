@@ -36,6 +36,8 @@ export interface RedisTransactionLike {
  * connect, reconnect or close it.
  */
 export interface RedisClientLike {
+  /** node-redis's `isReady` (a cluster has none): `false` while the client cannot send, so a call is refused at once. */
+  readonly isReady?: boolean;
   /** `GET`. */
   get(key: string): Promise<unknown>;
   /** `GETDEL`: reads and removes a key in one step. */

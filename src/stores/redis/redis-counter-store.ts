@@ -3,6 +3,7 @@ import { parseOptions } from "../../validate.js";
 import { redisClientSchema } from "./client-option.js";
 import type { CounterStore } from "../../types.js";
 import type { RedisClientLike } from "./client.js";
+import { watchedClient } from "./connection.js";
 import { DECREMENT_SCRIPT } from "./scripts.js";
 
 /** Options of {@link redisCounterStore}. */
@@ -14,11 +15,14 @@ export interface RedisCounterStoreOptions {
    * @default "ssa:c:"
    */
   prefix?: string;
+  /** A second connection for writes, as {@link RedisSessionStoreOptions.writeClient}. @default client */
+  writeClient?: RedisClientLike;
 }
 
 const optionsSchema = z.strictObject({
   client: redisClientSchema,
   prefix: z.string().optional(),
+  writeClient: redisClientSchema.optional(),
 });
 
 function count(reply: unknown): number {
@@ -39,13 +43,16 @@ function count(reply: unknown): number {
  * @throws TypeError when `client` is missing or an option is out of range.
  */
 export function redisCounterStore(options: RedisCounterStoreOptions): CounterStore {
-  const { client, prefix = "ssa:c:" } = parseOptions(optionsSchema, options, "redisCounterStore");
+  const parsed = parseOptions(optionsSchema, options, "redisCounterStore");
+  const { prefix = "ssa:c:" } = parsed;
+  const client = watchedClient(parsed.client);
+  const writer = parsed.writeClient === undefined ? client : watchedClient(parsed.writeClient);
 
   return {
     async increment(key, ttlSeconds) {
       const name = prefix + key;
       // NX: the TTL is set by the creating increment only, so later failures cannot stretch the window.
-      const replies = await client
+      const replies = await writer
         .multi()
         .incr(name)
         .pExpire(name, Math.max(1, Math.round(ttlSeconds * 1000)), "NX")
@@ -53,13 +60,13 @@ export function redisCounterStore(options: RedisCounterStoreOptions): CounterSto
       return count(Array.isArray(replies) ? replies[0] : undefined);
     },
     async decrement(key) {
-      await client.eval(DECREMENT_SCRIPT, { keys: [prefix + key], arguments: [] });
+      await writer.eval(DECREMENT_SCRIPT, { keys: [prefix + key], arguments: [] });
     },
     async get(key) {
       return count(await client.get(prefix + key));
     },
     async delete(key) {
-      await client.del(prefix + key);
+      await writer.del(prefix + key);
     },
   };
 }

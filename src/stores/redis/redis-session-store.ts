@@ -6,6 +6,7 @@ import { parseOptions } from "../../validate.js";
 import { redisClientSchema } from "./client-option.js";
 import type { SessionRecord, SessionStore, StoredSession } from "../../types.js";
 import { isClusterClient, type RedisClientLike, type RedisSortedSetMember, type RedisTransactionLike } from "./client.js";
+import { watchedClient } from "./connection.js";
 import { sessionKey, userIndexKey } from "./keys.js";
 import { ADOPT_MANY_SCRIPT, DESTROY_BY_USER_SCRIPT, DESTROY_SCRIPT } from "./scripts.js";
 
@@ -24,12 +25,20 @@ export interface RedisSessionStoreOptions {
    * @default detected
    */
   cluster?: boolean;
+  /**
+   * A second connection for writes (`client.duplicate()`, connected): Redis answers one connection's
+   * commands in order, so a write it holds back (`CLIENT PAUSE WRITE`, a fail-over) would hold every
+   * read sent after it on the same connection.
+   * @default client: reads and writes share it
+   */
+  writeClient?: RedisClientLike;
 }
 
 const optionsSchema = z.strictObject({
   client: redisClientSchema,
   prefix: z.string().optional(),
   cluster: z.boolean().optional(),
+  writeClient: redisClientSchema.optional(),
 });
 
 /** Sessions per `adoptMany` script (or cluster round): Redis runs a script whole, so a large one would hold it up. */
@@ -59,20 +68,22 @@ function recordOf(reply: unknown): SessionRecord | null {
  */
 export function redisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const parsed = parseOptions(optionsSchema, options, "redisSessionStore");
-  const { client, prefix = "ssa:" } = parsed;
-  const cluster = parsed.cluster ?? isClusterClient(client);
+  const { prefix = "ssa:" } = parsed;
+  const cluster = parsed.cluster ?? isClusterClient(parsed.client);
+  const client = watchedClient(parsed.client);
+  const writer = parsed.writeClient === undefined ? client : watchedClient(parsed.writeClient);
 
   // One primary: one MULTI. A cluster: one transaction per slot, in order, index before record
   // and cleaned after it, so a live session is never missing from its index.
   async function write(steps: Step[]): Promise<void> {
     if (!cluster) {
-      const tx = client.multi();
+      const tx = writer.multi();
       for (const step of steps) step(tx);
       await tx.exec();
       return;
     }
     for (const step of steps) {
-      const tx = client.multi();
+      const tx = writer.multi();
       step(tx);
       await tx.exec();
     }
@@ -121,12 +132,12 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
     const key = sessionKey(prefix, handle);
     if (!cluster) {
       // One script: no reader sees the record gone but indexed, and no dropped connection leaves half.
-      await client.eval(DESTROY_SCRIPT, { keys: [key], arguments: [userIndexKey(prefix, ""), handle] });
+      await writer.eval(DESTROY_SCRIPT, { keys: [key], arguments: [userIndexKey(prefix, ""), handle] });
       return;
     }
     // Record first, then index: a failure between leaves a stale member (pruned later), never an unindexed session.
-    const record = recordOf(await client.getDel(key));
-    if (record !== null) await client.zRem(userIndexKey(prefix, record.uid), handle);
+    const record = recordOf(await writer.getDel(key));
+    if (record !== null) await writer.zRem(userIndexKey(prefix, record.uid), handle);
   }
 
   return {
@@ -166,25 +177,25 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
         // On a cluster a missing record may be a create between its two writes: keep it (pruned by score).
         else if (record !== null || !cluster) stale.push(handle);
       });
-      if (stale.length > 0) await client.zRem(indexKey, stale);
+      if (stale.length > 0) await writer.zRem(indexKey, stale);
       return found.sort((a, b) => a.record.createdAt - b.record.createdAt);
     },
     async destroyByUser(uid) {
       const indexKey = userIndexKey(prefix, uid);
       if (!cluster) {
         // One script, so a login racing this call is wholly before it (ended) or after it (kept).
-        const ended = await client.eval(DESTROY_BY_USER_SCRIPT, { keys: [indexKey], arguments: [sessionKey(prefix, ""), uid, String(nowSeconds())] });
+        const ended = await writer.eval(DESTROY_BY_USER_SCRIPT, { keys: [indexKey], arguments: [sessionKey(prefix, ""), uid, String(nowSeconds())] });
         return Number(ended);
       }
       const handles = strings(await client.zRangeByScore(indexKey, "-inf", "+inf"));
       if (handles.length === 0) return 0;
-      const replies = await Promise.all(handles.map((handle) => client.getDel(sessionKey(prefix, handle))));
+      const replies = await Promise.all(handles.map((handle) => writer.getDel(sessionKey(prefix, handle))));
       const now = nowSeconds();
       const records = replies.map(recordOf);
       const ended = records.filter((record) => record !== null && record.uid === uid && record.expiresAt > now).length;
       // Only members whose record was just deleted: a missing one may be a login half-written.
       const gone = handles.filter((_, i) => records[i] !== null);
-      if (gone.length > 0) await client.zRem(indexKey, gone);
+      if (gone.length > 0) await writer.zRem(indexKey, gone);
       return ended;
     },
     async adopt(handle, record) {
@@ -201,7 +212,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
           chunks.map((chunk) => {
             const args = [sessionKey(prefix, ""), userIndexKey(prefix, ""), now];
             for (const { handle, record } of chunk) args.push(handle, record.uid, String(record.expiresAt), encodeSessionRecord(record));
-            return client.eval(ADOPT_MANY_SCRIPT, { keys: [], arguments: args });
+            return writer.eval(ADOPT_MANY_SCRIPT, { keys: [], arguments: args });
           }),
         );
         return;
@@ -211,7 +222,7 @@ export function redisSessionStore(options: RedisSessionStoreOptions): SessionSto
         for (const phase of adoptSteps(chunk)) {
           await Promise.all(
             phase.map((step) => {
-              const tx = client.multi();
+              const tx = writer.multi();
               step(tx);
               return tx.exec();
             }),
