@@ -39,5 +39,6 @@ export interface MailMessage {
  * ```
  */
 export interface Mailer {
+  /** Sends one mail; resolves once the transport accepted it, rejects when it did not. */
   send(message: MailMessage): Promise<void>;
 }
