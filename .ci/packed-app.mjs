@@ -93,6 +93,7 @@ for (const [format, load] of [
     for (const [, page] of readFileSync(join(root, "dist", file), "utf8").matchAll(/\b(docs\/[\w-]+\.md)/g)) named.add(page);
   }
   const missing = [...named].filter((page) => !existsSync(join(root, page)));
-  if (named.size === 0 || missing.length > 0) throw new Error(`the .d.ts files name ${named.size} docs/ pages; missing from the package: ${missing.join(", ")}`);
+  if (named.size === 0 || missing.length > 0)
+    throw new Error(`the .d.ts files name ${named.size} docs/ pages; missing from the package: ${missing.join(", ")}`);
   console.log(`the .d.ts files name ${named.size} docs/ pages, all in the package`);
 }
