@@ -149,8 +149,26 @@ describe("README.md", () => {
   });
 });
 
+/** The blocks announced by `<!-- file: path -->`: each prints that whole file. */
+function wholeFiles(markdown: string): { file: string; code: string }[] {
+  const textLines = markdown.split("\n");
+  const out: { file: string; code: string }[] = [];
+  textLines.forEach((line, index) => {
+    const match = /^<!-- file: (\S+) -->$/.exec(line);
+    if (match === null) return;
+    expect(textLines[index + 1], `the line after ${line}`).toMatch(/^```\w+$/);
+    const end = textLines.indexOf("```", index + 2);
+    out.push({ file: match[1]!, code: `${textLines.slice(index + 2, end).join("\n")}\n` });
+  });
+  return out;
+}
+
 describe.each(DOCS)("%s", (doc) => {
   const text = readFileSync(doc, "utf8");
+
+  it("prints each `<!-- file: … -->` exactly as the file is, so what a test runs is what a reader copies", () => {
+    for (const { file, code } of wholeFiles(text)) expect(code, `${doc} prints ${file}`).toBe(readFileSync(file, "utf8"));
+  });
 
   it("links only to files and headings that exist", () => {
     expectLinksLand(doc, linksOf(text));
@@ -159,6 +177,29 @@ describe.each(DOCS)("%s", (doc) => {
   it("names only files that exist", () => {
     const paths = [...text.matchAll(/[`(]((?:test|examples|docs|src|bench)\/[\w/.-]+\.(?:ts|md|mjs))[`)#]/g)].map((match) => match[1]!);
     for (const path of paths) expect(existsSync(path), path).toBe(true);
+  });
+});
+
+describe("the docs/ pages the source's TSDoc names", () => {
+  const SRC = readdirSync("src", { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => join("src", file));
+
+  it("ship in the package (package.json files), so a .d.ts's docs/… path resolves from the installed tarball", () => {
+    const { files } = JSON.parse(readFileSync("package.json", "utf8")) as { files: string[] };
+    expect(files).toContain("docs/*.md");
+  });
+
+  it("exist, each with the heading its anchor names", () => {
+    let named = 0;
+    for (const file of SRC) {
+      for (const [, path, fragment] of readFileSync(file, "utf8").matchAll(/\b(docs\/[\w-]+\.md)(?:#([\w-]+))?/g)) {
+        named++;
+        expect(existsSync(path!), `${file} names ${path}`).toBe(true);
+        if (fragment !== undefined) expect(headingsOf(path!), `${file} names ${path}#${fragment}`).toContain(fragment);
+      }
+    }
+    expect(named).toBeGreaterThan(30);
   });
 });
 
