@@ -2,9 +2,10 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import Fastify from "fastify";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, type SessionAuthOptions } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, memoryUserStore, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createSessionAuthHandler } from "services-session-auth/fetch";
-import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { fastHasher, SECRET } from "../../helpers/app.js";
 import { serveFetch } from "../../../examples/sports-api/serve-fetch.js";
 
@@ -64,10 +65,11 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
   };
 
   if (framework === "fastify") {
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl(), trustProxy: "loopback" });
-    await app.register(fastifySessionAuth, options);
-    app.setNotFoundHandler(app.sessionAuth.notFound());
-    app.setErrorHandler(app.sessionAuth.errorHandler());
+    const sessionAuth = createSessionAuthPlugin(options);
+    const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl, trustProxy: "loopback" });
+    await app.register(sessionAuth);
+    app.setNotFoundHandler(sessionAuth.notFound());
+    app.setErrorHandler(sessionAuth.errorHandler());
     await app.listen({ port: 0, host: "127.0.0.1" });
     return {
       port: (app.server.address() as AddressInfo).port,
@@ -84,7 +86,7 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
     const notFound = sessionAuth.notFound();
     server = serveFetch(async (request, incoming) => {
       try {
-        return (await sessionAuth.handle(request, { clientAddress: incoming.socket.remoteAddress })) ?? notFound(request);
+        return (await sessionAuth.handle(request, { incoming })) ?? notFound(request);
       } catch (error) {
         return sessionAuth.errorResponse(error, request);
       }
