@@ -82,3 +82,18 @@ for (const [format, load] of [
   if (!/^(?:ERR_)?MODULE_NOT_FOUND: .*'hono['/]/.test(message)) throw new Error(`${format} services-session-auth/hono without hono: ${message}`);
   console.log(`${format}: ${message}`);
 }
+
+// Every docs/… page a .d.ts names (TSDoc links) is in the installed package, beside dist/.
+{
+  const { readdirSync, readFileSync, existsSync } = await import("node:fs");
+  const { dirname, join } = await import("node:path");
+  const root = dirname(require.resolve("services-session-auth/package.json"));
+  const named = new Set();
+  for (const file of readdirSync(join(root, "dist")).filter((name) => /\.d\.c?ts$/.test(name))) {
+    for (const [, page] of readFileSync(join(root, "dist", file), "utf8").matchAll(/\b(docs\/[\w-]+\.md)/g)) named.add(page);
+  }
+  const missing = [...named].filter((page) => !existsSync(join(root, page)));
+  if (named.size === 0 || missing.length > 0)
+    throw new Error(`the .d.ts files name ${named.size} docs/ pages; missing from the package: ${missing.join(", ")}`);
+  console.log(`the .d.ts files name ${named.size} docs/ pages, all in the package`);
+}

@@ -7,7 +7,7 @@ import type { Express, RequestHandler } from "express";
 import type { Logger } from "pino";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
-import { createSessionAuthRouter, type SessionAuthRouter, type SessionAuthOptions, type UserStore } from "services-session-auth";
+import { createSessionAuthRouter, type SessionAuthRouter, type SessionAuthOptions } from "services-session-auth";
 import { ioredisCounterStore, ioredisSessionStore } from "services-session-auth/ioredis";
 import { redisCounterStore, redisSessionStore } from "services-session-auth/redis";
 import { players } from "../sports-api/data.js";
@@ -35,25 +35,24 @@ export function logOutEverywhere(app: Express, sessionAuth: SessionAuthRouter): 
   });
 }
 
-/** Recipe: use Redis, so every instance shares sessions and login throttling. */
-export async function redisAuth(userStore: UserStore): Promise<{ options: SessionAuthOptions; close(): Promise<void> }> {
+/**
+ * Recipe: use Redis, so every instance shares sessions and login throttling. An async function
+ * the app awaits as it starts: a CommonJS module has no top-level `await`.
+ */
+export async function redisStores() {
   const client = await createClient({
     url: process.env.REDIS_URL,
     disableOfflineQueue: true, // fail at once while Redis is unreachable, instead of queueing
     pingInterval: 500, // an idle connection stays busy, so socketTimeout ends only a silent one
     socket: { connectTimeout: 1000, socketTimeout: 1000, keepAlive: true, reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 500) },
   }).connect();
-  const options = {
-    userStore,
-    secret: process.env.SESSION_SECRET!,
-    sessionStore: redisSessionStore({ client, prefix: "myapp:" }),
-    counterStore: redisCounterStore({ client, prefix: "myapp:c:" }), // login throttling shared by every instance
-  };
-  return { options, close: async () => void (await client.quit()) };
+  const sessionStore = redisSessionStore({ client, prefix: "myapp:" });
+  const counterStore = redisCounterStore({ client, prefix: "myapp:c:" }); // login throttling shared by every instance
+  return { sessionStore, counterStore, close: () => client.quit() };
 }
 
 /** Recipe: use Redis through the ioredis client an app already runs (a `Cluster` works the same). */
-export async function ioredisAuth(userStore: UserStore): Promise<{ options: SessionAuthOptions; close(): Promise<void> }> {
+export async function ioredisStores() {
   const client = new Redis(process.env.REDIS_URL!, {
     lazyConnect: true,
     enableOfflineQueue: false, // fail at once while Redis is unreachable
@@ -63,14 +62,10 @@ export async function ioredisAuth(userStore: UserStore): Promise<{ options: Sess
     connectTimeout: 1000,
     keepAlive: 1000,
   });
-  await client.connect(); // without the offline queue, commands before "ready" would fail
-  const options = {
-    userStore,
-    secret: process.env.SESSION_SECRET!,
-    sessionStore: ioredisSessionStore({ client, prefix: "myapp:" }),
-    counterStore: ioredisCounterStore({ client, prefix: "myapp:c:" }),
-  };
-  return { options, close: async () => void (await client.quit()) };
+  await client.connect(); // without the offline queue, a command sent before "ready" fails
+  const sessionStore = ioredisSessionStore({ client, prefix: "myapp:" });
+  const counterStore = ioredisCounterStore({ client, prefix: "myapp:c:" });
+  return { sessionStore, counterStore, close: () => client.quit() };
 }
 
 /** Recipe: log audit events (and the errors answered with a 500) with pino. */

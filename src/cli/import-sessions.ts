@@ -1,4 +1,4 @@
-import { importDrupal7Sessions, type ImportDrupal7SessionsResult } from "../drupal/session-import.js";
+import { importDrupal7Sessions, type ImportDrupal7SessionsResult } from "../drupal/carry-over-in-bulk.js";
 import { redisSessionStore } from "../stores/redis/redis-session-store.js";
 import { progressReporter } from "./progress.js";
 import { connectionOptions, connectionUrl, DATABASE, openDatabase, openRedis, REDIS } from "./connections.js";

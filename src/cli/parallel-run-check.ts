@@ -1,5 +1,5 @@
 import type { Drupal7Database } from "../drupal/database.js";
-import { readSessionFacts, DRUPAL_SESSION_WRITE_INTERVAL } from "../drupal/session-facts.js";
+import { readSessionVariables, DRUPAL_SESSION_WRITE_INTERVAL } from "../drupal/session-variables.js";
 import { siteSettingsOf } from "../drupal/site-settings.js";
 import { DRUPAL_HASH_COUNT } from "../drupal/password-crypt.js";
 
@@ -22,7 +22,7 @@ const count = (value: unknown) => Number(value ?? 0);
 
 /** What the `variable` table says of sessions and passwords: every check reports it. */
 export async function siteFindings(db: Drupal7Database): Promise<Finding[]> {
-  const facts = await readSessionFacts(db);
+  const facts = await readSessionVariables(db);
   const site = await siteSettingsOf(db);
   const sessions = db.table("sessions");
   return [
@@ -48,7 +48,7 @@ export async function siteFindings(db: Drupal7Database): Promise<Finding[]> {
 /** What sharing sessions and accounts with the running site needs (`--parallel-run`). */
 export async function parallelRunFindings(db: Drupal7Database): Promise<Finding[]> {
   const findings: Finding[] = [];
-  const facts = await readSessionFacts(db);
+  const facts = await readSessionVariables(db);
   const site = await siteSettingsOf(db);
   const sessions = db.table("sessions");
   const [rows] = await db.select<{ https: unknown; http: unknown; twice: unknown }>(

@@ -1,4 +1,4 @@
-import type { ImportDrupal7SessionsProgress } from "../drupal/session-import.js";
+import type { ImportDrupal7SessionsProgress } from "../drupal/carry-over-in-bulk.js";
 import type { Io } from "./usage.js";
 
 /** How often the bar is redrawn on a terminal, and a line is written elsewhere (a log, a CI job). */

@@ -246,3 +246,8 @@ function pgDriver(pool: Record<string, unknown>): Driver | undefined {
     broken: (error) => typeof (error as { severity?: unknown }).severity !== "string",
   };
 }
+
+/** `sessions.sid = ?` comparing bytes: MySQL's usual collation ignores case. */
+export function sidEquals(db: Drupal7Database, column: string): string {
+  return db.dialect === "mysql" ? `${column} = CAST(? AS BINARY)` : `${column} = ?`;
+}

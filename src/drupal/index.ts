@@ -15,15 +15,15 @@ export { drupal7FloodCounterStore, type Drupal7FloodCounterStore, type Drupal7Fl
 export { readDrupal7SiteSettings, type Drupal7SiteSettings } from "./site-settings.js";
 export type { PhpJson } from "./php-unserialize.js";
 export { readDrupal7PrivateKey } from "./private-key.js";
-export { drupal7SessionFallback, type Drupal7SessionFallbackOptions } from "./session-fallback.js";
+export { drupal7SessionFallback, type Drupal7SessionFallbackOptions } from "./carry-over-on-demand.js";
 export {
   importDrupal7Sessions,
   type Drupal7SessionsLeftBehind,
   type ImportDrupal7SessionsOptions,
   type ImportDrupal7SessionsProgress,
   type ImportDrupal7SessionsResult,
-} from "./session-import.js";
-export type { Drupal7SessionOptions } from "./session-rows.js";
-export { drupal7SessionStore, type Drupal7SessionStore, type Drupal7SessionStoreOptions } from "./session-store.js";
+} from "./carry-over-in-bulk.js";
+export type { Drupal7SessionOptions } from "./carry-over-rows.js";
+export { drupal7SessionStore, type Drupal7SessionStore, type Drupal7SessionStoreOptions } from "./shared-table-store.js";
 export { upgradingHasher, type UpgradingHasherOptions } from "./upgrading-hasher.js";
 export { drupal7UserStore, type Drupal7UserStoreOptions } from "./user-store.js";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ThrottleOptions } from "../login/options.js";
 import { parseOptions } from "../validate.js";
 import { databaseOptionFields, drupal7Database, type Drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
-import { DRUPAL_SESSION_WRITE_INTERVAL } from "./session-facts.js";
+import { DRUPAL_SESSION_WRITE_INTERVAL } from "./session-variables.js";
 import { DRUPAL_HASH_COUNT, DRUPAL_MAX_HASH_COUNT, DRUPAL_MIN_HASH_COUNT } from "./password-crypt.js";
 import type { PhpJson, UNPARSEABLE } from "./php-unserialize.js";
 import { phpTruthy, readVariables } from "./variables.js";

@@ -1,10 +1,10 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth";
 import { mapSessionStore } from "../../examples/recipes/map-session-store.js";
-import { ioredisAuth, logOutEverywhere, protectARoute, redisAuth, requireARole } from "../../examples/recipes/recipes.js";
-import { createTestApp, fastHasher, login, SECRET, USERS } from "../helpers/app.js";
+import { ioredisStores, logOutEverywhere, protectARoute, redisStores, requireARole } from "../../examples/recipes/recipes.js";
+import { createTestApp, login } from "../helpers/app.js";
 import { describeSessionStore } from "../stores/contract.js";
 
 /** An app with the router and the recipes' routes, on the test helper's options. */
@@ -69,16 +69,15 @@ if (redisUrl === undefined) console.warn("\n  [skip] README recipe 'use Redis': 
 
 describe.skipIf(redisUrl === undefined)("README recipe: use Redis", () => {
   it.each([
-    ["node-redis", redisAuth],
-    ["ioredis", ioredisAuth],
+    ["node-redis", redisStores],
+    ["ioredis", ioredisStores],
   ])("logs in, reads a protected route and logs out everywhere through Redis (%s)", async (_client, recipe) => {
-    process.env.SESSION_SECRET ??= SECRET;
-    const { options, close } = await recipe(memoryUserStore(USERS, { hasher: fastHasher }));
+    const { sessionStore, counterStore, close } = await recipe();
     try {
-      const { app } = recipeApp({ sessionStore: options.sessionStore, counterStore: options.counterStore! });
+      const { app } = recipeApp({ sessionStore, counterStore });
       const demo = await login(app);
       expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(200);
-      expect((await options.sessionStore.listByUser("14")).length).toBeGreaterThanOrEqual(1);
+      expect((await sessionStore.listByUser("14")).length).toBeGreaterThanOrEqual(1);
       await request(app).post("/services/json/sessions/revoke-all").set("Cookie", demo.cookie).set("X-CSRF-Token", demo.token);
       expect((await request(app).get("/services/json/me").set("Cookie", demo.cookie)).status).toBe(401);
     } finally {

@@ -50,7 +50,9 @@ const optionsSchema = z.strictObject({ client, prefix: z.string().optional(), wr
  *
  * @example
  * ```ts
- * const sessionStore = ioredisSessionStore({ client: new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false }) });
+ * const client = new Redis(process.env.REDIS_URL!, { lazyConnect: true, enableOfflineQueue: false });
+ * await client.connect(); // without the offline queue, a command sent before "ready" fails
+ * const sessionStore = ioredisSessionStore({ client });
  * ```
  * @throws TypeError when `client` is not an ioredis client, has a `keyPrefix`, or an option is out of range.
  */

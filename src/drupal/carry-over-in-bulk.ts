@@ -11,7 +11,7 @@ import {
   toSessionRecord,
   type Drupal7SessionOptions,
   type SessionRow,
-} from "./session-rows.js";
+} from "./carry-over-rows.js";
 
 const optionsSchema = z
   .strictObject({

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Drupal7Database, SqlValue } from "./database.js";
+import { sidEquals, type Drupal7Database, type SqlValue } from "./database.js";
 import type { EntryPlan } from "./php-session-data.js";
-import { sidEquals } from "./session-rows.js";
 import { ADDED_COLUMN_PREFIX, usersWithRolesSql } from "./user-rows.js";
 
 /**

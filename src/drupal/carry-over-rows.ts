@@ -63,11 +63,6 @@ export function liveSessionsSql(db: Drupal7Database, extra: string): string {
   );
 }
 
-/** `sessions.sid = ?` comparing bytes: MySQL's usual collation ignores case. */
-export function sidEquals(db: Drupal7Database, column: string): string {
-  return db.dialect === "mysql" ? `${column} = CAST(? AS BINARY)` : `${column} = ?`;
-}
-
 /** A row's store handle (a raw sid hashed as a cookie is, a hashed one as is), or `null` for a sid that is no session id. */
 export function handleFor(sid: string, hashed: boolean): string | null {
   if (!isSessionIdShape(sid)) return null;

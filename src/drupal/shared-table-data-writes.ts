@@ -1,8 +1,8 @@
 import type { SessionRecord } from "../types.js";
 import type { Drupal7Database } from "./database.js";
 import { applyEntryPlan } from "./php-session-data.js";
-import { META_KEY, metaPlan, serializedMeta, type SessionMeta } from "./session-meta.js";
-import type { RowKey, SessionColumn, SessionStatements } from "./session-statements.js";
+import { META_KEY, metaPlan, serializedMeta, type SessionMeta } from "./shared-table-own-entry.js";
+import type { RowKey, SessionColumn, SessionStatements } from "./shared-table-sql.js";
 
 /**
  * The writes of `drupal7SessionStore` that touch `$_SESSION`: its entry set or put back by

@@ -5,11 +5,11 @@ import { createSessionId, hashSessionId } from "../sessions/session-id.js";
 import { parseOptions } from "../validate.js";
 import type { SessionRecord, SessionStore, SessionStoreContext, StoredSession, UserRecord } from "../types.js";
 import { databaseOptionFields, drupal7Database, type Drupal7DatabaseOptions } from "./database.js";
-import { readSessionFacts } from "./session-facts.js";
+import { readSessionVariables } from "./session-variables.js";
 import { sweeper, sweepInBatches, type Sweeper } from "./sweeper.js";
-import { metaAtHead, metaIn, newSessionData, tagOf, type SessionMeta } from "./session-meta.js";
-import { bytesOf, sessionEntryWrites, text, type CarriedFrom } from "./session-entry-writes.js";
-import { SESSION_COLUMNS, sessionStatements, type RowKey, type SessionColumn } from "./session-statements.js";
+import { metaAtHead, metaIn, newSessionData, tagOf, type SessionMeta } from "./shared-table-own-entry.js";
+import { bytesOf, sessionEntryWrites, text, type CarriedFrom } from "./shared-table-data-writes.js";
+import { SESSION_COLUMNS, sessionStatements, type RowKey, type SessionColumn } from "./shared-table-sql.js";
 import { recordsOf, type UserRow } from "./user-rows.js";
 
 const optionsSchema = z.strictObject({
@@ -146,7 +146,7 @@ export function drupal7SessionStore(options: Drupal7SessionStoreOptions): Drupal
   /** Drupal's settings, read once; a failed read is tried again by the next call. */
   let settled: Promise<{ hashed: boolean; writeInterval: number }> | undefined;
   function settings(): Promise<{ hashed: boolean; writeInterval: number }> {
-    settled ??= readSessionFacts(db).then(
+    settled ??= readSessionVariables(db).then(
       (facts) => ({ hashed: setting === "auto" ? facts.hashedSids : setting, writeInterval: facts.sessionWriteInterval }),
       (error: unknown) => {
         settled = undefined;

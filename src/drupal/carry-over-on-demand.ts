@@ -3,17 +3,16 @@ import { nowSeconds } from "../clock.js";
 import { hashSessionId, isSessionIdShape } from "../sessions/session-id.js";
 import { parseOptions } from "../validate.js";
 import type { SessionStore, StoredSession } from "../types.js";
-import { drupal7Database } from "./database.js";
+import { drupal7Database, sidEquals } from "./database.js";
 import {
   handleFor,
   liveSessionsSql,
   resolveHashedSids,
   sessionOptionFields,
-  sidEquals,
   toSessionRecord,
   type Drupal7SessionOptions,
   type SessionRow,
-} from "./session-rows.js";
+} from "./carry-over-rows.js";
 
 const optionsSchema = z.strictObject({ ...sessionOptionFields });
 

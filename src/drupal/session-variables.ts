@@ -5,7 +5,7 @@ import { phpTruthy, readVariables } from "./variables.js";
 export const DRUPAL_SESSION_WRITE_INTERVAL = 180;
 
 /** How the site keeps sessions, from `variable` (settings.php's overrides must come as options). */
-export interface SessionFacts {
+export interface SessionVariables {
   /** `drupal_session_id()`: whether `sessions.sid` holds `drupal_hash_base64(id)` (7.98+, unless `do_not_hash_session_ids`). */
   readonly hashedSids: boolean;
   /** The `https` variable: Drupal's mixed-mode HTTPS, one session keyed by a plain-HTTP and a secure cookie (settings.php may set it instead). */
@@ -16,8 +16,8 @@ export interface SessionFacts {
   readonly privateKey: boolean;
 }
 
-/** Reads {@link SessionFacts} in one query. */
-export async function readSessionFacts(db: Drupal7Database): Promise<SessionFacts> {
+/** Reads {@link SessionVariables} in one query. */
+export async function readSessionVariables(db: Drupal7Database): Promise<SessionVariables> {
   const variables = await readVariables(db, [
     "hashed_session_ids_supported",
     "do_not_hash_session_ids",
