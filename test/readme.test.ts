@@ -185,6 +185,15 @@ describe.each(DOCS)("%s", (doc) => {
     expectLinksLand(doc, linksOf(text));
   });
 
+  it("links relatively only to what the package ships (docs/, README.md, CHANGELOG.md), so links work from the tarball too", () => {
+    const exempt = doc === "docs/performance.md"; // the benchmark's own page, beside bench/README.md
+    for (const link of linksOf(text)) {
+      if (/^(?:[a-z]+:|#)/.test(link) || exempt) continue;
+      const path = normalize(join(dirname(doc), link.split("#")[0]!));
+      expect(/^(?:docs\/[\w-]+\.md|README\.md|CHANGELOG\.md)$/.test(path), `${link} (in ${doc})`).toBe(true);
+    }
+  });
+
   it("names only files that exist", () => {
     const paths = [...text.matchAll(/[`(]((?:test|examples|docs|src|bench)\/[\w/.-]+\.(?:ts|md|mjs))[`)#]/g)].map((match) => match[1]!);
     for (const path of paths) expect(existsSync(path), path).toBe(true);
