@@ -64,18 +64,18 @@ export async function ourFetchApp(path: string, hasher: PasswordHasher): Promise
   const sessionAuth = fetchHandler.createSessionAuthHandler(await options(hasher));
   const requireSession = sessionAuth.requireSession();
   const notFound = sessionAuth.notFound({ resources: ["players"] });
-  return nodeFetchServer(async (request, { clientAddress }) => {
-    try {
-      const services = await sessionAuth.handle(request, { clientAddress });
+  return nodeFetchServer(
+    async (request, incoming) => {
+      const client = { clientAddress: incoming.socket.remoteAddress };
+      const services = await sessionAuth.handle(request, client);
       if (services) return services;
-      if (sessionAuth.routedPath(request) === path && request.method === "GET") {
-        const result = await requireSession(request, { clientAddress });
+      if (request.method === "GET" && sessionAuth.routedPath(request) === path) {
+        const result = await requireSession(request, client);
         if (result.response) return result.response;
         return sessionAuth.withGuard(Response.json(payload), result);
       }
-      return notFound(request, { clientAddress });
-    } catch (error) {
-      return sessionAuth.errorResponse(error, request, { clientAddress });
-    }
-  });
+      return notFound(request, client);
+    },
+    (error, request) => sessionAuth.errorResponse(error, request),
+  );
 }
