@@ -1,6 +1,6 @@
 import { normalizeOrigin } from "../origins/origin.js";
 import { isTokenPath, pathBelow } from "../http-input/target.js";
-import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-output/headers.js";
 import type { WireResponse } from "../wire/reply.js";
 import type { CorsSettings } from "./options.js";
 

@@ -7,7 +7,7 @@ import type { Emit } from "../events.js";
 import type { Authenticator } from "../login/authenticator.js";
 import type { ResolvedOptions } from "../options/schema.js";
 import type { Sessions } from "../sessions/sessions.js";
-import { withTimeout } from "../stores/with-timeout.js";
+import { withTimeout } from "./store-watchdog.js";
 import type { CounterStore, UserStore } from "../types.js";
 
 /** The store methods each call needs beyond a reading user store's. */

@@ -3,29 +3,28 @@ import { corsAtPath, withCorsHeaders, type CorsDecision } from "../cors/cors.js"
 import { ServicesEndpoint, type LoginReply } from "../endpoint/endpoint.js";
 import { notFoundReply } from "../endpoint/not-found.js";
 import { isSessionAuthError, type SessionAuthError } from "../errors.js";
-import { eventEmitter } from "../events.js";
-import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import { eventEmitter, stackOf, writeStderr } from "../events.js";
+import { NO_HEADERS, writeHeaders, type HeaderRecord, type HeaderSetter } from "../http-output/headers.js";
 import type { HttpRequest } from "../http-input/request.js";
 import { queryRouter } from "../http-input/target.js";
 import { Authenticator } from "../login/authenticator.js";
-import { unaddressedReporter } from "../login/client-address.js";
+import { proxyAddressHint, unaddressedReporter } from "../login/client-address.js";
 import { openApiFromSettings, type OpenApiRoutes } from "../openapi/openapi.js";
 import type { OpenApiObject } from "../openapi/openapi.js";
 import type { SessionAuthOptions } from "../options/options.js";
-import { resolveOptions, type ResolvedOptions } from "../options/schema.js";
+import { resolveOptions } from "../options/schema.js";
 import { warnCrossSiteCookies } from "../origins/cross-site-cookie.js";
 import { loginOriginCheck } from "../origins/login-origin.js";
-import { guardSettings, optionalSessionSchema, requireSessionSchema, type GuardSettings, type RequireSessionOptions } from "../sessions/options.js";
+import { guardSettings, optionalSessionSchema, requireSessionSchema, type OptionalSessionOptions, type RequireSessionOptions } from "../sessions/options.js";
 import { sessionCheck, type CheckRequest } from "../sessions/session-check.js";
 import { Sessions } from "../sessions/sessions.js";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
 import { answersInProcess } from "../stores/process-local.js";
 import { COUNTER_REPAIRS, SESSION_REPAIRS } from "../stores/repairs.js";
-import { withTimeout } from "../stores/with-timeout.js";
+import { withTimeout } from "./store-watchdog.js";
 import { traceLogins } from "../telemetry/hooks.js";
 import type { StoredSession, UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
-import { foreignErrorReply } from "../wire/foreign-error.js";
 import { errorReply, type WireResponse } from "../wire/reply.js";
 import { front, type Front } from "./front.js";
 import { guardOver, type Guard } from "./guard.js";
@@ -50,14 +49,6 @@ export interface NotFoundOptions {
 
 const notFoundSchema = z.strictObject({ resources: z.array(z.string().min(1)).readonly().optional() });
 
-/** A session opened or ended by the app itself: what to answer, and the headers (cookies) its reply carries. */
-export interface SessionChange<T> {
-  readonly result: T;
-  readonly headers: HeaderRecord;
-  /** Set when an ended session could not be recorded everywhere (a shared store refused): the headers still go out. */
-  readonly error?: SessionAuthError | undefined;
-}
-
 /** What every binding hands out besides its framework's own pieces, over its engine. */
 export interface SessionAuthBase {
   /** Where the endpoint is served, with a leading slash: `"/services/json"` unless the `endpoint` option says otherwise. */
@@ -70,54 +61,59 @@ export interface SessionAuthBase {
   openApi(routes?: OpenApiRoutes): OpenApiObject;
 }
 
-/** The {@link SessionAuthBase} of an engine, for a binding to spread into what it hands out. */
-export function sessionAuthBase(engine: Engine): SessionAuthBase {
-  return {
-    endpointPath: engine.endpointPath,
-    listSessions: (uid) => engine.listSessions(uid),
-    endUserSessions: (uid) => engine.endUserSessions(uid),
-    openApi: (routes) => engine.openApi(routes),
-  };
+/** What a binding tells the engine of its framework: its factory's name, its own errors, and how its users fix a set-up. */
+export interface BindingProfile {
+  /** The public factory's name, for its `TypeError`s. */
+  readonly factory: string;
+  /** How this framework's users trust a proxy in front (`trust it by hop count: app.set("trust proxy", 1)`), for the messages that name the fix. */
+  readonly trustProxyFix: string;
+  /** How its users give the client's address, for the `address.unknown` event. @default the proxy and Unix-socket advice, with `trustProxyFix` */
+  readonly addressHint?: string;
+  /** The framework's own client errors as the wire format's (a `SessionAuthError`, or a reply); `undefined` for any other. */
+  readonly foreignError?: (error: unknown) => SessionAuthError | WireResponse | undefined;
 }
 
+/** Where a 500's error goes besides the `internal.error` event: a binding's logger, `false` for nowhere, `undefined` for the stack on stderr (with `onEvent`). */
+export type ErrorLog = ((error: unknown) => void) | false | undefined;
+
 /** What a binding builds on: one engine per set of options, translated to its framework and back. */
-export interface Engine extends Front {
-  readonly options: ResolvedOptions;
-  /** The endpoint's path, with a leading slash (`/services/json`). */
-  readonly endpointPath: string;
+export interface Engine extends Pick<Front, "serve"> {
+  /** The endpoint's path and the calls on sessions every binding hands out as they are. */
+  readonly base: SessionAuthBase;
   /** Where `?q=` routes a target (see `queryRouter`): the new target, or `undefined` to keep the request's own. */
   route(target: string): string | undefined;
-  /** A guard for an app's own routes: required, or optional (never refuses for lack of a session); with its settings. */
-  guard(options: RequireSessionOptions | undefined, optional: boolean): { readonly guard: Guard; readonly settings: GuardSettings };
+  /** A guard that needs a live session (its CSRF token on unsafe methods, one of `roles`), `onDenied` applied. */
+  requireSession(options: RequireSessionOptions | undefined): Guard;
+  /** A guard that attaches a live session when one comes, and never refuses for lack of one. */
+  optionalSession(options: OptionalSessionOptions | undefined): Guard;
   /** The answer to a request no route answered: Services' own below the endpoint, Drupal's page-not-found elsewhere; CORS's headers where it covers. */
   notFound(options: NotFoundOptions | undefined): (http: HttpRequest) => WireResponse;
-  /** The reply to an error before or in the app's routes, in the wire format (a body-less 500 and `internal.error` for the unknown). */
-  replyToError(error: unknown, http?: HttpRequest): WireResponse;
+  /** The reply to an error before or in the app's routes, in the wire format; an unexpected one is a body-less 500, reported once (event, then `log`). */
+  fail(error: unknown, http?: HttpRequest, log?: ErrorLog): WireResponse;
   /** `services/session/token`'s answer, wherever the request is (a handler the app mounts elsewhere). */
   token(http: HttpRequest): Promise<WireResponse>;
-  /** CORS for a request on a path it covers (with CORS on): a preflight's answer, or the headers for whatever reply it gets; else `undefined`. */
-  cors(http: HttpRequest): CorsDecision | undefined;
-  /** Opens a session for a user the app authenticated itself: a new id whatever the request carried. */
-  startSession(http: HttpRequest, user: UserRecord): Promise<SessionChange<LoginReply>>;
-  /** Ends the request's session, if it has a live one, as a logout does. */
-  endSession(http: HttpRequest): Promise<SessionChange<boolean>>;
-  listSessions(uid: string): Promise<StoredSession[]>;
-  endUserSessions(uid: string): Promise<number>;
-  /** Raises a configuration event once per process and engine (a binding's word on how it is set up). */
-  reportOnce(type: "config.routing", message: string): void;
-  /** The OpenAPI document of this set-up, from the options it resolved. */
-  openApi(routes?: OpenApiRoutes): OpenApiObject;
+  /** CORS for a request on a path it covers: a preflight's answer, or the headers for whatever reply it gets; `undefined` (the member) with CORS off. */
+  readonly cors: ((http: HttpRequest) => CorsDecision | undefined) | undefined;
+  /** Opens a session for a user the app authenticated itself (a new id whatever the request carried), its headers written to `headers`. */
+  startSession(http: HttpRequest, user: UserRecord, headers: HeaderSetter): Promise<LoginReply>;
+  /**
+   * Ends the request's session, if it has a live one, as a logout does, the cookie deletions written to `headers`.
+   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the end could not be recorded everywhere (the headers are written first).
+   */
+  endSession(http: HttpRequest, headers: HeaderSetter): Promise<boolean>;
+  /** Says once (`config.routing`) that a Services call reached the app's not-found handler, with `fix`; only when `?q=` routed it, with `queried`. */
+  unserved(target: string, fix: string, queried?: boolean): void;
 }
 
 /**
  * The composition root: validates the options once, puts every store behind the timeout once, and
  * makes the one session owner, authenticator and endpoint every binding piece shares.
  *
- * @param factory - The public factory's name, for its `TypeError`s.
- * @param addressHint - How the binding's users give the client's address, for the `address.unknown` event.
+ * @param binding - What the binding says of its framework (its factory, errors, and fixes).
  * @throws TypeError naming every invalid option.
  */
-export function createEngine(input: SessionAuthOptions, factory: string, addressHint?: string): Engine {
+export function createEngine(input: SessionAuthOptions, binding: BindingProfile): Engine {
+  const { factory, trustProxyFix, addressHint, foreignError } = binding;
   const options = resolveOptions(input, { counterStore: () => memoryCounterStore() }, factory);
   const emit = eventEmitter(options.onEvent);
   const timeoutMs = options.storeTimeout * 1000;
@@ -138,8 +134,8 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
       maxPasswordBytes,
       maxNameLength,
       deviceCookies,
-      checkLoginOrigin: loginOriginCheck(options.origins, options.cookie, emit),
-      checkAddress: unaddressedReporter(emit, addressHint),
+      checkLoginOrigin: loginOriginCheck(options.origins, options.cookie, emit, trustProxyFix),
+      checkAddress: unaddressedReporter(emit, addressHint ?? proxyAddressHint(trustProxyFix)),
     },
     sessions,
     authenticator,
@@ -154,25 +150,37 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
   const cors = options.cors;
   // The memory user store replaces a record rather than change it: the user routes see can be copied once per record.
   const keepsRecords = answersInProcess(options.userStore);
-  const reported = new Set<string>();
+  let reported = false;
 
   function corsHeaders(http: HttpRequest, request = new RequestView(http, view)): HeaderRecord {
     const decision = corsAtPath(request.routed.path, endpointPath, cors, () => request);
     return decision === undefined || "preflight" in decision ? NO_HEADERS : decision.headers;
   }
 
+  function guard(optional: boolean, guardOptions: RequireSessionOptions = {}): Guard {
+    const schema = optional ? optionalSessionSchema : requireSessionSchema;
+    const settings = guardSettings(parseOptions(schema, guardOptions, optional ? "optionalSession" : "requireSession"));
+    const check = sessionCheck(sessions, { ...settings, optional, keepsRecords });
+    const traced = telemetry === undefined ? check : (request: CheckRequest) => telemetry.guard(!optional, () => check(request));
+    return guardOver(traced, settings.onDenied, cors, view);
+  }
+
+  // The stack of a 500's error on stderr, as Express's own handler prints it; without onEvent, the event already went there.
+  const defaultLog = options.onEvent === undefined ? undefined : (error: unknown) => writeStderr(stackOf(error));
+
+  const { serve, names } = front(endpoint, cors, view, queryPaths);
   return {
-    ...front(endpoint, cors, view, queryPaths),
-    options,
-    endpointPath,
-    route,
-    guard(guardOptions = {}, optional) {
-      const parsed = parseOptions(optional ? optionalSessionSchema : requireSessionSchema, guardOptions, optional ? "optionalSession" : "requireSession");
-      const settings = guardSettings(parsed);
-      const check = sessionCheck(sessions, { ...settings, optional, keepsRecords });
-      const traced = telemetry === undefined ? check : (request: CheckRequest) => telemetry.guard(!optional, () => check(request));
-      return { settings, guard: guardOver(traced, cors, view) };
+    serve,
+    base: {
+      endpointPath,
+      listSessions: (uid) => sessions.list(uid),
+      endUserSessions: (uid) => sessions.endAll(uid),
+      // The account calls this set-up serves (a user store that cannot write serves fewer than asked).
+      openApi: (routes) => openApiFromSettings({ ...options, accounts: { calls: accounts?.enabled ?? new Set() } }, routes),
     },
+    route,
+    requireSession: (guardOptions) => guard(false, guardOptions),
+    optionalSession: (guardOptions) => guard(true, guardOptions),
     notFound(notFoundOptions = {}) {
       const resources = new Set(parseOptions(notFoundSchema, notFoundOptions, "notFound").resources);
       return (http) => {
@@ -180,37 +188,44 @@ export function createEngine(input: SessionAuthOptions, factory: string, address
         return withCorsHeaders(notFoundReply(request, resources), corsHeaders(http, request));
       };
     },
-    replyToError(error, http) {
+    fail(error, http, log) {
       const request = http === undefined ? undefined : new RequestView(http, view);
-      let reply = isSessionAuthError(error) ? errorReply(error) : foreignErrorReply(error);
+      const mapped = isSessionAuthError(error) ? error : foreignError?.(error);
+      let reply = mapped === undefined ? undefined : isSessionAuthError(mapped) ? errorReply(mapped) : mapped;
       if (reply === undefined) {
         emit({ type: "internal.error", err: error }, request?.requestId);
         reply = errorReply(error);
+        const write = log === undefined ? defaultLog : log || undefined;
+        try {
+          write?.(error);
+        } catch {
+          // A logger's failure must not take the reply with it.
+        }
       }
       return request === undefined ? reply : withCorsHeaders(reply, corsHeaders(request.http, request));
     },
     token: (http) => endpoint.sessionToken(new RequestView(http, view)),
-    cors(http) {
-      if (!cors.enabled) return undefined;
-      const request = new RequestView(http, view);
-      return corsAtPath(request.routed.path, endpointPath, cors, () => request);
-    },
-    async startSession(http, user) {
+    cors: cors.enabled
+      ? (http) => {
+          const request = new RequestView(http, view);
+          return corsAtPath(request.routed.path, endpointPath, cors, () => request);
+        }
+      : undefined,
+    async startSession(http, user, headers) {
       const { result, setCookie } = await endpoint.start(new RequestView(http, view), user);
-      return { result, headers: { "Set-Cookie": setCookie, "Cache-Control": "no-store" } };
+      writeHeaders({ "Set-Cookie": setCookie, "Cache-Control": "no-store" }, headers);
+      return result;
     },
-    async endSession(http) {
+    async endSession(http, headers) {
       const { result, setCookie, error } = await endpoint.end(new RequestView(http, view));
-      return { result, headers: setCookie.length === 0 ? NO_HEADERS : { "Set-Cookie": setCookie }, error };
+      if (setCookie.length > 0) writeHeaders({ "Set-Cookie": setCookie }, headers);
+      if (error !== undefined) throw error;
+      return result;
     },
-    listSessions: (uid) => sessions.list(uid),
-    endUserSessions: (uid) => sessions.endAll(uid),
-    reportOnce(type, message) {
-      if (reported.has(type)) return;
-      reported.add(type);
-      emit({ type, message });
+    unserved(target, fix, queried = false) {
+      if (reported || (queried && route(target) === undefined) || !names(target)) return;
+      reported = true;
+      emit({ type: "config.routing", message: fix });
     },
-    // The account calls this set-up serves (a user store that cannot write serves fewer than asked).
-    openApi: (routes) => openApiFromSettings({ ...options, accounts: { calls: accounts?.enabled ?? new Set() } }, routes),
   };
 }

@@ -1,29 +1,28 @@
 import { corsAtPath, withCorsHeaders } from "../cors/cors.js";
 import type { CorsSettings } from "../cors/options.js";
 import type { ServicesEndpoint } from "../endpoint/endpoint.js";
-import { NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import { NO_HEADERS, type HeaderRecord } from "../http-output/headers.js";
 import type { HttpRequest } from "../http-input/request.js";
 import { isTokenPath, pathBelow, splitTarget, TOKEN_PATH } from "../http-input/target.js";
 import { trimSlashes } from "../http-input/path.js";
 import type { WireResponse } from "../wire/reply.js";
 import { RequestView, type ViewSettings } from "./request-view.js";
 
-/** What the package makes of a request on one of its paths, before the app's routes (see {@link Front.serve}). */
-export interface Served {
-  /** The package's reply; `undefined` when the app's own route answers (below the endpoint, none of the calls; a path of `cors.paths`). */
-  readonly reply: Promise<WireResponse | undefined>;
-  /** The target the app routes by when it answers: the `?q=` path with the rest of the query, else the request's own. */
-  readonly target: string;
-  /** Headers for the app's reply when it answers: CORS's, on the paths it covers. */
-  readonly headers: HeaderRecord;
-}
+/**
+ * What the package decided of a request on one of its paths, before the app's routes (see {@link Front.serve}):
+ * its own `reply`, or the app's route goes on, routed by `target` (`?q=`'s path and the rest of the query,
+ * else the request's own) with `headers` for its reply (CORS's, on the paths it covers).
+ */
+export type Served =
+  { readonly kind: "reply"; readonly reply: WireResponse } | { readonly kind: "continue"; readonly target: string; readonly headers: HeaderRecord };
 
 /** The front door every binding puts before the app's routes. */
 export interface Front {
-  /** Whether a target may be the package's (endpoint, token, `?q=`, CORS paths): cheap, so a binding skips the rest at once. */
-  claims(target: string): boolean;
-  /** Serves what is the package's (Services calls, the token, `?q=`, CORS preflights); `undefined` for the app's requests. */
-  serve(http: HttpRequest): Served | undefined;
+  /**
+   * Serves what is the package's (Services calls, the token, `?q=`, CORS preflights); `undefined`, at
+   * once and without a promise, for a request that is none of its business.
+   */
+  serve(http: HttpRequest): Promise<Served> | undefined;
   /**
    * Whether a target names one of the Services calls (an action below the endpoint, the token
    * call), matched case-sensitively, as a router that missed it would have matched it: for a
@@ -31,8 +30,6 @@ export interface Front {
    */
   names(target: string): boolean;
 }
-
-const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
 /** The front door over one endpoint and one set of CORS settings. */
 export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: ViewSettings, queryPaths: readonly string[]): Front {
@@ -53,7 +50,6 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
   }
 
   return {
-    claims,
     names(target) {
       const { path } = splitTarget(settings.route(target) ?? target);
       const below = path.startsWith(`${endpointPath}/`) ? path.slice(endpointPath.length) : undefined;
@@ -70,15 +66,13 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
       const decision = corsAtPath(path, endpointPath, cors, () => view);
       // Nothing of the package's here after all (a ?q= the app keeps, a path CORS does not cover).
       if (!below && !token && decision === undefined && rewritten === undefined) return undefined;
-      const target = rewritten ?? http.target;
       // A preflight never reaches a route of the app's: answered here, before any of them.
-      if (decision !== undefined && "preflight" in decision) return { reply: Promise.resolve(decision.preflight), target, headers: NO_HEADERS };
-      const headers = decision?.headers;
-      const withCors = (reply: WireResponse | undefined) => (reply === undefined ? undefined : withCorsHeaders(reply, headers));
-      let reply: Promise<WireResponse | undefined> = NOTHING;
-      if (token) reply = endpoint.sessionToken(view).then(withCors);
-      else if (below) reply = endpoint.handle(view).then(withCors);
-      return { reply, target, headers: headers ?? NO_HEADERS };
+      if (decision !== undefined && "preflight" in decision) return Promise.resolve({ kind: "reply", reply: decision.preflight });
+      const headers = decision?.headers ?? NO_HEADERS;
+      const pass: Served = { kind: "continue", target: rewritten ?? http.target, headers };
+      const decide = (reply: WireResponse | undefined): Served => (reply === undefined ? pass : { kind: "reply", reply: withCorsHeaders(reply, headers) });
+      if (token) return endpoint.sessionToken(view).then(decide);
+      return below ? endpoint.handle(view).then(decide) : Promise.resolve(pass);
     },
   };
 }

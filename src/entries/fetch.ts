@@ -25,7 +25,7 @@
  */
 export { createSessionAuthHandler } from "../fetch/create-session-auth-handler.js";
 export type { FetchGuard, FetchSessionAuthOptions, GuardResult, SessionAuthHandler } from "../fetch/create-session-auth-handler.js";
-export type { HeaderRecord } from "../http-input/headers.js";
+export type { HeaderRecord } from "../http-output/headers.js";
 export type { FetchRequestInfo, NodeHeaders } from "../fetch/request.js";
 export type { TrustProxy } from "../http-input/trust-proxy.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -20,5 +20,5 @@
 export { honoSessionAuth } from "../hono/middleware.js";
 export type { HonoSessionAuth, HonoSessionAuthOptions, SessionAuthVariables } from "../hono/middleware.js";
 export type { TrustProxy } from "../http-input/trust-proxy.js";
-export type { HeaderRecord } from "../http-input/headers.js";
+export type { HeaderRecord } from "../http-output/headers.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -1,14 +1,15 @@
 import type { ServerResponse } from "node:http";
-import { createEngine, sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import { createEngine, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import type { Guard } from "../engine/guard.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
-import { isSessionAuthError } from "../errors.js";
-import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
+import type { OptionalSessionOptions, RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { UserRecord } from "../types.js";
 import { parseOptions } from "../validate.js";
-import { errorHandlerSchema, logLikeExpress, type ErrorHandlerOptions } from "./error-log.js";
+import { errorHandlerSchema, type ErrorHandlerOptions } from "./error-log.js";
 import { absoluteFormPrefix, originForm } from "../http-input/target.js";
+import { expressError } from "./foreign-error.js";
 import { ExpressHttpRequest, type ExpressRequest } from "./request.js";
-import { addHeaders, send } from "./respond.js";
+import { addHeaders, send, setterOf } from "./respond.js";
 
 /** Express's `next`, as the router calls it. */
 export type ExpressNext = (error?: unknown) => void;
@@ -26,7 +27,7 @@ export interface SessionAuthRouter extends ExpressHandler, SessionAuthBase {
    */
   requireSession(options?: RequireSessionOptions): ExpressHandler;
   /** Sets `req.auth` when a live session comes (with its token on an unsafe method), and never refuses for lack of one. */
-  optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): ExpressHandler;
+  optionalSession(options?: OptionalSessionOptions): ExpressHandler;
   /** `services/session/token` as a handler of its own, for another path. */
   tokenHandler(): ExpressHandler;
   /** The last handler: Services' 404s mounted at the endpoint path, Drupal's body-less `404 Not Found` at the root. */
@@ -59,48 +60,43 @@ export interface SessionAuthRouter extends ExpressHandler, SessionAuthBase {
  * @throws TypeError when an option is missing or invalid.
  */
 export function createSessionAuthRouter(options: SessionAuthOptions): SessionAuthRouter {
-  const engine = createEngine(options, "createSessionAuthRouter");
-  const { endpointPath } = engine;
+  const engine = createEngine(options, {
+    factory: "createSessionAuthRouter",
+    trustProxyFix: 'trust it by hop count: app.set("trust proxy", 1)',
+    foreignError: expressError,
+  });
+  const { endpointPath } = engine.base;
 
   const router: ExpressHandler = function servicesSessionAuth(req, res, next) {
-    if (!engine.claims(originForm(req.url ?? "/"))) return next();
     const http = new ExpressHttpRequest(req);
     const served = engine.serve(http);
     if (served === undefined) return next();
-    served.reply.then((reply) => {
-      if (reply !== undefined) return send(res, reply);
+    served.then((decided) => {
+      if (decided.kind === "reply") return send(res, decided.reply);
       // The app's: routed by the ?q= path (only then is req.url Express's to rewrite), with the headers its reply owes the app origins.
       // Express keeps an absolute-form's scheme and host in req.url when it mounts a router: so must this.
-      if (served.target !== http.target) req.url = `${absoluteFormPrefix(req.url ?? "/")}${served.target}`;
-      addHeaders(res, served.headers);
+      if (decided.target !== http.target) req.url = `${absoluteFormPrefix(req.url ?? "/")}${decided.target}`;
+      addHeaders(res, decided.headers);
       next();
     }, next);
   };
 
-  function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): ExpressHandler {
-    const { guard: decide, settings } = engine.guard(guardOptions, optional);
+  function guard(decide: Guard): ExpressHandler {
     return function sessionGuard(req, res, next) {
-      decide(new ExpressHttpRequest(req)).then((result) => {
-        if (result.reply === undefined) {
-          addHeaders(res, result.headers);
-          (req as ExpressRequest & { auth?: unknown }).auth = result.auth;
-          return next();
-        }
-        if (result.error === undefined || settings.onDenied === "reply") return send(res, result.reply);
-        addHeaders(res, result.headers);
-        next(result.error);
+      decide(new ExpressHttpRequest(req)).then((decided) => {
+        if (decided.kind === "reply") return send(res, decided.reply);
+        addHeaders(res, decided.headers);
+        if (decided.kind === "fail") return next(decided.error);
+        (req as ExpressRequest & { auth?: unknown }).auth = decided.auth;
+        next();
       }, next);
     };
   }
 
-  async function servicesSessionToken(req: ExpressRequest, res: ServerResponse) {
-    send(res, await engine.token(new ExpressHttpRequest(req)));
-  }
-
   const pieces: Omit<SessionAuthRouter, keyof ExpressHandler | keyof SessionAuthBase> = {
-    requireSession: (guardOptions) => guard(guardOptions, false),
-    optionalSession: (guardOptions) => guard(guardOptions, true),
-    tokenHandler: () => (req, res, next) => void servicesSessionToken(req, res).catch(next),
+    requireSession: (guardOptions) => guard(engine.requireSession(guardOptions)),
+    optionalSession: (guardOptions) => guard(engine.optionalSession(guardOptions)),
+    tokenHandler: () => (req, res, next) => void engine.token(new ExpressHttpRequest(req)).then((reply) => send(res, reply), next),
     notFound(notFoundOptions) {
       const reply = engine.notFound(notFoundOptions);
       return (req, res) => {
@@ -111,35 +107,17 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
       };
     },
     errorHandler(handlerOptions = {}) {
-      // Without onEvent the internal.error event is itself written to stderr: once is enough.
-      const log = parseOptions(errorHandlerSchema, handlerOptions, "errorHandler").log ?? (engine.options.onEvent === undefined ? false : logLikeExpress);
+      const log = parseOptions(errorHandlerSchema, handlerOptions, "errorHandler").log;
       // Four parameters: Express tells an error handler by its arity.
       return function servicesErrorHandler(error, req, res, _next) {
-        const reply = engine.replyToError(error, new ExpressHttpRequest(req));
-        // A 500 is a bug or an outage somewhere in the app: it must reach a log, as Express's own handler would print it.
-        if (reply.status >= 500 && !isSessionAuthError(error) && log !== false) {
-          try {
-            log(error, req);
-          } catch {
-            // A logger's failure must not take the reply with it.
-          }
-        }
+        const reply = engine.fail(error, new ExpressHttpRequest(req), log && ((err) => log(err, req)));
         // Once the reply has started it cannot become an error reply: end the connection, as Express does.
         if (res.headersSent) req.socket.destroy();
         else send(res, reply);
       };
     },
-    async startSession(req, res, user) {
-      const { result, headers } = await engine.startSession(new ExpressHttpRequest(req), user);
-      addHeaders(res, headers);
-      return result;
-    },
-    async endSession(req, res) {
-      const { result, headers, error } = await engine.endSession(new ExpressHttpRequest(req));
-      addHeaders(res, headers);
-      if (error !== undefined) throw error;
-      return result;
-    },
+    startSession: (req, res, user) => engine.startSession(new ExpressHttpRequest(req), user, setterOf(res)),
+    endSession: (req, res) => engine.endSession(new ExpressHttpRequest(req), setterOf(res)),
   };
-  return Object.assign(router, sessionAuthBase(engine), pieces);
+  return Object.assign(router, engine.base, pieces);
 }

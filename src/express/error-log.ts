@@ -4,7 +4,6 @@ import type { ExpressRequest } from "./request.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the app's own additions, which the package cannot name
 export type LoggedRequest = ExpressRequest & { readonly [key: string]: any };
 import { z } from "zod";
-import { stackOf, writeStderr } from "../events.js";
 import { fn } from "../validate.js";
 
 /**
@@ -27,8 +26,3 @@ export interface ErrorHandlerOptions {
 export const errorHandlerSchema = z.strictObject({
   log: z.union([z.literal(false), fn<(err: unknown, req: LoggedRequest) => void>("(err, req) => void")]).optional(),
 });
-
-/** Express's final handler prints the stack of an error nobody handled, except under test. */
-export function logLikeExpress(err: unknown): void {
-  writeStderr(stackOf(err));
-}

@@ -1,7 +1,24 @@
 import type { ServerResponse } from "node:http";
-import { mergeVary, type HeaderRecord } from "../http-input/headers.js";
 import { closeAfterReply } from "../http-input/linger.js";
+import { writeHeaders, type HeaderRecord, type HeaderSetter } from "../http-output/headers.js";
 import type { WireResponse } from "../wire/reply.js";
+
+/** Node's setters of one response, for {@link writeHeaders}. */
+export function setterOf(res: ServerResponse): HeaderSetter {
+  return {
+    get: (name) => {
+      const had = res.getHeader(name);
+      return had === undefined ? undefined : String(had);
+    },
+    set: (name, value) => void res.setHeader(name, value),
+    append: (name, value) => void res.appendHeader(name, value),
+  };
+}
+
+/** Adds headers to a reply, through the one header writer. */
+export function addHeaders(res: ServerResponse, headers: HeaderRecord): void {
+  writeHeaders(headers, setterOf(res));
+}
 
 /** Writes a {@link WireResponse} with `res.end`, so Express adds no charset or ETag; a 413 lingers ({@link closeAfterReply}). */
 export function send(res: ServerResponse, wire: WireResponse): void {
@@ -15,15 +32,4 @@ export function send(res: ServerResponse, wire: WireResponse): void {
   if (wire.status !== 204) res.setHeader("Content-Length", Buffer.byteLength(body));
   if (wire.status === 413) closeAfterReply(res.req, res);
   res.end(body);
-}
-
-/** Adds headers to a reply, `Set-Cookie` values appended and `Vary` merged with what an earlier step put there. */
-export function addHeaders(res: ServerResponse, headers: HeaderRecord): void {
-  for (const name in headers) {
-    const value = headers[name]!;
-    const had = name === "Vary" || name === "Set-Cookie" ? res.getHeader(name) : undefined;
-    if (had === undefined) res.setHeader(name, value);
-    else if (name === "Vary") res.setHeader(name, mergeVary(String(had), String(value)));
-    else res.setHeader(name, [...(Array.isArray(had) ? had : [String(had)]), ...(typeof value === "string" ? [value] : value)]);
-  }
 }

@@ -1,12 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
-import { createEngine, sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import { createEngine, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import type { Guard } from "../engine/guard.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
-import { SessionAuthError, isSessionAuthError } from "../errors.js";
-import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
+import { SessionAuthError } from "../errors.js";
+import type { OptionalSessionOptions, RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
 import { originForm } from "../http-input/target.js";
-import { addHeaders, belowPrefix, FastifyHttpRequest, send } from "./request.js";
+import { addHeaders, belowPrefix, FastifyHttpRequest, send, setterOf } from "./request.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -28,7 +29,7 @@ export interface FastifySessionAuth extends SessionAuthBase {
    */
   requireSession(options?: RequireSessionOptions): preHandlerHookHandler;
   /** A `preHandler` that sets `request.auth` when a live session comes, and never refuses for lack of one. */
-  optionalSession(options?: Pick<RequireSessionOptions, "onDenied">): preHandlerHookHandler;
+  optionalSession(options?: OptionalSessionOptions): preHandlerHookHandler;
   /** For `setNotFoundHandler`: Services' 404s below the endpoint path, Drupal's body-less `404 Not Found` elsewhere. */
   notFound(options?: NotFoundOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
   /** For `setErrorHandler`: errors in the wire format, anything else a body-less 500 logged with `request.log.error`. */
@@ -42,15 +43,14 @@ export interface FastifySessionAuth extends SessionAuthBase {
 /** The plugin's options: the package's own ({@link SessionAuthOptions}), checked when the plugin is registered. */
 export type FastifySessionAuthOptions = SessionAuthOptions;
 
-/** A Fastify error as the wire format's: Fastify's own body and URL errors become the endpoint's. */
-function fastifyError(error: unknown): unknown {
-  if (isSessionAuthError(error)) return error;
+/** Fastify's own body and URL errors as the endpoint's (for the engine); `undefined` for any other. */
+function fastifyError(error: unknown): SessionAuthError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "FST_ERR_CTP_INVALID_JSON_BODY" || (error instanceof SyntaxError && (error as { statusCode?: unknown }).statusCode === 400))
     return new SessionAuthError("ERR_INVALID_JSON");
   if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SessionAuthError("ERR_BODY_TOO_LARGE");
   if (code === "FST_ERR_BAD_URL") return new SessionAuthError("ERR_MALFORMED_REQUEST");
-  return error;
+  return undefined;
 }
 
 /** Whether Fastify reads a Content-Type as a media type (`type/subtype`), as its own check does: else it answers a bodiless 415. */
@@ -62,39 +62,45 @@ function isMediaType(value: string): boolean {
 const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
 
 async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessionAuthOptions): Promise<void> {
-  const engine = createEngine(options, "fastifySessionAuth");
+  const engine = createEngine(options, {
+    factory: "fastifySessionAuth",
+    trustProxyFix: "trust it by hop count: Fastify({ trustProxy: (address, hop) => hop < 1 }) (Fastify 5 refuses a bare number)",
+    foreignError: fastifyError,
+  });
+  const { endpointPath } = engine.base;
   // Fastify keeps a registered "/api/" as it is, and routes "/api/services/…" there all the same.
   const prefix = fastify.prefix.endsWith("/") ? fastify.prefix.slice(0, -1) : fastify.prefix;
   if (/[:*]/.test(prefix)) throw new TypeError(`fastifySessionAuth: the prefix "${prefix}" has a parameter; register the plugin under a fixed prefix`);
   const describe = (request: FastifyRequest) => new FastifyHttpRequest(request, prefix);
   const unrouted = `a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: drupalRewriteUrl(options${prefix === "" ? "" : `, { prefix: ${JSON.stringify(prefix)} }`}) })`;
 
-  function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): preHandlerHookHandler {
-    const { guard: decide, settings } = engine.guard(guardOptions, optional);
+  function guard(decide: Guard): preHandlerHookHandler {
     return function sessionGuard(request, reply, done) {
-      decide(describe(request)).then((result) => {
-        // A refusal's reply carries its headers already; the route's, or the error handler's, gets them here.
-        if (result.reply !== undefined && (result.error === undefined || settings.onDenied !== "next")) return void send(reply, result.reply);
-        addHeaders(reply, result.headers);
-        if (result.reply === undefined) request.auth = result.auth;
-        done(result.error);
+      decide(describe(request)).then((decided) => {
+        if (decided.kind === "reply") return void send(reply, decided.reply);
+        addHeaders(reply, decided.headers);
+        if (decided.kind === "fail") return done(decided.error);
+        request.auth = decided.auth;
+        done();
       }, done);
     };
   }
 
   function errorHandler() {
     return function servicesErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-      const wire = engine.replyToError(fastifyError(error), describe(request));
-      if (wire.status >= 500 && !isSessionAuthError(error)) request.log.error({ err: error }, "unhandled error");
-      return send(reply, wire);
+      return send(
+        reply,
+        engine.fail(error, describe(request), (err) => request.log.error({ err }, "unhandled error")),
+      );
     };
   }
 
   // CORS on every path it covers, before routing: a preflight is answered (no route of the app's
   // takes an OPTIONS), and every other reply there gets the headers, Fastify's 404s included.
-  if (engine.options.cors.enabled) {
+  const { cors } = engine;
+  if (cors !== undefined) {
     fastify.addHook("onRequest", function servicesCors(request, reply, done) {
-      const decision = engine.cors(describe(request));
+      const decision = cors(describe(request));
       if (decision !== undefined && "preflight" in decision) return void send(reply, decision.preflight);
       if (decision !== undefined) addHeaders(reply, decision.headers);
       done();
@@ -103,32 +109,22 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
 
   fastify.decorateRequest("auth", undefined);
   fastify.decorate("sessionAuth", {
-    ...sessionAuthBase(engine),
-    endpointPath: `${prefix}${engine.endpointPath}`,
-    requireSession: (guardOptions) => guard(guardOptions, false),
-    optionalSession: (guardOptions) => guard(guardOptions, true),
+    ...engine.base,
+    endpointPath: `${prefix}${endpointPath}`,
+    requireSession: (guardOptions) => guard(engine.requireSession(guardOptions)),
+    optionalSession: (guardOptions) => guard(engine.optionalSession(guardOptions)),
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return async (request, reply) => {
         // A ?q= Services call below the prefix Fastify did not route (no drupalRewriteUrl): only said, never answered past the app's hooks.
         const below = belowPrefix(originForm(request.url), prefix);
-        if (request.url === request.originalUrl && below !== undefined && engine.route(below) !== undefined && engine.names(below))
-          engine.reportOnce("config.routing", unrouted);
+        if (request.url === request.originalUrl && below !== undefined) engine.unserved(below, unrouted, true);
         return send(reply, answer(describe(request)));
       };
     },
     errorHandler,
-    async startSession(request, reply, user) {
-      const { result, headers } = await engine.startSession(describe(request), user);
-      addHeaders(reply, headers);
-      return result;
-    },
-    async endSession(request, reply) {
-      const { result, headers, error } = await engine.endSession(describe(request));
-      addHeaders(reply, headers);
-      if (error !== undefined) throw error;
-      return result;
-    },
+    startSession: (request, reply, user) => engine.startSession(describe(request), user, setterOf(reply)),
+    endSession: (request, reply) => engine.endSession(describe(request), setterOf(reply)),
   } satisfies FastifySessionAuth);
 
   // The Services routes in a context of their own: the endpoint reads its bodies as Services
@@ -146,12 +142,12 @@ async function sessionAuthPlugin(fastify: FastifyInstance, options: FastifySessi
       return reply;
     });
     const services = async (request: FastifyRequest, reply: FastifyReply) => {
-      const wire = await engine.serve(describe(request))?.reply;
+      const decided = await engine.serve(describe(request));
       // Not one of the calls, and no route of the app's took it: Fastify's not-found handler answers.
-      return wire === undefined ? reply.callNotFound() : send(reply, wire);
+      return decided?.kind === "reply" ? send(reply, decided.reply) : reply.callNotFound();
     };
-    routes.all(engine.endpointPath, services);
-    routes.all(`${engine.endpointPath}/*`, services);
+    routes.all(endpointPath, services);
+    routes.all(`${endpointPath}/*`, services);
     routes.all("/services/session/token", services);
     // With a trailing slash too, as Drupal answers it; an app with ignoreTrailingSlash already routes it there.
     try {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { mergeVary, type HeaderRecord } from "../http-input/headers.js";
+import { writeHeaders, type HeaderRecord, type HeaderSetter } from "../http-output/headers.js";
 import { closeAfterReply } from "../http-input/linger.js";
 import { readStream } from "../http-input/read-stream.js";
 import type { HttpRequest, RequestBody } from "../http-input/request.js";
@@ -70,12 +70,19 @@ export function send(reply: FastifyReply, wire: WireResponse): FastifyReply {
   return reply.send(Buffer.from(wire.body ?? ""));
 }
 
-/** Adds headers to the reply (each `Set-Cookie` its own), `Vary` merged with what an earlier step put there. */
+/** Fastify's setters of one reply, for {@link writeHeaders}: `reply.header` adds a `Set-Cookie` to those there. */
+export function setterOf(reply: FastifyReply): HeaderSetter {
+  return {
+    get: (name) => {
+      const had = reply.getHeader(name);
+      return had === undefined ? undefined : String(had);
+    },
+    set: (name, value) => void reply.header(name, value),
+    append: (name, value) => void reply.header(name, value),
+  };
+}
+
+/** Adds headers to the reply, through the one header writer. */
 export function addHeaders(reply: FastifyReply, headers: HeaderRecord): void {
-  for (const name in headers) {
-    const value = headers[name]!;
-    const had = name === "Vary" ? reply.getHeader("vary") : undefined;
-    if (typeof value !== "string") for (const one of value) reply.header(name, one);
-    else reply.header(name, typeof had === "string" ? mergeVary(had, value) : value);
-  }
+  writeHeaders(headers, setterOf(reply));
 }

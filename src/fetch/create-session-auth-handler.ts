@@ -1,13 +1,14 @@
-import { createEngine, sessionAuthBase, type Engine, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import { createEngine, type BindingProfile, type Engine, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import type { Guard } from "../engine/guard.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
-import type { SessionAuthError } from "../errors.js";
-import type { HeaderRecord } from "../http-input/headers.js";
+import { isSessionAuthError, SessionAuthError } from "../errors.js";
+import type { HeaderRecord } from "../http-output/headers.js";
 import { splitTarget } from "../http-input/target.js";
 import type { RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
 import { FetchHttpRequest, type FetchRequestInfo } from "./request.js";
-import { toResponse, withHeaders } from "./respond.js";
+import { recordOf, toResponse, withHeaders } from "./respond.js";
 import { trustProxyOption, type TrustProxy } from "../http-input/trust-proxy.js";
 
 /** The options of {@link createSessionAuthHandler}: the package's, and which proxies in front to believe. */
@@ -57,11 +58,16 @@ export interface SessionAuthHandler extends SessionAuthBase {
   endSession(request: Request, info?: FetchRequestInfo): Promise<{ ended: boolean; headers: HeaderRecord; error?: SessionAuthError | undefined }>;
 }
 
+/** A URI no route could decode (a router's `decodeURIComponent`) as the wire format's; `undefined` for any other error. */
+export function undecodable(error: unknown): SessionAuthError | undefined {
+  return error instanceof URIError ? new SessionAuthError("ERR_MALFORMED_REQUEST") : undefined;
+}
+
 /** The engine for a fetch-based binding, and its translation of a `Request` (with `trustProxy` applied). */
-export function fetchBinding(options: FetchSessionAuthOptions, factory: string, addressHint: string) {
+export function fetchBinding(options: FetchSessionAuthOptions, profile: BindingProfile) {
   const { trustProxy, ...engineOptions } = options ?? ({} as FetchSessionAuthOptions);
-  const trust = trustProxyOption(trustProxy, factory);
-  const engine: Engine = createEngine(engineOptions, factory, addressHint);
+  const trust = trustProxyOption(trustProxy, profile.factory);
+  const engine: Engine = createEngine(engineOptions, { foreignError: undecodable, ...profile });
   return { engine, describe: (request: Request, info?: FetchRequestInfo) => new FetchHttpRequest(request, info, trust) };
 }
 
@@ -77,35 +83,35 @@ export function fetchBinding(options: FetchSessionAuthOptions, factory: string, 
  * @throws TypeError when an option is missing or invalid.
  */
 export function createSessionAuthHandler(options: FetchSessionAuthOptions): SessionAuthHandler {
-  const { engine, describe } = fetchBinding(
-    options,
-    "createSessionAuthHandler",
-    "Pass the peer's address as the second argument: handle(request, { clientAddress }) and each guard's (Deno: info.remoteAddr.hostname; Bun: server.requestIP(request)?.address).",
-  );
+  const { engine, describe } = fetchBinding(options, {
+    factory: "createSessionAuthHandler",
+    trustProxyFix: "trust it by hop count: createSessionAuthHandler({ trustProxy: 1 })",
+    addressHint:
+      "Pass the peer's address as the second argument: handle(request, { clientAddress }) and each guard's (Deno: info.remoteAddr.hostname; Bun: server.requestIP(request)?.address).",
+  });
 
-  function guard<Auth>(guardOptions: RequireSessionOptions | undefined, optional: boolean): FetchGuard<Auth> {
-    const { guard: decide } = engine.guard(guardOptions, optional);
+  function guard<Auth>(decide: Guard): FetchGuard<Auth> {
     return async (request, info) => {
-      const result = await decide(describe(request, info));
-      if (result.reply === undefined) return { auth: result.auth as Auth, headers: result.headers };
-      return { response: toResponse(result.reply), error: result.error };
+      const decided = await decide(describe(request, info));
+      if (decided.kind === "continue") return { auth: decided.auth as Auth, headers: decided.headers };
+      if (decided.kind === "fail") throw decided.error;
+      return { response: toResponse(decided.reply), error: decided.error };
     };
   }
 
   return {
-    ...sessionAuthBase(engine),
+    ...engine.base,
     async handle(request, info) {
-      const served = engine.serve(describe(request, info));
-      const reply = await served?.reply;
-      return reply === undefined ? undefined : toResponse(reply);
+      const decided = await engine.serve(describe(request, info));
+      return decided?.kind === "reply" ? toResponse(decided.reply) : undefined;
     },
-    requireSession: (guardOptions) => guard<RequestAuth>(guardOptions, false),
-    optionalSession: () => guard<RequestAuth | undefined>(undefined, true),
+    requireSession: (guardOptions) => guard<RequestAuth>(engine.requireSession({ ...guardOptions, onDenied: "reply" })),
+    optionalSession: () => guard<RequestAuth | undefined>(engine.optionalSession(undefined)),
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return (request, info) => toResponse(answer(describe(request, info)));
     },
-    errorResponse: (error, request, info) => toResponse(engine.replyToError(error, request === undefined ? undefined : describe(request, info))),
+    errorResponse: (error, request, info) => toResponse(engine.fail(error, request === undefined ? undefined : describe(request, info))),
     routedPath(request) {
       const { target } = describe(request);
       return splitTarget(engine.route(target) ?? target).path;
@@ -113,16 +119,22 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
     withGuard: (response, result) => withHeaders(response, result.headers),
     withHeaders,
     withCors(request, response, info) {
-      const decision = engine.cors(describe(request, info));
+      const decision = engine.cors?.(describe(request, info));
       return decision === undefined || "preflight" in decision ? response : withHeaders(response, decision.headers);
     },
     async startSession(request, user, info) {
-      const { result, headers } = await engine.startSession(describe(request, info), user);
-      return { reply: result, headers };
+      const headers = new Headers();
+      const reply = await engine.startSession(describe(request, info), user, headers);
+      return { reply, headers: recordOf(headers) };
     },
     async endSession(request, info) {
-      const { result, headers, error } = await engine.endSession(describe(request, info));
-      return { ended: result, headers, error };
+      const headers = new Headers();
+      try {
+        return { ended: await engine.endSession(describe(request, info), headers), headers: recordOf(headers) };
+      } catch (error) {
+        if (!isSessionAuthError(error)) throw error;
+        return { ended: true, headers: recordOf(headers), error };
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-output/headers.js";
 import type { WireResponse } from "../wire/reply.js";
 
 /** A {@link WireResponse} as a Web `Response`: status, `statusText`, headers (`Set-Cookie` each its own), exact bytes. */
@@ -51,4 +51,14 @@ function lacking(have: Headers, headers: HeaderRecord): [string, string][] | und
     if (current !== wanted) missing.push([name, wanted]);
   }
   return missing.length === 0 ? undefined : missing;
+}
+
+/** Headers as a record: `Set-Cookie` as its list, the rest as they are. */
+export function recordOf(headers: Headers): HeaderRecord {
+  const record: Record<string, string | readonly string[]> = {};
+  // Named as the package writes them (`Cache-Control`), not as `Headers` lists them.
+  for (const [name, value] of headers) if (name !== "set-cookie") record[name.replace(/(^|-)[a-z]/g, (start) => start.toUpperCase())] = value;
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) record["Set-Cookie"] = cookies;
+  return record;
 }

@@ -3,10 +3,11 @@ import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "
 import { HTTPException } from "hono/http-exception";
 // Hono's own path reading (its percent-decoding included): ?q= aside, routes see what they would without getPath.
 import { getPath as honoPath } from "hono/utils/url";
-import { sessionAuthBase, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import type { NotFoundOptions, SessionAuthBase } from "../engine/engine.js";
+import type { Guard } from "../engine/guard.js";
 import type { Served } from "../engine/front.js";
 import type { LoginReply } from "../endpoint/endpoint.js";
-import { mergeVary, NO_HEADERS, type HeaderRecord } from "../http-input/headers.js";
+import { mergeVary, NO_HEADERS, writeHeaders, type HeaderRecord, type HeaderSetter } from "../http-output/headers.js";
 import type { RequireSessionOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import type { UserRecord } from "../types.js";
@@ -110,13 +111,19 @@ class HonoRequestInfo implements FetchRequestInfo {
   }
 }
 
+/** Hono's setters of the context's reply, for {@link writeHeaders}. */
+function setterOf(c: Context): HeaderSetter {
+  return {
+    // Not read: c.res would make a response before the route's. Vary is appended instead, after what the reply has.
+    get: () => undefined,
+    set: (name, value) => c.header(name, value, { append: name === "Vary" }),
+    append: (name, value) => c.header(name, value, { append: true }),
+  };
+}
+
 /** Gives headers to Hono before the route answers, so `c.json()` builds its response with them. */
 function setHeaders(c: Context, headers: HeaderRecord): void {
-  for (const name in headers) {
-    const value = headers[name]!;
-    if (typeof value !== "string") for (const one of value) c.header(name, one, { append: true });
-    else c.header(name, value, { append: name === "Vary" });
-  }
+  writeHeaders(headers, setterOf(c));
 }
 
 /**
@@ -158,10 +165,10 @@ const BODY_HEADERS = new Set([
 ]);
 
 /** The package's reply to a request it served, or the app's route with the headers it owes. */
-async function answer(c: Context, next: () => Promise<void>, served: Served): Promise<Response | void> {
-  const reply = await served.reply;
-  if (reply !== undefined) return toResponse(reply);
-  await nextWith(c, next, served.headers);
+async function answer(c: Context, next: () => Promise<void>, served: Promise<Served>): Promise<Response | void> {
+  const decided = await served;
+  if (decided.kind === "reply") return toResponse(decided.reply);
+  await nextWith(c, next, decided.headers);
 }
 
 /** Runs the route with the headers its response owes; with none, the response stays on the fast path (docs/performance.md#the-guarded-request). */
@@ -191,29 +198,28 @@ async function nextWith(c: Context, next: () => Promise<void>, headers: HeaderRe
 export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAuth {
   const { clientAddress, ...fetchOptions } = options ?? ({} as HonoSessionAuthOptions);
   const address = parseOptions(honoSchema, { clientAddress }, "honoSessionAuth").clientAddress;
-  const { engine, describe: describeRequest } = fetchBinding(
-    fetchOptions,
-    "honoSessionAuth",
-    'On a runtime other than Node, Bun or Deno, give honoSessionAuth({ clientAddress: (c) => … }) (Cloudflare: c.req.header("cf-connecting-ip")).',
-  );
+  const { engine, describe: describeRequest } = fetchBinding(fetchOptions, {
+    factory: "honoSessionAuth",
+    trustProxyFix: "trust it by hop count: honoSessionAuth({ trustProxy: 1 })",
+    addressHint: 'On a runtime other than Node, Bun or Deno, give honoSessionAuth({ clientAddress: (c) => … }) (Cloudflare: c.req.header("cf-connecting-ip")).',
+  });
   const describe = (c: Context) => describeRequest(c.req.raw, new HonoRequestInfo(c, address));
 
-  function guard(guardOptions: RequireSessionOptions | undefined, optional: boolean): MiddlewareHandler {
-    const { guard: decide, settings } = engine.guard(guardOptions, optional);
+  function guard(decide: Guard): MiddlewareHandler {
     return async function sessionGuard(c, next) {
-      const result = await decide(describe(c));
-      if (result.reply !== undefined) {
-        if (result.error === undefined || settings.onDenied === "reply") return toResponse(result.reply);
-        setHeaders(c, result.headers);
-        throw result.error;
+      const decided = await decide(describe(c));
+      if (decided.kind === "reply") return toResponse(decided.reply);
+      if (decided.kind === "fail") {
+        setHeaders(c, decided.headers);
+        throw decided.error;
       }
-      c.set("auth", result.auth);
-      await nextWith(c, next, result.headers);
+      c.set("auth", decided.auth);
+      await nextWith(c, next, decided.headers);
     };
   }
 
   return {
-    ...sessionAuthBase(engine),
+    ...engine.base,
     getPath(request) {
       const { url } = request;
       if (!url.includes("?")) return honoPath(request);
@@ -223,38 +229,28 @@ export function honoSessionAuth(options: HonoSessionAuthOptions): HonoSessionAut
     },
     services() {
       return function servicesSessionAuth(c, next) {
-        const served = engine.claims(targetOf(c.req.raw.url)) ? engine.serve(describe(c)) : undefined;
+        const served = engine.serve(describe(c));
         // Hono awaits each middleware: handing on next()'s own promise adds none of ours to an app request.
         return served === undefined ? next() : answer(c, next, served);
       };
     },
-    requireSession: (guardOptions) => guard(guardOptions, false) as MiddlewareHandler<SessionAuthVariables>,
-    optionalSession: (guardOptions) => guard(guardOptions, true) as MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>,
+    requireSession: (guardOptions) => guard(engine.requireSession(guardOptions)) as MiddlewareHandler<SessionAuthVariables>,
+    optionalSession: (guardOptions) => guard(engine.optionalSession(guardOptions)) as MiddlewareHandler<SessionAuthVariables<RequestAuth | undefined>>,
     notFound(notFoundOptions) {
       const answer = engine.notFound(notFoundOptions);
       return (c) => {
         const described = describe(c);
         // A Services call where services() is not mounted is never answered here (the app's own middleware may have turned it away): only said, once.
-        if (engine.names(described.target))
-          engine.reportOnce(
-            "config.routing",
-            `a Services call reached Hono's not-found handler: mount services() on ${engine.endpointPath}/* and /services/session/token (or on every path)`,
-          );
+        engine.unserved(
+          described.target,
+          `a Services call reached Hono's not-found handler: mount services() on ${engine.base.endpointPath}/* and /services/session/token (or on every path)`,
+        );
         return toResponse(answer(described));
       };
     },
     // Hono's own HTTPExceptions (basic-auth's 401 and its challenge) answer as Hono's handler has them.
-    onError: () => (error, c) => errorReply(c, error instanceof HTTPException ? error.getResponse() : toResponse(engine.replyToError(error, describe(c)))),
-    async startSession(c, user) {
-      const { result, headers } = await engine.startSession(describe(c), user);
-      setHeaders(c, headers);
-      return result;
-    },
-    async endSession(c) {
-      const { result, headers, error } = await engine.endSession(describe(c));
-      setHeaders(c, headers);
-      if (error !== undefined) throw error;
-      return result;
-    },
+    onError: () => (error, c) => errorReply(c, error instanceof HTTPException ? error.getResponse() : toResponse(engine.fail(error, describe(c)))),
+    startSession: (c, user) => engine.startSession(describe(c), user, setterOf(c)),
+    endSession: (c) => engine.endSession(describe(c), setterOf(c)),
   };
 }

@@ -62,5 +62,5 @@ export interface SessionAuthOptions extends CookieOptions, SessionOptions, Login
 
 export type { AccountsOptions, CookieOptions, CorsConfig, CorsOptions, EndpointOptions, LoginOptions, OriginOptions, SessionOptions };
 export type { DeviceCookieOptions, HashingOptions, ThrottleOptions } from "../login/options.js";
-export type { RequireSessionOptions } from "../sessions/options.js";
+export type { OptionalSessionOptions, RequireSessionOptions } from "../sessions/options.js";
 export type { RequestParser } from "../http-input/body.js";

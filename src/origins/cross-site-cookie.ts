@@ -18,15 +18,22 @@ export interface CookiePolicy {
  * @param origin - The app's origin, normalised, or {@link FILE_PAGES} (cross-site to every site).
  * @param siteOrigin - The API's own origin, normalised.
  * @param overHttps - Whether the request came over HTTPS; `undefined` at start-up, before any request.
+ * @param trustProxyFix - How the app's framework trusts a TLS-terminating proxy (`app.set("trust proxy", 1)`).
  */
-export function crossSiteCookieProblem(origin: string, siteOrigin: string, cookie: CookiePolicy, overHttps?: boolean): string | undefined {
+export function crossSiteCookieProblem(
+  origin: string,
+  siteOrigin: string,
+  cookie: CookiePolicy,
+  overHttps?: boolean,
+  trustProxyFix = "trust it (trustProxy)",
+): string | undefined {
   if (!isCrossSite(origin, siteOrigin)) return undefined;
   const from = origin === FILE_PAGES ? "an app loaded from file: (admitCrossSiteWithoutOrigin)" : origin;
   if (cookie.sameSite !== "None" || cookie.cookieSecure !== "always") {
     return `${from} is another site than ${siteOrigin}: browsers do not send the session cookie with its requests, or keep one its login sets, unless the cookie is SameSite=None and Secure. Set sameSite: "none" and cookieSecure: "always", and serve the API over HTTPS.`;
   }
   if (overHttps === false) {
-    return `a request from ${from} came over plain http: its session cookie is SameSite=None and Secure, which browsers neither keep nor send over http, so its session will not stick. Serve the API over HTTPS (behind a proxy that ends TLS, set Express's trust proxy).`;
+    return `a request from ${from} came over plain http: its session cookie is SameSite=None and Secure, which browsers neither keep nor send over http, so its session will not stick. Serve the API over HTTPS (behind a proxy that ends TLS, ${trustProxyFix}).`;
   }
   return undefined;
 }

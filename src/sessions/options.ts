@@ -107,6 +107,9 @@ export interface RequireSessionOptions {
   onDenied?: "reply" | "next";
 }
 
+/** Options of `optionalSession`: who answers a request whose session the store could not check. */
+export type OptionalSessionOptions = Pick<RequireSessionOptions, "onDenied">;
+
 /** The defaults of {@link RequireSessionOptions}. */
 export const GUARD_DEFAULTS = Object.freeze({ csrf: true, roles: Object.freeze([] as string[]), onDenied: "reply" } as const);
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { corsAtPath, corsCovers, corsDecision, isServicesVersionHeader, withCorsHeaders, type CorsRequest } from "../../src/cors/cors.js";
-import { mergeVary } from "../../src/http-input/headers.js";
+import { mergeVary } from "../../src/http-output/headers.js";
 import { crossSiteCookieProblem } from "../../src/origins/cross-site-cookie.js";
 import { corsSettings, type CorsConfig } from "../../src/cors/options.js";
 import { isCrossSite, siteOf } from "../../src/origins/site.js";

@@ -3,7 +3,7 @@
  * plain objects. No framework, no HTTP: what a binding for another framework would build on.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { memorySessionStore, memoryUserStore, SessionAuthError, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
 import { createEngine } from "../../src/engine/engine.js";
 import type { WireResponse } from "../../src/wire/reply.js";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
@@ -11,6 +11,7 @@ import { countCalls, fakeClock } from "../helpers/doubles.js";
 import { plainRequest } from "../helpers/http-request.js";
 
 const HOST = "api.example.com";
+const PROFILE = { factory: "test", trustProxyFix: "trust the proxy" };
 
 function engine(overrides: Partial<SessionAuthOptions> = {}) {
   const events: AuthEvent[] = [];
@@ -23,7 +24,7 @@ function engine(overrides: Partial<SessionAuthOptions> = {}) {
     onEvent: (event) => events.push(event),
     ...overrides,
   };
-  return { engine: createEngine(options, "test"), events, store: sessionStore };
+  return { engine: createEngine(options, PROFILE), events, store: sessionStore };
 }
 
 type Engine = ReturnType<typeof engine>["engine"];
@@ -39,7 +40,14 @@ function request(method: string, target: string, init: { body?: string; cookie?:
 
 /** What the package serves of a request: its reply, or `undefined` for the app's. */
 async function serve(built: Engine, method: string, target: string, init: { body?: string; cookie?: string; csrf?: string } = {}) {
-  return built.serve(request(method, target, init))?.reply;
+  const decided = await built.serve(request(method, target, init));
+  return decided?.kind === "reply" ? decided.reply : undefined;
+}
+
+/** A header collector standing in for a framework's reply. */
+function collected() {
+  const headers = new Headers();
+  return { headers, cookies: () => headers.getSetCookie() };
 }
 
 function json(reply: WireResponse | undefined): Record<string, unknown> {
@@ -59,7 +67,9 @@ describe("createEngine", () => {
   });
 
   it("refuses invalid options at once, naming the factory", () => {
-    expect(() => createEngine({ userStore: memoryUserStore([]) } as never, "myBinding")).toThrow(/^myBinding: invalid options: sessionStore/);
+    expect(() => createEngine({ userStore: memoryUserStore([]) } as never, { ...PROFILE, factory: "myBinding" })).toThrow(
+      /^myBinding: invalid options: sessionStore/,
+    );
   });
 
   it("routes the endpoint: its root, the four calls, HEAD and OPTIONS, and nothing else", async () => {
@@ -84,16 +94,21 @@ describe("createEngine", () => {
     expect(json(connect)).toMatchObject({ sessid: session.sessid, user: { uid: "14", name: "demo" } });
     expect(connect?.headers.Vary).toBe("Accept");
 
-    const { guard } = built.guard({}, false);
+    const guard = built.requireSession({});
     const through = await guard(request("GET", "/players", { cookie: session.cookie }));
-    expect(through.error).toBeUndefined();
-    expect(through.auth?.user.uid).toBe("14");
-    expect(through.auth?.user).not.toHaveProperty("passwordHash");
+    expect(through.kind).toBe("continue");
+    expect(through.kind === "continue" && through.auth?.user.uid).toBe("14");
+    expect(through.kind === "continue" && through.auth?.user).not.toHaveProperty("passwordHash");
 
     const logout = await serve(built, "POST", "/services/json/user/logout", { cookie: session.cookie, csrf: session.token });
     expect(logout?.body).toBe("[true]");
     const refused = await guard(request("GET", "/players", { cookie: session.cookie }));
-    expect([refused.error?.code, refused.reply?.status]).toEqual(["ERR_UNAUTHENTICATED", 401]);
+    expect(refused).toMatchObject({ kind: "reply", error: { code: "ERR_UNAUTHENTICATED" }, reply: { status: 401 } });
+    // onDenied: "next" hands the refusal to the framework's error path instead.
+    expect(await built.requireSession({ onDenied: "next" })(request("GET", "/players", { cookie: session.cookie }))).toMatchObject({
+      kind: "fail",
+      error: { code: "ERR_UNAUTHENTICATED" },
+    });
     expect(events.map((event) => event.type)).toEqual(["login.success", "logout"]);
   });
 
@@ -102,22 +117,23 @@ describe("createEngine", () => {
     const session = await logIn(built);
     const at = (method: string, cookie?: string, csrf?: string) =>
       request(method, "/players", { ...(cookie === undefined ? {} : { cookie }), ...(csrf === undefined ? {} : { csrf }) });
-    const required = built.guard({}, false).guard;
-    expect((await required(at("POST", session.cookie))).error?.code).toBe("ERR_CSRF");
-    expect((await required(at("POST", session.cookie, session.token))).auth?.user.name).toBe("demo");
-    expect((await built.guard({ roles: ["administrator"] }, false).guard(at("GET", session.cookie))).error?.code).toBe("ERR_FORBIDDEN");
-    expect((await built.guard({ csrf: false }, false).guard(at("POST", session.cookie))).auth?.user.name).toBe("demo");
+    const required = built.requireSession({});
+    expect(await required(at("POST", session.cookie))).toMatchObject({ kind: "reply", error: { code: "ERR_CSRF" } });
+    expect(await required(at("POST", session.cookie, session.token))).toMatchObject({ kind: "continue", auth: { user: { name: "demo" } } });
+    expect(await built.requireSession({ roles: ["administrator"] })(at("GET", session.cookie))).toMatchObject({ error: { code: "ERR_FORBIDDEN" } });
+    expect(await built.requireSession({ csrf: false })(at("POST", session.cookie))).toMatchObject({ auth: { user: { name: "demo" } } });
 
-    const optional = built.guard({}, true).guard;
-    expect(await optional(at("GET"))).toEqual({ auth: undefined, headers: {} });
-    expect((await optional(at("GET", session.cookie))).auth?.user.name).toBe("demo");
+    const optional = built.optionalSession({});
+    expect(await optional(at("GET"))).toEqual({ kind: "continue", auth: undefined, headers: {} });
+    expect(await optional(at("GET", session.cookie))).toMatchObject({ auth: { user: { name: "demo" } } });
     // An unsafe request without its token is let through as anonymous, and the attempt reported.
-    expect((await optional(at("POST", session.cookie))).auth).toBeUndefined();
+    expect(await optional(at("POST", session.cookie))).toMatchObject({ kind: "continue", auth: undefined });
     expect(events.at(-1)).toMatchObject({ type: "csrf.rejected", uid: "14" });
     // A stale cookie is anonymous, and deleted: the headers for the route's reply carry the deletion.
     const stale = await optional(at("GET", `${session.session_name}=gone`));
-    expect(stale.auth).toBeUndefined();
-    expect(String(stale.headers?.["Set-Cookie"])).toMatch(/=deleted; /);
+    expect(stale).toMatchObject({ kind: "continue", auth: undefined });
+    expect(String(stale.kind === "continue" && stale.headers["Set-Cookie"])).toMatch(/=deleted; /);
+    expect(() => built.optionalSession({ csrf: false } as never)).toThrow(/optionalSession: invalid options/);
   });
 
   it("costs one session read per guarded GET, shared by every guard of the engine", async () => {
@@ -125,9 +141,9 @@ describe("createEngine", () => {
     const session = await logIn(built);
     store.reset();
     const get = () => request("GET", "/players", { cookie: session.cookie });
-    await built.guard({}, false).guard(get());
-    await built.guard({ roles: ["authenticated user"] }, false).guard(get());
-    await built.guard({}, true).guard(get());
+    await built.requireSession({})(get());
+    await built.requireSession({ roles: ["authenticated user"] })(get());
+    await built.optionalSession({})(get());
     expect(store.calls).toEqual({ get: 3 });
   });
 
@@ -135,32 +151,35 @@ describe("createEngine", () => {
     const { engine: built } = engine();
     const before = await logIn(built);
     const user = (await memoryUserStore(USERS, { hasher: fastHasher }).findByName("admin"))!;
-    const started = await built.startSession(request("POST", "/sso", { cookie: before.cookie }), user);
-    expect(started.result).toMatchObject({ user: { uid: "1", name: "admin" } });
-    expect(started.result.sessid).not.toBe(before.sessid);
-    expect(started.headers["Set-Cookie"]?.[0]).toMatch(new RegExp(`^${started.result.session_name}=${started.result.sessid}; `));
-    expect(started.headers["Cache-Control"]).toBe("no-store");
+    const opened = collected();
+    const started = await built.startSession(request("POST", "/sso", { cookie: before.cookie }), user, opened.headers);
+    expect(started).toMatchObject({ user: { uid: "1", name: "admin" } });
+    expect(started.sessid).not.toBe(before.sessid);
+    expect(opened.cookies()[0]).toMatch(new RegExp(`^${started.session_name}=${started.sessid}; `));
+    expect(opened.headers.get("Cache-Control")).toBe("no-store");
     // The session the request carried is over.
-    expect((await built.guard({}, false).guard(request("GET", "/players", { cookie: before.cookie }))).error?.code).toBe("ERR_UNAUTHENTICATED");
+    expect(await built.requireSession({})(request("GET", "/players", { cookie: before.cookie }))).toMatchObject({ error: { code: "ERR_UNAUTHENTICATED" } });
 
-    const cookie = `${started.result.session_name}=${started.result.sessid}`;
-    expect((await built.listSessions("1")).length).toBe(1);
-    const ended = await built.endSession(request("POST", "/logout", { cookie }));
-    expect(ended.result).toBe(true);
-    expect(ended.headers["Set-Cookie"]?.[0]).toMatch(/=deleted; /);
-    expect((await built.endSession(request("POST", "/logout", { cookie }))).result).toBe(false);
-    await expect(built.startSession(request("POST", "/sso"), { ...user, active: false })).rejects.toMatchObject({ code: "ERR_ACCOUNT_BLOCKED" });
+    const cookie = `${started.session_name}=${started.sessid}`;
+    expect((await built.base.listSessions("1")).length).toBe(1);
+    const closed = collected();
+    expect(await built.endSession(request("POST", "/logout", { cookie }), closed.headers)).toBe(true);
+    expect(closed.cookies()[0]).toMatch(/=deleted; /);
+    expect(await built.endSession(request("POST", "/logout", { cookie }), collected().headers)).toBe(false);
+    await expect(built.startSession(request("POST", "/sso"), { ...user, active: false }, collected().headers)).rejects.toMatchObject({
+      code: "ERR_ACCOUNT_BLOCKED",
+    });
   });
 
   it("expires sessions by the engine's own clock, idle and absolute", async () => {
     const clock = fakeClock();
     const { engine: built, events } = engine({ idleTimeout: 600, absoluteTimeout: 3600 });
     const session = await logIn(built);
-    const { guard } = built.guard({}, false);
+    const guard = built.requireSession({});
     clock.advance(599);
-    expect((await guard(request("GET", "/players", { cookie: session.cookie }))).auth).toBeDefined();
+    expect(await guard(request("GET", "/players", { cookie: session.cookie }))).toMatchObject({ kind: "continue", auth: { user: { uid: "14" } } });
     clock.advance(601);
-    expect((await guard(request("GET", "/players", { cookie: session.cookie }))).error?.code).toBe("ERR_UNAUTHENTICATED");
+    expect(await guard(request("GET", "/players", { cookie: session.cookie }))).toMatchObject({ error: { code: "ERR_UNAUTHENTICATED" } });
     expect(events.at(-1)).toMatchObject({ type: "session.expired", reason: "idle" });
   });
 
@@ -172,9 +191,14 @@ describe("createEngine", () => {
     expect(notFound(request("HEAD", "/services/json/players/7")).reason).toBe(": OK");
     expect(notFound(request("GET", "/anything")).reason).toBe("Not Found");
     const failure = new Error("database password is hunter2");
-    const reply = built.replyToError(failure);
+    const logged: unknown[] = [];
+    const reply = built.fail(failure, undefined, (error) => logged.push(error));
     expect([reply.status, reply.body]).toEqual([500, null]);
     expect(events).toEqual([{ type: "internal.error", err: failure, timestamp: expect.any(Number) }]);
+    expect(logged).toEqual([failure]);
+    // The package's own errors, and what the binding maps, are answered, never logged as a 500.
+    expect(built.fail(new SessionAuthError("ERR_FORBIDDEN", "demo"), undefined, (error) => logged.push(error)).status).toBe(403);
+    expect(logged).toHaveLength(1);
   });
 
   it("answers names of Object.prototype's members below the endpoint as Services' 404s, and no 500 is ever silent", async () => {

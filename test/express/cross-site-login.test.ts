@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createSessionAuthRouter } from "services-session-auth";
 import { createTestApp, login, setCookies, statusText } from "../helpers/app.js";
 
@@ -79,14 +79,28 @@ describe("cross-site login", () => {
     expect(refusals[1]).toMatchObject({ origin: "null", message: expect.stringMatching(/never trusted.*admitCrossSiteWithoutOrigin.*custom scheme/) });
   });
 
-  it("names the fix in the event: trustedOrigins, or baseUrl behind a TLS-terminating proxy", async () => {
+  it("names the fix in the event, and once on stderr, when the Origin differs only in scheme (a TLS-terminating proxy not trusted)", async () => {
     // Behind a proxy that ends TLS, without trust proxy, the request looks like plain HTTP.
     const { agent, events } = createTestApp({ baseUrl: undefined, sessionName: "SESSfixed" });
-    const res = await agent.post(LOGIN).set("Host", "api.example.com").set("Origin", "https://api.example.com").send(DEMO);
-    expect(res.status).toBe(403);
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    vi.stubEnv("NODE_ENV", "production");
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await agent.post(LOGIN).set("Host", "api.example.com").set("Origin", "https://api.example.com").send(DEMO);
+        expect(res.status).toBe(403);
+      }
+    } finally {
+      vi.unstubAllEnvs();
+      stderr.mockRestore();
+    }
     const event = events.find((e) => e.type === "login.cross-site") as { message: string };
     expect(event.message).toContain("http://api.example.com");
-    expect(event.message).toMatch(/trustedOrigins.*baseUrl/);
+    // Express's own setting, not another framework's.
+    expect(event.message).toMatch(/only in scheme.*app\.set\("trust proxy", 1\).*baseUrl.*trustedOrigins/);
+    expect(written.filter((line) => line.includes("only in scheme"))).toHaveLength(1);
+    // Another site's origin is only an event: nothing more on stderr.
+    expect(written).toHaveLength(1);
   });
 
   it("checks only login: connect, logout and the token calls of a cross-site page change no session of ours", async () => {

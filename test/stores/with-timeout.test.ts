@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { withTimeout } from "../../src/stores/with-timeout.js";
+import { withTimeout } from "../../src/engine/store-watchdog.js";
 import type { RaisedEvent } from "../../src/events.js";
 import { memoryCounterStore, memorySessionStore, type CounterStore } from "services-session-auth";
 import { COUNTER_REPAIRS } from "../../src/stores/repairs.js";

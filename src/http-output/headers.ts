@@ -45,3 +45,21 @@ export function mergeHeaders(base: HeaderRecord, extra: HeaderRecord | undefined
 function toList(value: string | readonly string[]): readonly string[] {
   return typeof value === "string" ? [value] : value;
 }
+
+/** A framework's own setters for one reply's headers, which {@link writeHeaders} feeds. */
+export interface HeaderSetter {
+  /** The value a header already has on the reply, for `Vary` to merge with; `undefined` for none. */
+  get(name: string): string | null | undefined;
+  set(name: string, value: string): void;
+  /** Adds one more value (a `Set-Cookie`), keeping those already there. */
+  append(name: string, value: string): void;
+}
+
+/** Writes `headers` through a framework's setters: `Set-Cookie` appended, `Vary` merged after what the reply has, anything else set. */
+export function writeHeaders(headers: HeaderRecord, to: HeaderSetter): void {
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (typeof value !== "string") for (const one of value) to.append(name, one);
+    else to.set(name, name === "Vary" ? mergeVary(to.get(name) ?? undefined, value) : value);
+  }
+}

@@ -1,9 +1,9 @@
 import { SessionAuthError, isSessionAuthError } from "../errors.js";
 import type { Emit } from "../events.js";
-import { answersInProcess } from "./process-local.js";
+import { answersInProcess } from "../stores/process-local.js";
 import type { SessionAuthTelemetry } from "../telemetry/telemetry.js";
-import { neverSent, RepairQueue, type Held, type RepairTarget, type Repairs } from "./repairs.js";
-import { StoreTimeout } from "./store-refusal.js";
+import { neverSent, RepairQueue, type Held, type RepairTarget, type Repairs } from "../stores/repairs.js";
+import { StoreTimeout } from "../stores/store-refusal.js";
 
 /** How a store is watched besides its timeout. */
 export interface WatchOptions {
