@@ -51,8 +51,6 @@ export const HOUSE = {
 const CROSSINGS = {
   // Issue 38: the Hono binding is being moved onto the shared Web layer, beside fetch.
   "src/hono/middleware.ts": ["fetch"],
-  // Issue 38: the store watchdog moves in with the engine.
-  "src/stores/with-timeout.ts": ["telemetry"],
 };
 
 // The web frameworks, each known by every name its packages go by, and each imported only by the

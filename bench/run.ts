@@ -19,7 +19,7 @@ import { availableParallelism, cpus } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { node, pinned, runJson, startServer } from "./processes.js";
-import { BENCH_NAME, BENCH_PASSWORD } from "./shared.js";
+import { BENCH_NAME, BENCH_PASSWORD, GUARDED_PATH } from "./shared.js";
 
 const { values: flags } = parseArgs({
   options: { duration: { type: "string" }, warmup: { type: "string" }, rounds: { type: "string" }, only: { type: "string" }, profile: { type: "string" } },
@@ -48,7 +48,13 @@ interface Config {
   readonly baseline?: string;
   /** A bare server sent the same request as a protected one: with a session cookie (of our shape), which it ignores. */
   readonly sendsCookie?: boolean;
+  /** Where its GET goes: `/data` unless it is a floor or a binding mounted as the README shows (below the endpoint). */
+  readonly path?: string;
+  /** The framework whose floor rows it belongs to (printed against that framework's floor). */
+  readonly framework?: Framework;
 }
+
+type Framework = "express" | "fastify" | "hono" | "fetch";
 
 /** A cookie of the shape ours sets (`SESS` + 32 hex digits, a 43-character id), for a bare server that ignores it. */
 const IGNORED_COOKIE = `SESS${"0123456789abcdef".repeat(2)}=${"A".repeat(43)}`;
@@ -56,32 +62,72 @@ const IGNORED_COOKIE = `SESS${"0123456789abcdef".repeat(2)}=${"A".repeat(43)}`;
 const peerLogin = { path: "/login", body: JSON.stringify({ username: BENCH_NAME, password: BENCH_PASSWORD }) };
 const ourLogin = { path: "/services/json/user/login", body: peerLogin.body };
 
+const floorLogin = peerLogin;
+const G = GUARDED_PATH;
+
 const ALL: readonly Config[] = [
-  { name: "express", label: "bare Express 5, no auth", kind: "get" },
-  { name: "express-session-memory", label: "express-session + MemoryStore", kind: "get", login: peerLogin },
-  { name: "express-session-redis", label: "express-session + connect-redis", kind: "get", login: peerLogin, redis: true },
-  { name: "iron-session", label: "iron-session (sealed cookie)", kind: "get", login: peerLogin },
-  { name: "ours-memory", label: "requireSession, memory store", kind: "get", login: ourLogin },
+  { name: "express", label: "bare Express 5, no auth", kind: "get", framework: "express" },
+  { name: "express-floor", label: "Express floor: the least guard work, by hand", kind: "get", login: floorLogin, path: G, framework: "express" },
+  { name: "express-session-memory", label: "express-session + MemoryStore", kind: "get", login: peerLogin, framework: "express" },
+  { name: "express-session-redis", label: "express-session + connect-redis", kind: "get", login: peerLogin, redis: true, framework: "express" },
+  { name: "iron-session", label: "iron-session (sealed cookie)", kind: "get", login: peerLogin, framework: "express" },
+  { name: "ours-memory", label: "requireSession, memory store (README's Express)", kind: "get", login: ourLogin, path: G, framework: "express" },
   { name: "ours-redis", label: "requireSession, Redis store", kind: "get", login: ourLogin, redis: true },
   { name: "ours-sealed", label: "requireSession, sealed-cookie store", kind: "get", login: ourLogin },
   { name: "express-cookie", label: "bare Express 5, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "express" },
-  { name: "fastify", label: "bare Fastify 5, no auth", kind: "get" },
+  { name: "fastify", label: "bare Fastify 5, no auth", kind: "get", framework: "fastify" },
+  {
+    name: "fastify-floor",
+    label: "Fastify floor: the least guard work, by hand",
+    kind: "get",
+    login: floorLogin,
+    path: G,
+    baseline: "fastify",
+    framework: "fastify",
+  },
   { name: "fastify-cookie", label: "bare Fastify 5, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "fastify" },
-  { name: "ours-fastify", label: "Fastify plugin's requireSession, memory store", kind: "get", login: ourLogin, baseline: "fastify" },
-  { name: "fastify-session", label: "@fastify/session + its MemoryStore", kind: "get", login: peerLogin, baseline: "fastify" },
-  { name: "fastify-secure-session", label: "@fastify/secure-session (sealed cookie)", kind: "get", login: peerLogin, baseline: "fastify" },
-  { name: "hono", label: "bare Hono on @hono/node-server, no auth", kind: "get" },
+  {
+    name: "ours-fastify",
+    label: "Fastify plugin's requireSession (README's Fastify)",
+    kind: "get",
+    login: ourLogin,
+    path: G,
+    baseline: "fastify",
+    framework: "fastify",
+  },
+  { name: "fastify-session", label: "@fastify/session + its MemoryStore", kind: "get", login: peerLogin, baseline: "fastify", framework: "fastify" },
+  {
+    name: "fastify-secure-session",
+    label: "@fastify/secure-session (sealed cookie)",
+    kind: "get",
+    login: peerLogin,
+    baseline: "fastify",
+    framework: "fastify",
+  },
+  { name: "hono", label: "bare Hono on @hono/node-server, no auth", kind: "get", framework: "hono" },
+  { name: "hono-floor", label: "Hono floor: the least guard work, by hand", kind: "get", login: floorLogin, path: G, baseline: "hono", framework: "hono" },
   { name: "hono-cookie", label: "bare Hono, the same request with a cookie", kind: "get", sendsCookie: true, baseline: "hono" },
   { name: "hono-headers", label: "bare Hono reading Host, Cookie, X-Request-Id", kind: "get", baseline: "hono" },
   { name: "hono-middleware", label: "bare Hono with two pass-through middlewares", kind: "get", baseline: "hono" },
   { name: "hono-async", label: "bare Hono, its handler declared async", kind: "get", baseline: "hono" },
-  { name: "ours-hono", label: "Hono middleware's requireSession, memory store", kind: "get", login: ourLogin, baseline: "hono" },
-  { name: "hono-sessions", label: "hono-sessions + its MemoryStore", kind: "get", login: peerLogin, baseline: "hono" },
+  { name: "ours-hono", label: "Hono middleware's requireSession (README's Hono)", kind: "get", login: ourLogin, path: G, baseline: "hono", framework: "hono" },
+  { name: "hono-sessions", label: "hono-sessions + its MemoryStore", kind: "get", login: peerLogin, baseline: "hono", framework: "hono" },
+  { name: "fetch", label: "bare fetch handler on node:http, no auth", kind: "get", framework: "fetch" },
+  { name: "fetch-floor", label: "fetch floor: the least guard work, by hand", kind: "get", login: floorLogin, path: G, baseline: "fetch", framework: "fetch" },
+  { name: "ours-fetch", label: "fetch handler's requireSession on node:http", kind: "get", login: ourLogin, path: G, baseline: "fetch", framework: "fetch" },
   { name: "express-session-login", label: "login: express-session, trivial check", kind: "login", login: peerLogin },
   { name: "ours-login-trivial", label: "login: ours, trivial hasher", kind: "login", login: ourLogin },
   { name: "scrypt-raw", label: "raw crypto.scrypt (N=2^17,r=8,p=1)", kind: "scrypt", connections: 4 },
   { name: "ours-login-scrypt", label: "login: ours, default scrypt hasher", kind: "login", login: ourLogin, connections: 4 },
 ];
+
+/** Each framework's rows against its floor: the bare framework, the floor, the package's guard (README-mounted) and the peers on it. */
+const FLOORS: Readonly<Record<Framework, { readonly bare: string; readonly floor: string; readonly ours: string }>> = {
+  express: { bare: "express", floor: "express-floor", ours: "ours-memory" },
+  fastify: { bare: "fastify", floor: "fastify-floor", ours: "ours-fastify" },
+  hono: { bare: "hono", floor: "hono-floor", ours: "ours-hono" },
+  fetch: { bare: "fetch", floor: "fetch-floor", ours: "ours-fetch" },
+};
 
 const configs = ALL.filter((config) => {
   if (only !== undefined && !only.includes(config.name)) return false;
@@ -122,11 +168,11 @@ async function logIn(url: string, login: NonNullable<Config["login"]>): Promise<
 
 /** Refuses to measure a server that would not tell a session from its absence. */
 async function checkProtected(url: string, cookie: string | undefined): Promise<void> {
-  const withSession = await fetch(`${url}/data`, { headers: cookie === undefined ? {} : { cookie } });
-  if (withSession.status !== 200) throw new Error(`GET /data with the session answered ${withSession.status}`);
+  const withSession = await fetch(url, { headers: cookie === undefined ? {} : { cookie } });
+  if (withSession.status !== 200) throw new Error(`GET ${url} with the session answered ${withSession.status}`);
   if (cookie === undefined) return;
-  const without = await fetch(`${url}/data`);
-  if (without.status !== 401) throw new Error(`GET /data without a session answered ${without.status}, not 401`);
+  const without = await fetch(url);
+  if (without.status !== 401) throw new Error(`GET ${url} without a session answered ${without.status}, not 401`);
 }
 
 async function measure(config: Config): Promise<LoadResult> {
@@ -138,9 +184,10 @@ async function measure(config: Config): Promise<LoadResult> {
     let spec: { url: string; connections: number; method?: string; headers: Record<string, string>; body?: string };
     if (config.kind === "get") {
       const cookie = config.login === undefined ? undefined : await logIn(server.url, config.login);
-      await checkProtected(server.url, cookie);
+      const url = `${server.url}${config.path ?? "/data"}`;
+      await checkProtected(url, cookie);
       const sent = config.sendsCookie === true ? IGNORED_COOKIE : cookie;
-      spec = { url: `${server.url}/data`, connections, headers: sent === undefined ? {} : { cookie: sent } };
+      spec = { url, connections, headers: sent === undefined ? {} : { cookie: sent } };
     } else {
       const login = config.login!;
       await logIn(server.url, login);
@@ -238,7 +285,11 @@ const rows = configs.map((config) => {
   const runs = results.get(config.name)!;
   const baseline =
     config.baseline ??
-    (config.name === "ours-login-scrypt" ? "scrypt-raw" : config.name === "fastify" || config.name === "hono" ? config.name : baselineOf[config.kind]);
+    (config.name === "ours-login-scrypt"
+      ? "scrypt-raw"
+      : config.name === "fastify" || config.name === "hono" || config.name === "fetch"
+        ? config.name
+        : baselineOf[config.kind]);
   const r = ratio(config.name, baseline);
   return {
     configuration: config.label,
@@ -272,10 +323,68 @@ if (only === undefined || only.includes("timing")) {
   );
 }
 
+/** The median over rounds of a configuration's server CPU per request less the other's, in the same round (µs). */
+function cpuOver(name: string, other: string): number | undefined {
+  const values = perRound.flatMap((round) => {
+    const a = round.get(name)?.cpuPerRequest;
+    const b = round.get(other)?.cpuPerRequest;
+    return a === undefined || b === undefined ? [] : [a - b];
+  });
+  return values.length === 0 ? undefined : median(values);
+}
+
+// Each framework against its floor: the same framework with the least guard work written by hand.
+const floorRows = (Object.keys(FLOORS) as Framework[]).flatMap((framework) => {
+  const { bare, floor, ours } = FLOORS[framework];
+  if (!results.has(floor)) return [];
+  const rows = configs
+    .filter((config) => config.framework === framework && config.name !== floor)
+    .map((config) => {
+      const toFloor = ratio(config.name, floor);
+      const cpu = cpuOver(config.name, floor);
+      return {
+        configuration: config.label,
+        "× floor": toFloor === undefined ? "—" : `${toFloor.toFixed(2)}×`,
+        "CPU µs/req over the floor's": cpu === undefined ? "—" : `${cpu >= 0 ? "+" : ""}${cpu.toFixed(0)}`,
+        "× bare": config.name === bare ? "—" : (ratio(config.name, bare)?.toFixed(2) ?? "—"),
+      };
+    });
+  const floorToBare = ratio(floor, bare);
+  rows.unshift({
+    configuration: configs.find((config) => config.name === floor)!.label,
+    "× floor": "1.00×",
+    "CPU µs/req over the floor's": "—",
+    "× bare": floorToBare?.toFixed(2) ?? "—",
+  });
+  void ours;
+  return rows;
+});
+if (floorRows.length > 0) {
+  console.log("\nFloors: per framework, the least guard work by hand (cookie parsed, id SHA-256'd, one awaited read of the same memory store, expiry checked)");
+  console.log("ratios are medians of per-round ratios measured in the same round; CPU is the server's own, per request");
+  console.log(markdownTable(floorRows));
+}
+
+const floorTargets: [string, number | undefined, number][] = (Object.keys(FLOORS) as Framework[]).map((framework) => {
+  const { floor, ours } = FLOORS[framework];
+  const label = configs.find((config) => config.name === ours)?.label ?? ours;
+  return [`${label} ≥ 0.95× the ${framework} floor`, ratio(ours, floor), 0.95];
+});
 console.log("\nTargets");
-for (const [target, value, goal] of targets) {
+for (const [target, value, goal] of [...floorTargets, ...targets]) {
   if (value === undefined) continue;
   console.log(`  ${value >= goal ? "MET   " : "MISSED"} ${target}: ${value.toFixed(2)}`);
+}
+for (const framework of Object.keys(FLOORS) as Framework[]) {
+  const { bare, floor, ours } = FLOORS[framework];
+  const mine = ratio(ours, bare);
+  const peers = configs.filter((config) => config.framework === framework && ![bare, floor, ours].includes(config.name));
+  if (mine === undefined || peers.length === 0) continue;
+  const best = peers.map((peer) => ({ peer, value: ratio(peer.name, bare) })).sort((a, b) => (b.value ?? 0) - (a.value ?? 0))[0]!;
+  if (best.value === undefined) continue;
+  console.log(
+    `  ${mine > best.value ? "MET   " : "MISSED"} ${framework}: the package's guard ahead of every peer (${mine.toFixed(2)}× bare against ${best.peer.name}'s ${best.value.toFixed(2)}×)`,
+  );
 }
 // The targets compare with a bare server that gets no cookie; these say what the session check
 // itself costs, against the same framework sent the same request (its cookie ignored).

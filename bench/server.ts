@@ -15,16 +15,17 @@ import { getIronSession } from "iron-session";
 import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
 import type { PasswordHasher, SessionStore } from "services-session-auth";
-import { core, drupal, fastify, hono, redis, sealed } from "./built.js";
+import { ourExpressApp, ourFastifyApp, ourFetchApp, ourHonoApp } from "./bound-apps.js";
+import { core, drupal, redis, sealed } from "./built.js";
+import { expressFloor, fastifyFloor, fetchBare, fetchFloor, honoFloor } from "./floors.js";
 import { credentialsOk, expressSessionApp, fastifySecureSessionApp, fastifySessionApp, honoSessionsApp, payload, sendData } from "./peer-apps.js";
-import { BENCH_NAME, BENCH_PASSWORD, LEGACY_NAME, SECRET } from "./shared.js";
+import { BENCH_NAME, BENCH_PASSWORD, GUARDED_PATH, LEGACY_NAME, SECRET } from "./shared.js";
 
 const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
 const { redisSessionStore } = redis;
 const { sealedCookieStore } = sealed;
 const { drupal7Hasher, upgradingHasher } = drupal;
-const { fastifySessionAuth } = fastify;
-const { honoSessionAuth } = hono;
+const GUARDED = GUARDED_PATH;
 
 /** A hasher that costs nothing, so a login measures the framework and the store, not hashing. */
 const trivialHasher: PasswordHasher = {
@@ -89,42 +90,6 @@ async function ourApp(sessionStore: SessionStore, hasher: PasswordHasher, timing
   return app;
 }
 
-/** The same app on Fastify: the plugin, and `requireSession()` as the route's preHandler. */
-async function ourFastifyApp(): Promise<Server> {
-  const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher: trivialHasher });
-  await userStore.ready;
-  const app = Fastify();
-  await app.register(fastifySessionAuth, {
-    userStore,
-    sessionStore: memorySessionStore(),
-    secret: SECRET,
-    hasher: trivialHasher,
-    counterStore: memoryCounterStore(),
-  });
-  app.get("/data", { preHandler: app.sessionAuth.requireSession() }, async () => payload);
-  await app.ready();
-  return app.server;
-}
-
-/** The same app on Hono (@hono/node-server), mounted as the README's Hono quick start mounts it. */
-async function ourHonoApp(): Promise<Server> {
-  const userStore = memoryUserStore([{ name: BENCH_NAME, password: BENCH_PASSWORD }], { hasher: trivialHasher });
-  await userStore.ready;
-  const sessionAuth = honoSessionAuth({
-    userStore,
-    sessionStore: memorySessionStore(),
-    secret: SECRET,
-    hasher: trivialHasher,
-    counterStore: memoryCounterStore(),
-  });
-  const app = new Hono({ getPath: sessionAuth.getPath });
-  app.use("/services/*", sessionAuth.services());
-  app.get("/data", sessionAuth.requireSession(), (c) => c.json(payload));
-  app.notFound(sessionAuth.notFound());
-  app.onError(sessionAuth.onError());
-  return createAdaptorServer({ fetch: app.fetch }) as Server;
-}
-
 /**
  * A site in the middle of a Drupal 7 migration: `bench` already on scrypt, `legacy` still on
  * Drupal's `$S$D` hash, the upgrading hasher checking both. Throttling is lifted so the timing
@@ -159,7 +124,19 @@ async function build(config: string): Promise<Express | Server> {
       return app.server;
     }
     case "ours-fastify":
-      return ourFastifyApp();
+      return ourFastifyApp(GUARDED, trivialHasher);
+    case "express-floor":
+      return expressFloor(GUARDED);
+    case "fastify-floor":
+      return fastifyFloor(GUARDED);
+    case "hono-floor":
+      return honoFloor(GUARDED);
+    case "fetch":
+      return fetchBare("/data");
+    case "fetch-floor":
+      return fetchFloor(GUARDED);
+    case "ours-fetch":
+      return ourFetchApp(GUARDED, trivialHasher);
     case "hono":
     case "hono-cookie":
       // @hono/node-server's server is an http.Server unless told to make an HTTP/2 one.
@@ -186,7 +163,7 @@ async function build(config: string): Promise<Express | Server> {
       // for any guard whose answer is a promise (Hono then leaves its synchronous response path).
       return createAdaptorServer({ fetch: new Hono().get("/data", async (c) => c.json(payload)).fetch }) as Server;
     case "ours-hono":
-      return ourHonoApp();
+      return ourHonoApp(GUARDED, trivialHasher);
     case "fastify-session": {
       const app = await fastifySessionApp();
       await app.ready();
@@ -207,6 +184,7 @@ async function build(config: string): Promise<Express | Server> {
     case "iron-session":
       return ironSessionApp();
     case "ours-memory":
+      return ourExpressApp(GUARDED, trivialHasher);
     case "ours-login-trivial":
       return ourApp(memorySessionStore(), trivialHasher);
     case "ours-redis":

@@ -29,6 +29,7 @@ export interface SessionRequest {
   readonly host: string;
   readonly secure: boolean;
   readonly cookieHeader: string | undefined;
+  /** The request's id for the events, read only when one is raised. */
   readonly requestId?: string | undefined;
   /** The client's address, read only when the store records it (a touch, a login). */
   readonly ip?: string;
@@ -137,7 +138,9 @@ export class Sessions {
    */
   async context(request: SessionRequest): Promise<SessionContext> {
     const now = nowSeconds();
-    const cookie = this.placement(request.host, request.secure);
+    // Read once: a framework's scheme may be a getter chain (Express's req.secure asks its trust-proxy setting).
+    const secure = request.secure;
+    const cookie = this.placement(request.host, secure);
     const sessids = readCookies(request.cookieHeader, cookie.name);
     const sent = sessids.length;
     if (sent === 0) return { cookie, sent, state: NO_SESSION, now, setCookie: NO_COOKIES };
@@ -146,11 +149,11 @@ export class Sessions {
       return { cookie, sent, state: NO_SESSION, now, setCookie: NO_COOKIES };
     }
     let live: LiveSession | undefined;
-    const scope = request.secure ? OVER_HTTPS : OVER_HTTP;
+    const scope = secure ? OVER_HTTPS : OVER_HTTP;
     // One cookie, as nearly every request carries: looked up alone, with nothing to compare.
-    if (sent === 1) live = await this.#resolve(sessids[0]!, now, request.requestId, scope);
+    if (sent === 1) live = await this.#resolve(sessids[0]!, now, request, scope);
     else {
-      const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request.requestId, scope)))).filter((one) => one !== undefined);
+      const found = (await Promise.all(sessids.map((sessid) => this.#resolve(sessid, now, request, scope)))).filter((one) => one !== undefined);
       const uids = [...new Set(found.map((one) => one.user.uid))];
       if (uids.length > 1) {
         this.#emit({ type: "session.ambiguous", reason: "accounts", cookies: sent, uids }, request.requestId);
@@ -170,7 +173,7 @@ export class Sessions {
     }
     const { record } = live.session;
     if (now - record.lastSeenAt >= this.#options.touchInterval) {
-      await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now), { secure: request.secure, ip: request.ip });
+      await this.#store.touch(live.session.handle, now, this.#expiresAt(record.createdAt, now), { secure, ip: request.ip });
     }
     return { cookie, sent, state: live, now, setCookie: NO_COOKIES };
   }
@@ -196,14 +199,14 @@ export class Sessions {
   }
 
   /** The live session a cookie value names, if any; an expired one, or one whose user is gone or blocked, is ended. */
-  async #resolve(sessid: string, now: number, requestId: string | undefined, scope: SessionStoreContext): Promise<LiveSession | undefined> {
+  async #resolve(sessid: string, now: number, request: SessionRequest, scope: SessionStoreContext): Promise<LiveSession | undefined> {
     const session = await this.#store.get(sessid, scope);
     if (session === null || this.#pending.covers(session)) return undefined;
     const { record } = session;
     const expired = this.#expiry(record, now);
     if (expired !== undefined) {
       await this.#store.destroy(session.handle);
-      this.#emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired }, requestId);
+      this.#emit({ type: "session.expired", uid: record.uid, session: hashSessionId(sessid), reason: expired }, request.requestId);
       return undefined;
     }
     // Drupal joins the session to its user on status = 1: a blocked user's sessions are void.
@@ -211,7 +214,7 @@ export class Sessions {
     const user = joined !== undefined ? joined : await this.#users.findById(record.uid);
     if (user === null || !user.active) {
       await this.#store.destroy(session.handle);
-      this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, requestId);
+      this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, request.requestId);
       return undefined;
     }
     // Routes see the session without the account the store joined to it (its password hash among it).
@@ -293,7 +296,7 @@ export class Sessions {
     const values = readCookies(request.cookieHeader, cookie.name).filter((value) => CANDIDATE_SHAPE.test(value));
     if (values.length > MAX_TOKEN_CANDIDATES) return undefined;
     const sessid = values.find((value) => safeEqual(token, this.token(value)));
-    return sessid === undefined ? undefined : this.#resolve(sessid, now, request.requestId, request.secure ? OVER_HTTPS : OVER_HTTP);
+    return sessid === undefined ? undefined : this.#resolve(sessid, now, request, request.secure ? OVER_HTTPS : OVER_HTTP);
   }
 
   /** A user's sessions, oldest first (for a "your devices" page); handles are hashes, safe to show. */

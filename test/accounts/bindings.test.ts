@@ -21,10 +21,8 @@ import {
 import { createSessionAuthHandler } from "services-session-auth/fetch";
 import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
-import { bindingApp, BINDINGS } from "../helpers/bindings.js";
-
-const FRAMEWORKS = [...BINDINGS, "fetch"] as const;
-type Framework = (typeof FRAMEWORKS)[number];
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS, type Framework } from "../helpers/frameworks.js";
 
 /** A server on a framework with the account options given, and what it mailed. */
 async function accountsApp(

@@ -22,7 +22,8 @@
 import { describe, expect, it } from "vitest";
 import { ScenarioReplay, type Difference } from "./conformance/compare.js";
 import { rawRequest } from "./conformance/raw-http.js";
-import { FRAMEWORKS, recordedSite } from "./conformance/recorded-site.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
+import { recordedSite } from "./conformance/recorded-site.js";
 import { httpsTranscript, transcript, type Scenario } from "./conformance/transcript.js";
 
 interface Deliberate {

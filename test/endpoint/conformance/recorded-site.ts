@@ -6,7 +6,10 @@ import { memoryCounterStore, memorySessionStore, memoryUserStore, type SessionAu
 import { createSessionAuthRouter } from "services-session-auth/express";
 import { createSessionAuthHandler } from "services-session-auth/fetch";
 import { createSessionAuthPlugin } from "services-session-auth/fastify";
+import { Hono } from "hono";
+import { createSessionAuthMiddleware } from "services-session-auth/hono";
 import { fastHasher, SECRET } from "../../helpers/app.js";
+import type { Framework } from "../../helpers/frameworks.js";
 import { serveFetch } from "../../../examples/sports-api/serve-fetch.js";
 
 /** What the standard install profile's rdf module adds to every user object (`user_rdf_mapping`). */
@@ -18,18 +21,14 @@ export interface RunningSite {
   close(): Promise<void>;
 }
 
-/** The frameworks the package binds to, each serving the same site. */
-export const FRAMEWORKS = ["express", "fastify", "fetch"] as const;
-export type Framework = (typeof FRAMEWORKS)[number];
-
 /**
  * A site configured like the recorded one (the transcript README's "What answered"): the
  * endpoint `services/json` named "oracle", the JSON and form-urlencoded parsers only, the
  * accounts admin (uid 1, administrator, timezone UTC), demo and blocked (status 0), with
  * the rdf module's mapping as a Drupal user store would supply it. `?q=` routing, the
  * session token call and Services' own 404s are mounted as the example app mounts them,
- * on the given framework: the Express router, the Fastify plugin, or the fetch handler
- * (served by node:http, see {@link serveFetch}). Like the recording kit's router, each
+ * on the given framework: the Express router, the Fastify plugin, the Hono middleware or the
+ * fetch handler (those two served by node:http, see {@link serveFetch}). Like the recording kit's router, each
  * trusts a loopback proxy's `X-Forwarded-Proto: https`: the HTTPS recording is replayed so.
  */
 export async function recordedSite(framework: Framework): Promise<RunningSite> {
@@ -91,6 +90,13 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
         return sessionAuth.errorResponse(error, request);
       }
     });
+  } else if (framework === "hono") {
+    const sessionAuth = createSessionAuthMiddleware({ ...options, trustProxy: "loopback" });
+    const app = new Hono({ getPath: sessionAuth.getPath });
+    app.use(sessionAuth);
+    app.notFound(sessionAuth.notFound());
+    app.onError(sessionAuth.onError());
+    server = serveFetch((request, incoming) => app.fetch(request, { incoming }));
   } else {
     const auth = createSessionAuthRouter(options);
     const app = express();
@@ -102,7 +108,7 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
     server = app.listen(0, "127.0.0.1");
   }
   if (!server.listening) {
-    if (framework === "fetch") server.listen(0, "127.0.0.1");
+    if (framework === "fetch" || framework === "hono") server.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
   }
   return { port: (server.address() as AddressInfo).port, close: stop(server) };
