@@ -18,15 +18,10 @@ declare module "fastify" {
   }
 }
 
+type Exchange = [request: FastifyRequest, reply: FastifyReply];
 /** What {@link createSessionAuthPlugin} returns: the plugin to register, with the guards and handlers for the app's own routes. */
 export interface SessionAuthPlugin
-  extends
-    FastifyPluginAsync,
-    SessionAuthContract<
-      preHandlerHookHandler,
-      (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
-      [request: FastifyRequest, reply: FastifyReply]
-    > {
+  extends FastifyPluginAsync, SessionAuthContract<preHandlerHookHandler, (...exchange: Exchange) => Promise<FastifyReply>, Exchange> {
   /** Fastify's `rewriteUrl` for Drupal's `?q=` paths (Fastify takes it only at creation): `Fastify({ rewriteUrl: sessionAuth.rewriteUrl })`. */
   rewriteUrl(request: IncomingMessage): string;
   /** For `setErrorHandler`: errors in the wire format, anything else a body-less 500 logged with `request.log.error`. */
