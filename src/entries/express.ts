@@ -35,5 +35,5 @@ declare global {
 export { createSessionAuthRouter } from "../express/create-session-auth-router.js";
 export type { ExpressErrorHandler, ExpressHandler, ExpressNext, SessionAuthRouter } from "../express/create-session-auth-router.js";
 export type { ExpressRequest } from "../express/request.js";
-export type { ErrorHandlerOptions, LoggedRequest } from "../express/error-log.js";
+export type { ErrorHandlerOptions, LoggedRequest } from "../express/create-session-auth-router.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

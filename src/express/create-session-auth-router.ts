@@ -3,8 +3,8 @@ import type { SessionAuthContract } from "../engine/contract.js";
 import { createEngine, type SessionAuthBase } from "../engine/engine.js";
 import type { Guard } from "../engine/guard.js";
 import type { SessionAuthOptions } from "../options/options.js";
-import { parseOptions } from "../validate.js";
-import { errorHandlerSchema, type ErrorHandlerOptions } from "./error-log.js";
+import { z } from "zod";
+import { fn, parseOptions } from "../validate.js";
 import { absoluteFormPrefix, originForm } from "../http-input/target.js";
 import { expressError } from "./foreign-error.js";
 import { ExpressHttpRequest, type ExpressRequest } from "./request.js";
@@ -19,6 +19,30 @@ export type ExpressNext = (error?: unknown) => void;
 export type ExpressHandler = (req: ExpressRequest, res: ServerResponse, next: ExpressNext) => void;
 /** An error-handling middleware, in the shape Express calls it. */
 export type ExpressErrorHandler = (error: unknown, req: ExpressRequest, res: ServerResponse, next: ExpressNext) => void;
+
+/** The request a logger gets: Express's, with whatever the app's middleware added to it (`req.log`, `req.path`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the app's own additions, which the package cannot name
+export type LoggedRequest = ExpressRequest & { readonly [key: string]: any };
+/**
+ * Options of {@link SessionAuthRouter.errorHandler}.
+ *
+ * @example
+ * ```ts
+ * app.use(auth.errorHandler({ log: (err, req) => req.log.error({ err }, "unhandled error") }));
+ * ```
+ */
+export interface ErrorHandlerOptions {
+  /**
+   * Where an error answered with a 500 (or after the reply started) goes: a function of the error and
+   * request, or `false` for only the `internal.error` event. 4xx are not logged.
+   * @default with `onEvent`: the error's stack on stderr, as Express's own handler prints it (not when `NODE_ENV` is `test`); without: nothing more than the event on stderr
+   */
+  log?: ((err: unknown, req: LoggedRequest) => void) | false;
+}
+
+export const errorHandlerSchema = z.strictObject({
+  log: z.union([z.literal(false), fn<(err: unknown, req: LoggedRequest) => void>("(err, req) => void")]).optional(),
+});
 
 /** What {@link createSessionAuthRouter} returns: the middleware to mount at the root, and the guards and handlers for the app's routes (`req.auth`). */
 export interface SessionAuthRouter extends ExpressHandler, SessionAuthContract<ExpressHandler, ExpressHandler, [req: ExpressRequest, res: ServerResponse]> {
