@@ -5,6 +5,7 @@ export default defineConfig([
     // One entry per subpath export, so an optional peer is loaded only by the subpath that needs it.
     entry: {
       index: "src/index.ts",
+      express: "src/entries/express.ts",
       drupal: "src/entries/drupal.ts",
       redis: "src/entries/redis.ts",
       ioredis: "src/entries/ioredis.ts",

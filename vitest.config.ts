@@ -8,7 +8,10 @@ export default defineConfig({
     // Tests and the example import the package by name, as users do; resolve it to the source.
     alias: [
       { find: /^services-session-auth$/, replacement: src("index.ts") },
-      { find: /^services-session-auth\/(redis|ioredis|sealed-cookie|drupal|fetch|fastify|hono|nodemailer|opentelemetry)$/, replacement: src("entries/$1.ts") },
+      {
+        find: /^services-session-auth\/(express|redis|ioredis|sealed-cookie|drupal|fetch|fastify|hono|nodemailer|opentelemetry)$/,
+        replacement: src("entries/$1.ts"),
+      },
     ],
   },
   test: {

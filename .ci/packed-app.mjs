@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const subpaths = [
   "services-session-auth",
+  "services-session-auth/express",
   "services-session-auth/redis",
   "services-session-auth/ioredis",
   "services-session-auth/sealed-cookie",

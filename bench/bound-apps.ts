@@ -9,12 +9,13 @@ import Fastify from "fastify";
 import { Hono } from "hono";
 import { createAdaptorServer } from "@hono/node-server";
 import type { PasswordHasher, SessionAuthOptions } from "services-session-auth";
-import { core, fastify, fetchHandler, hono } from "./built.js";
+import { core, expressBinding, fastify, fetchHandler, hono } from "./built.js";
 import { nodeFetchServer } from "./node-fetch.js";
 import { payload } from "./peer-apps.js";
 import { BENCH_NAME, BENCH_PASSWORD, SECRET } from "./shared.js";
 
-const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore } = core;
+const { memoryCounterStore, memorySessionStore, memoryUserStore } = core;
+const { createSessionAuthRouter } = expressBinding;
 
 /** The options every binding gets: the memory stores, as the quick starts have them. */
 async function options(hasher: PasswordHasher): Promise<SessionAuthOptions> {
@@ -37,22 +38,21 @@ export async function ourExpressApp(path: string, hasher: PasswordHasher): Promi
 
 /** Fastify, as the README's quick start: the plugin, `requireSession()` as the route's preHandler. */
 export async function ourFastifyApp(path: string, hasher: PasswordHasher): Promise<Server> {
-  const { drupalRewriteUrl, fastifySessionAuth } = fastify;
-  const settings = await options(hasher);
-  const app = Fastify({ rewriteUrl: drupalRewriteUrl(settings) });
-  await app.register(fastifySessionAuth, settings);
-  app.get(path, { preHandler: app.sessionAuth.requireSession() }, async () => payload);
-  app.setNotFoundHandler(app.sessionAuth.notFound({ resources: ["players"] }));
-  app.setErrorHandler(app.sessionAuth.errorHandler());
+  const sessionAuth = fastify.createSessionAuthPlugin(await options(hasher));
+  const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl });
+  await app.register(sessionAuth);
+  app.get(path, { preHandler: sessionAuth.requireSession() }, async () => payload);
+  app.setNotFoundHandler(sessionAuth.notFound({ resources: ["players"] }));
+  app.setErrorHandler(sessionAuth.errorHandler());
   await app.ready();
   return app.server;
 }
 
 /** Hono on @hono/node-server, as the README's quick start. */
 export async function ourHonoApp(path: string, hasher: PasswordHasher): Promise<Server> {
-  const sessionAuth = hono.honoSessionAuth(await options(hasher));
+  const sessionAuth = hono.createSessionAuthMiddleware(await options(hasher));
   const app = new Hono({ getPath: sessionAuth.getPath });
-  app.use("/services/*", sessionAuth.services());
+  app.use("/services/*", sessionAuth);
   app.get(path, sessionAuth.requireSession(), (c) => c.json(payload));
   app.notFound(sessionAuth.notFound({ resources: ["players"] }));
   app.onError(sessionAuth.onError());
@@ -66,13 +66,13 @@ export async function ourFetchApp(path: string, hasher: PasswordHasher): Promise
   const notFound = sessionAuth.notFound({ resources: ["players"] });
   return nodeFetchServer(
     async (request, incoming) => {
-      const client = { clientAddress: incoming.socket.remoteAddress };
+      const client = { incoming };
       const services = await sessionAuth.handle(request, client);
       if (services) return services;
       if (request.method === "GET" && sessionAuth.routedPath(request) === path) {
         const result = await requireSession(request, client);
         if (result.response) return result.response;
-        return sessionAuth.withGuard(Response.json(payload), result);
+        return sessionAuth.withHeaders(Response.json(payload), result.headers);
       }
       return notFound(request, client);
     },

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as Core from "../src/index.js";
+import type * as ExpressEntry from "../src/entries/express.js";
 import type * as Redis from "../src/entries/redis.js";
 import type * as Sealed from "../src/entries/sealed-cookie.js";
 import type * as Drupal from "../src/entries/drupal.js";
@@ -20,6 +21,7 @@ if (!existsSync(resolve(dist, "index.js"))) throw new Error("dist/ is missing: r
 const load = <T>(file: string): Promise<T> => import(pathToFileURL(resolve(dist, file)).href) as Promise<T>;
 
 export const core = await load<typeof Core>("index.js");
+export const expressBinding = await load<typeof ExpressEntry>("express.js");
 export const redis = await load<typeof Redis>("redis.js");
 export const sealed = await load<typeof Sealed>("sealed-cookie.js");
 export const drupal = await load<typeof Drupal>("drupal.js");

@@ -18,7 +18,7 @@ import session from "express-session";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import type { Drupal7Pool, MysqlPoolLike, PgPoolLike, SqlValue } from "../src/entries/drupal.js";
-import { core, drupal } from "./built.js";
+import { core, drupal, expressBinding } from "./built.js";
 import { expressSessionApp, sendData } from "./peer-apps.js";
 import { SECRET } from "./shared.js";
 
@@ -53,7 +53,7 @@ async function drupal7App(): Promise<Express> {
   const { pool, dialect } = countedPool();
   const sessionStore = drupal.drupal7SessionStore({ pool, dialect, scheme: "http", hashedSids: true });
   await sessionStore.ready;
-  const auth = core.createSessionAuthRouter({
+  const auth = expressBinding.createSessionAuthRouter({
     userStore: drupal.drupal7UserStore({ pool, dialect, parallelRun: true }),
     sessionStore,
     hasher: drupal.drupal7Hasher(),

@@ -16,12 +16,13 @@ import { createClient } from "redis";
 import { RedisStore } from "connect-redis";
 import type { PasswordHasher, SessionStore } from "services-session-auth";
 import { ourExpressApp, ourFastifyApp, ourFetchApp, ourHonoApp } from "./bound-apps.js";
-import { core, drupal, redis, sealed } from "./built.js";
+import { core, drupal, expressBinding, redis, sealed } from "./built.js";
 import { expressFloor, fastifyFloor, fetchBare, fetchFloor, honoFloor } from "./floors.js";
 import { credentialsOk, expressSessionApp, fastifySecureSessionApp, fastifySessionApp, honoSessionsApp, payload, sendData } from "./peer-apps.js";
 import { BENCH_NAME, BENCH_PASSWORD, GUARDED_PATH, LEGACY_NAME, SECRET } from "./shared.js";
 
-const { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
+const { memoryCounterStore, memorySessionStore, memoryUserStore, scryptHasher } = core;
+const { createSessionAuthRouter } = expressBinding;
 const { redisSessionStore } = redis;
 const { sealedCookieStore } = sealed;
 const { drupal7Hasher, upgradingHasher } = drupal;

@@ -1,13 +1,12 @@
 /**
  * services-session-auth: the session interface of Drupal 7's Services web API
- * (`user/login`, `system/connect`, `user/logout`, `user/token`, `services/session/token`)
- * for Express apps, so Drupal-era clients keep working against a Node backend.
+ * (`user/login`, `system/connect`, `user/logout`, `user/token`, `services/session/token`),
+ * so Drupal-era clients keep working against a Node backend. The root is framework-neutral
+ * (stores, hashers, errors, types, the OpenAPI document); each framework has its subpath:
+ * `services-session-auth/express`, `/fastify`, `/hono`, `/fetch`.
  *
  * @packageDocumentation
  */
-import "./express/augment.js";
-
-export { createSessionAuthRouter } from "./express/create-session-auth-router.js";
 export { memorySessionStore } from "./stores/memory-session-store.js";
 export { memoryUserStore } from "./stores/memory-user-store.js";
 export { memoryCounterStore } from "./stores/memory-counter-store.js";
@@ -26,10 +25,7 @@ export type { OneTimeLink } from "./accounts/one-time-link.js";
 export type { Mailer, MailMessage } from "./mail/mailer.js";
 export type { UserMailOperation, UserMailTemplateKey } from "./mail/templates.js";
 
-export type { ExpressErrorHandler, ExpressHandler, ExpressNext, SessionAuthRouter } from "./express/create-session-auth-router.js";
-export type { ExpressRequest } from "./express/request.js";
-export type { ErrorHandlerOptions, LoggedRequest } from "./express/error-log.js";
-export type { AuthUser, RequestAuth } from "./express/augment.js";
+export type { AuthUser, RequestAuth } from "./sessions/session-check.js";
 export type { NotFoundOptions } from "./engine/engine.js";
 export type { LoginReply } from "./endpoint/endpoint.js";
 export type {
@@ -42,6 +38,7 @@ export type {
   HashingOptions,
   LoginOptions,
   OriginOptions,
+  OptionalSessionOptions,
   RequestParser,
   RequireSessionOptions,
   SessionAuthOptions,

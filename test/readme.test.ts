@@ -250,7 +250,7 @@ const OPTION_FILES = [
   "src/cors/options.ts",
   "src/endpoint/options.ts",
   "src/engine/engine.ts",
-  "src/express/error-log.ts",
+  "src/express/create-session-auth-router.ts",
   "src/accounts/options.ts",
 ];
 

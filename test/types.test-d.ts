@@ -1,7 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import { describe, expectTypeOf, it } from "vitest";
 import {
-  createSessionAuthRouter,
   memoryCounterStore,
   memorySessionStore,
   memoryUserStore,
@@ -15,7 +14,6 @@ import {
   type RequestAuth,
   type LoginReply,
   type RequireSessionOptions,
-  type SessionAuthRouter,
   type SessionAuthError,
   type SessionAuthErrorCode,
   type SessionAuthOptions,
@@ -27,13 +25,14 @@ import {
   type UserRecord,
   type UserStore,
 } from "services-session-auth";
+import { createSessionAuthRouter, type SessionAuthRouter } from "services-session-auth/express";
 import { redisSessionStore, type RedisClientLike } from "services-session-auth/redis";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
-import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from "fastify";
-import { fastifySessionAuth, type FastifySessionAuth, type FastifySessionAuthOptions } from "services-session-auth/fastify";
-import { createSessionAuthHandler, type FetchGuard, type GuardResult } from "services-session-auth/fetch";
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
+import { createSessionAuthPlugin, type SessionAuthPlugin } from "services-session-auth/fastify";
+import { createSessionAuthHandler, type FetchGuard, type FetchGuardResult } from "services-session-auth/fetch";
 import { Hono } from "hono";
-import { honoSessionAuth } from "services-session-auth/hono";
+import { createSessionAuthMiddleware } from "services-session-auth/hono";
 
 describe("req.auth", () => {
   it("is optional on every request and typed where requireSession put it", () => {
@@ -89,7 +88,6 @@ describe("option types", () => {
     expectTypeOf<SessionAuthRouter>().toExtend<RequestHandler>();
     expectTypeOf<ReturnType<SessionAuthRouter["requireSession"]>>().toExtend<RequestHandler>();
     expectTypeOf<ReturnType<SessionAuthRouter["optionalSession"]>>().toExtend<RequestHandler>();
-    expectTypeOf<ReturnType<SessionAuthRouter["tokenHandler"]>>().toExtend<RequestHandler>();
     expectTypeOf<ReturnType<SessionAuthRouter["errorHandler"]>>().toExtend<ErrorRequestHandler>();
     expectTypeOf<SessionAuthRouter["requireSession"]>().parameter(0).toEqualTypeOf<RequireSessionOptions | undefined>();
     expectTypeOf<(req: Request, res: Response, user: UserRecord) => Promise<LoginReply>>().toExtend<SessionAuthRouter["startSession"]>();
@@ -175,12 +173,12 @@ describe("option types", () => {
 });
 
 describe("the Fastify plugin's types", () => {
-  it("types request.auth and fastify.sessionAuth by declaration merging, and the plugin's options as the package's", () => {
+  it("types request.auth by declaration merging, and the plugin by the package's options, given once", () => {
     expectTypeOf<FastifyRequest["auth"]>().toEqualTypeOf<RequestAuth | undefined>();
-    expectTypeOf<FastifyInstance["sessionAuth"]>().toEqualTypeOf<FastifySessionAuth>();
-    expectTypeOf<FastifySessionAuth["requireSession"]>().returns.toEqualTypeOf<preHandlerHookHandler>();
-    expectTypeOf<FastifySessionAuthOptions>().toEqualTypeOf<SessionAuthOptions>();
-    expectTypeOf(fastifySessionAuth).toBeCallableWith({} as FastifyInstance, {} as SessionAuthOptions);
+    expectTypeOf(createSessionAuthPlugin).parameter(0).toEqualTypeOf<SessionAuthOptions>();
+    expectTypeOf<SessionAuthPlugin["requireSession"]>().returns.toEqualTypeOf<preHandlerHookHandler>();
+    expectTypeOf<SessionAuthPlugin>().toBeCallableWith({} as FastifyInstance, {});
+    expectTypeOf<SessionAuthPlugin["startSession"]>().parameters.toEqualTypeOf<[FastifyRequest, FastifyReply, UserRecord]>();
   });
 });
 
@@ -189,25 +187,27 @@ describe("the fetch handler's types", () => {
     const handler = createSessionAuthHandler({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
     expectTypeOf(handler.handle).returns.resolves.toEqualTypeOf<globalThis.Response | undefined>();
     const guard: FetchGuard = handler.requireSession({ roles: ["administrator"] });
-    expectTypeOf(guard).returns.resolves.toEqualTypeOf<GuardResult>();
-    const result = {} as GuardResult;
+    expectTypeOf(guard).returns.resolves.toEqualTypeOf<FetchGuardResult>();
+    const result = {} as FetchGuardResult;
     // Once there is no response, the session is there: no `!`.
     if (result.response === undefined) expectTypeOf(result.auth).toEqualTypeOf<RequestAuth>();
     else expectTypeOf(result.error).toEqualTypeOf<SessionAuthError | undefined>();
     // An optional guard's session may be absent.
-    expectTypeOf(handler.optionalSession()).returns.resolves.toEqualTypeOf<GuardResult<RequestAuth | undefined>>();
-    // What a guard let through is what withGuard takes.
-    expectTypeOf<Exclude<GuardResult, { response: globalThis.Response }>>().toExtend<Parameters<typeof handler.withGuard>[1]>();
-    // @ts-expect-error onDenied is for the middleware bindings: a fetch guard hands back both the response and the error
-    handler.requireSession({ onDenied: "next" });
+    expectTypeOf(handler.optionalSession()).returns.resolves.toEqualTypeOf<FetchGuardResult<RequestAuth | undefined>>();
+    // What a guard let through carries the headers withHeaders takes.
+    expectTypeOf<Exclude<FetchGuardResult, { response: globalThis.Response }>["headers"]>().toExtend<Parameters<typeof handler.withHeaders>[1]>();
+    // The same guard options as every binding's; the same start and end, the response's headers standing for the reply.
+    expectTypeOf(handler.requireSession).parameter(0).toEqualTypeOf<RequireSessionOptions | undefined>();
+    expectTypeOf(handler.endSession).returns.toEqualTypeOf<Promise<boolean>>();
+    expectTypeOf(handler.startSession).returns.toEqualTypeOf<Promise<LoginReply>>();
   });
 });
 
 describe("the Hono middleware's types", () => {
   it("types c.var.auth: defined behind requireSession, optional behind optionalSession, absent elsewhere", () => {
-    const sessionAuth = honoSessionAuth({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
+    const sessionAuth = createSessionAuthMiddleware({ userStore: memoryUserStore([]), sessionStore: memorySessionStore(), secret: "x".repeat(32) });
     const app = new Hono({ getPath: sessionAuth.getPath });
-    app.use(sessionAuth.services());
+    app.use(sessionAuth);
     app.get("/me", sessionAuth.requireSession(), (c) => {
       expectTypeOf(c.var.auth).toEqualTypeOf<RequestAuth>();
       return c.json({ name: c.var.auth.user.name });

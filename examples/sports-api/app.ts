@@ -1,6 +1,5 @@
 import express, { type Express, type Response } from "express";
 import {
-  createSessionAuthRouter,
   openApiDocument,
   memorySessionStore,
   reasonPhrase,
@@ -14,6 +13,7 @@ import {
   type SessionStore,
   type UserStore,
 } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { z } from "zod";
 import { courseSchema, courses, eventSchema, events, playerSchema, players } from "./data.js";
 import { demoPage } from "./page.js";

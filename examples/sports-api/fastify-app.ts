@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { reasonPhrase } from "services-session-auth";
-import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { COLLECTIONS, rowById, sportsApiDocument, sportsAuthOptions, sportsStats, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
 import { pageFiles } from "./page.js";
 
@@ -20,20 +20,21 @@ function fastifyTrust(setting: boolean | number | string): boolean | string | ((
 /** The sports API of app.ts on Fastify: the same page, routes, OpenAPI document and replies. */
 export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly cert: Buffer; readonly key: Buffer }): Promise<FastifyInstance> {
   const options = sportsAuthOptions(config);
+  const sessionAuth = createSessionAuthPlugin(options);
   // Served over HTTPS by Fastify itself when given a certificate; its types tie the instance to the server kind, the routes do not care.
   const app = Fastify({
     ...(tls === undefined ? {} : { https: { cert: tls.cert, key: tls.key } }),
     // Drupal's ?q= paths, and Fastify's own errors (an undecodable path) in the wire format.
-    rewriteUrl: drupalRewriteUrl(options),
-    frameworkErrors: (error, request, res) => app.sessionAuth.errorHandler()(error, request, res),
+    rewriteUrl: sessionAuth.rewriteUrl,
+    frameworkErrors: sessionAuth.errorHandler(),
     // Node's default, which Fastify sets to 0: a body that never finishes gets a 408, as on Express.
     requestTimeout: 300_000,
     // Fastify 5 refuses a bare hop count (it trusts nothing then): the same count as a function of the hop.
     ...(config.trustProxy === undefined ? {} : { trustProxy: fastifyTrust(config.trustProxy) }),
   }) as unknown as FastifyInstance;
-  await app.register(fastifySessionAuth, options);
-  const signedIn = app.sessionAuth.requireSession();
-  const admin = app.sessionAuth.requireSession({ roles: ["administrator"] });
+  await app.register(sessionAuth);
+  const signedIn = sessionAuth.requireSession();
+  const admin = sessionAuth.requireSession({ roles: ["administrator"] });
 
   for (const { path, body, headers } of pageFiles()) app.get(path, async (_request, res) => res.headers(headers).send(body));
 
@@ -51,7 +52,7 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
   }
 
   app.get("/services/json/sessions", { preHandler: signedIn }, async (request, res) => {
-    const sessions = await app.sessionAuth.listSessions(request.auth!.user.uid);
+    const sessions = await sessionAuth.listSessions(request.auth!.user.uid);
     return reply(
       res,
       200,
@@ -59,14 +60,14 @@ export async function createFastifyApp(config: SportsApiConfig, tls?: { readonly
     );
   });
   app.post("/services/json/sessions/revoke-all", { preHandler: signedIn }, async (request, res) =>
-    reply(res, 200, { ended: await app.sessionAuth.endUserSessions(request.auth!.user.uid) }),
+    reply(res, 200, { ended: await sessionAuth.endUserSessions(request.auth!.user.uid) }),
   );
   app.get("/services/json/admin/stats", { preHandler: admin }, async (_request, res) => reply(res, 200, sportsStats()));
 
   const document = sportsApiDocument(options);
   app.get("/openapi.json", async (_request, res) => reply(res, 200, document));
 
-  app.setNotFoundHandler(app.sessionAuth.notFound({ resources: SPORTS_RESOURCES }));
-  app.setErrorHandler(app.sessionAuth.errorHandler());
+  app.setNotFoundHandler(sessionAuth.notFound({ resources: SPORTS_RESOURCES }));
+  app.setErrorHandler(sessionAuth.errorHandler());
   return app;
 }

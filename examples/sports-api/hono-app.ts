@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { reasonPhrase } from "services-session-auth";
-import { honoSessionAuth } from "services-session-auth/hono";
+import { createSessionAuthMiddleware } from "services-session-auth/hono";
 import { COLLECTIONS, rowById, sportsApiDocument, sportsAuthOptions, sportsStats, SPORTS_RESOURCES, type SportsApiConfig } from "./app.js";
 import { pageFiles } from "./page.js";
 
@@ -17,11 +17,11 @@ function reply(status: number, value: unknown, statusText?: string): Response {
 export function createHonoApp(config: SportsApiConfig): Hono {
   // Behind the proxies TRUST_PROXY names, the scheme comes from X-Forwarded-Proto and the client from X-Forwarded-For, as on Express.
   const options = sportsAuthOptions(config);
-  const sessionAuth = honoSessionAuth({ ...options, ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }) });
+  const sessionAuth = createSessionAuthMiddleware({ ...options, ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }) });
   const signedIn = sessionAuth.requireSession();
   const admin = sessionAuth.requireSession({ roles: ["administrator"] });
   const app = new Hono({ getPath: sessionAuth.getPath });
-  app.use(sessionAuth.services());
+  app.use(sessionAuth);
   // Express and Fastify refuse a path they cannot percent-decode before any route runs; Hono
   // routes it as it is. The same 400 here (onError answers a URIError as a malformed request).
   app.use(async (c, next) => {

@@ -90,8 +90,6 @@ export interface Engine extends Pick<Front, "serve"> {
   notFound(options: NotFoundOptions | undefined): (http: HttpRequest) => WireResponse;
   /** The reply to an error before or in the app's routes, in the wire format; an unexpected one is a body-less 500, reported once (event, then `log`). */
   fail(error: unknown, http?: HttpRequest, log?: ErrorLog): WireResponse;
-  /** `services/session/token`'s answer, wherever the request is (a handler the app mounts elsewhere). */
-  token(http: HttpRequest): Promise<WireResponse>;
   /** CORS for a request on a path it covers: a preflight's answer, or the headers for whatever reply it gets; `undefined` (the member) with CORS off. */
   readonly cors: ((http: HttpRequest) => CorsDecision | undefined) | undefined;
   /** Opens a session for a user the app authenticated itself (a new id whatever the request carried), its headers written to `headers`. */
@@ -204,7 +202,6 @@ export function createEngine(input: SessionAuthOptions, binding: BindingProfile)
       }
       return request === undefined ? reply : withCorsHeaders(reply, corsHeaders(request.http, request));
     },
-    token: (http) => endpoint.sessionToken(new RequestView(http, view)),
     cors: cors.enabled
       ? (http) => {
           const request = new RequestView(http, view);

@@ -5,11 +5,11 @@
  * @example
  * ```ts
  * import { Hono } from "hono";
- * import { honoSessionAuth } from "services-session-auth/hono";
+ * import { createSessionAuthMiddleware } from "services-session-auth/hono";
  *
- * const sessionAuth = honoSessionAuth({ userStore, sessionStore, secret: process.env.SESSION_SECRET! });
+ * const sessionAuth = createSessionAuthMiddleware({ userStore, sessionStore, secret: process.env.SESSION_SECRET! });
  * const app = new Hono({ getPath: sessionAuth.getPath });
- * app.use(sessionAuth.services());
+ * app.use(sessionAuth);
  * app.get("/services/json/me", sessionAuth.requireSession(), (c) => c.json({ name: c.var.auth.user.name }));
  * app.notFound(sessionAuth.notFound());
  * app.onError(sessionAuth.onError());
@@ -17,8 +17,8 @@
  *
  * @module
  */
-export { honoSessionAuth } from "../hono/middleware.js";
-export type { HonoSessionAuth, HonoSessionAuthOptions, SessionAuthVariables } from "../hono/middleware.js";
+export { createSessionAuthMiddleware } from "../hono/middleware.js";
+export type { HonoSessionAuthOptions, SessionAuthEnv, SessionAuthMiddleware } from "../hono/middleware.js";
 export type { TrustProxy } from "../http-input/trust-proxy.js";
 export type { HeaderRecord } from "../http-output/headers.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { createSessionAuthRouter } from "services-session-auth";
+ * import { createSessionAuthRouter } from "services-session-auth/express";
  * import { openTelemetry } from "services-session-auth/opentelemetry";
  *
  * const sessionAuth = createSessionAuthRouter({ userStore, sessionStore, secret, telemetry: openTelemetry() });

@@ -1,15 +1,17 @@
 import type { ServerResponse } from "node:http";
-import { createEngine, type NotFoundOptions, type SessionAuthBase } from "../engine/engine.js";
+import type { SessionAuthContract } from "../engine/contract.js";
+import { createEngine, type SessionAuthBase } from "../engine/engine.js";
 import type { Guard } from "../engine/guard.js";
-import type { LoginReply } from "../endpoint/endpoint.js";
-import type { OptionalSessionOptions, RequireSessionOptions, SessionAuthOptions } from "../options/options.js";
-import type { UserRecord } from "../types.js";
-import { parseOptions } from "../validate.js";
-import { errorHandlerSchema, type ErrorHandlerOptions } from "./error-log.js";
+import type { SessionAuthOptions } from "../options/options.js";
+import { z } from "zod";
+import { fn, parseOptions } from "../validate.js";
 import { absoluteFormPrefix, originForm } from "../http-input/target.js";
 import { expressError } from "./foreign-error.js";
 import { ExpressHttpRequest, type ExpressRequest } from "./request.js";
-import { addHeaders, send, setterOf } from "./respond.js";
+import { writeHeaders } from "../http-output/headers.js";
+import { closeAfterReply } from "../http-input/linger.js";
+import { nodeSetter, writeReply } from "../http-output/node-response.js";
+import type { WireResponse } from "../wire/reply.js";
 
 /** Express's `next`, as the router calls it. */
 export type ExpressNext = (error?: unknown) => void;
@@ -18,32 +20,40 @@ export type ExpressHandler = (req: ExpressRequest, res: ServerResponse, next: Ex
 /** An error-handling middleware, in the shape Express calls it. */
 export type ExpressErrorHandler = (error: unknown, req: ExpressRequest, res: ServerResponse, next: ExpressNext) => void;
 
-/** What {@link createSessionAuthRouter} returns: the middleware to mount at the root, and the guards and handlers for the app's routes. */
-export interface SessionAuthRouter extends ExpressHandler, SessionAuthBase {
+/** The request a logger gets: Express's, with whatever the app's middleware added to it (`req.log`, `req.path`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the app's own additions, which the package cannot name
+export type LoggedRequest = ExpressRequest & { readonly [key: string]: any };
+/**
+ * Options of {@link SessionAuthRouter.errorHandler}.
+ *
+ * @example
+ * ```ts
+ * app.use(auth.errorHandler({ log: (err, req) => req.log.error({ err }, "unhandled error") }));
+ * ```
+ */
+export interface ErrorHandlerOptions {
   /**
-   * A route's guard: a live session, its CSRF token on unsafe methods, one of `roles`; else the
-   * wire format's 401, 403 or 503 (with `onDenied: "next"`, the error goes to the app's error handlers). Sets `req.auth`.
-   * @throws TypeError at start-up for an invalid option.
+   * Where an error answered with a 500 (or after the reply started) goes: a function of the error and
+   * request, or `false` for only the `internal.error` event. 4xx are not logged.
+   * @default with `onEvent`: the error's stack on stderr, as Express's own handler prints it (not when `NODE_ENV` is `test`); without: nothing more than the event on stderr
    */
-  requireSession(options?: RequireSessionOptions): ExpressHandler;
-  /** Sets `req.auth` when a live session comes (with its token on an unsafe method), and never refuses for lack of one. */
-  optionalSession(options?: OptionalSessionOptions): ExpressHandler;
-  /** `services/session/token` as a handler of its own, for another path. */
-  tokenHandler(): ExpressHandler;
-  /** The last handler: Services' 404s mounted at the endpoint path, Drupal's body-less `404 Not Found` at the root. */
-  notFound(options?: NotFoundOptions): ExpressHandler;
+  log?: ((err: unknown, req: LoggedRequest) => void) | false;
+}
+
+export const errorHandlerSchema = z.strictObject({
+  log: z.union([z.literal(false), fn<(err: unknown, req: LoggedRequest) => void>("(err, req) => void")]).optional(),
+});
+
+/** What {@link createSessionAuthRouter} returns: the middleware to mount at the root, and the guards and handlers for the app's routes (`req.auth`). */
+export interface SessionAuthRouter extends ExpressHandler, SessionAuthContract<ExpressHandler, ExpressHandler, [req: ExpressRequest, res: ServerResponse]> {
   /** The last error handler: errors in the wire format, anything else a body-less 500, logged (see {@link ErrorHandlerOptions.log}). */
   errorHandler(options?: ErrorHandlerOptions): ExpressErrorHandler;
-  /**
-   * Opens a session for a user the app authenticated itself, its cookie on `res`; resolves what `user/login` answers.
-   * @throws SessionAuthError `ERR_ACCOUNT_BLOCKED` for an inactive account, `ERR_STORE_UNAVAILABLE` when a store fails.
-   */
-  startSession(req: ExpressRequest, res: ServerResponse, user: UserRecord): Promise<LoginReply>;
-  /**
-   * Ends the request's session as a logout does, deleting its cookie on `res`; resolves whether there was one.
-   * @throws SessionAuthError `ERR_STORE_UNAVAILABLE` when the end could not be read or recorded everywhere.
-   */
-  endSession(req: ExpressRequest, res: ServerResponse): Promise<boolean>;
+}
+
+/** Writes a {@link WireResponse} as Node's own, a 413 lingering ({@link closeAfterReply}) so the client reads it. */
+function send(res: ServerResponse, wire: WireResponse): void {
+  if (wire.status === 413 && !res.headersSent) closeAfterReply(res.req, res);
+  writeReply(res, wire);
 }
 
 /**
@@ -76,7 +86,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
       // The app's: routed by the ?q= path (only then is req.url Express's to rewrite), with the headers its reply owes the app origins.
       // Express keeps an absolute-form's scheme and host in req.url when it mounts a router: so must this.
       if (decided.target !== http.target) req.url = `${absoluteFormPrefix(req.url ?? "/")}${decided.target}`;
-      addHeaders(res, decided.headers);
+      writeHeaders(decided.headers, nodeSetter(res));
       next();
     }, next);
   };
@@ -85,7 +95,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     return function sessionGuard(req, res, next) {
       decide(new ExpressHttpRequest(req)).then((decided) => {
         if (decided.kind === "reply") return send(res, decided.reply);
-        addHeaders(res, decided.headers);
+        writeHeaders(decided.headers, nodeSetter(res));
         if (decided.kind === "fail") return next(decided.error);
         (req as ExpressRequest & { auth?: unknown }).auth = decided.auth;
         next();
@@ -96,7 +106,6 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const pieces: Omit<SessionAuthRouter, keyof ExpressHandler | keyof SessionAuthBase> = {
     requireSession: (guardOptions) => guard(engine.requireSession(guardOptions)),
     optionalSession: (guardOptions) => guard(engine.optionalSession(guardOptions)),
-    tokenHandler: () => (req, res, next) => void engine.token(new ExpressHttpRequest(req)).then((reply) => send(res, reply), next),
     notFound(notFoundOptions) {
       const reply = engine.notFound(notFoundOptions);
       return (req, res) => {
@@ -112,12 +121,11 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
       return function servicesErrorHandler(error, req, res, _next) {
         const reply = engine.fail(error, new ExpressHttpRequest(req), log && ((err) => log(err, req)));
         // Once the reply has started it cannot become an error reply: end the connection, as Express does.
-        if (res.headersSent) req.socket.destroy();
-        else send(res, reply);
+        void (res.headersSent ? req.socket.destroy() : send(res, reply));
       };
     },
-    startSession: (req, res, user) => engine.startSession(new ExpressHttpRequest(req), user, setterOf(res)),
-    endSession: (req, res) => engine.endSession(new ExpressHttpRequest(req), setterOf(res)),
+    startSession: (req, res, user) => engine.startSession(new ExpressHttpRequest(req), user, nodeSetter(res)),
+    endSession: (req, res) => engine.endSession(new ExpressHttpRequest(req), nodeSetter(res)),
   };
   return Object.assign(router, engine.base, pieces);
 }

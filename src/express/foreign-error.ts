@@ -2,18 +2,12 @@ import { STATUS_CODES } from "node:http";
 import { SessionAuthError } from "../errors.js";
 import { htmlHeaders, type WireResponse } from "../wire/reply.js";
 
-/** The parts of an HTTP error from Express, its router or body-parser (`http-errors`) that matter here. */
-interface HttpErrorLike {
-  readonly status?: unknown;
-  readonly statusCode?: unknown;
-  readonly type?: unknown;
-}
-
 /** An Express, router or body-parser client error as the wire format's (for the engine); `undefined` for anything else (a 500). */
 export function expressError(error: unknown): SessionAuthError | WireResponse | undefined {
   if (error instanceof URIError) return new SessionAuthError("ERR_MALFORMED_REQUEST");
   if (typeof error !== "object" || error === null) return undefined;
-  const { status, statusCode, type } = error as HttpErrorLike;
+  // What matters of an HTTP error from Express, its router or body-parser (`http-errors`).
+  const { status, statusCode, type } = error as { status?: unknown; statusCode?: unknown; type?: unknown };
   const code = typeof status === "number" ? status : typeof statusCode === "number" ? statusCode : undefined;
   if (type === "entity.parse.failed") return new SessionAuthError("ERR_INVALID_JSON");
   if (type === "entity.too.large" || code === 413) return new SessionAuthError("ERR_BODY_TOO_LARGE");

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import type { HttpRequest, RequestBody } from "../http-input/request.js";
+import { IncomingHttpRequest } from "../http-input/incoming-request.js";
+import type { RequestBody } from "../http-input/request.js";
 import { originForm } from "../http-input/target.js";
-import { readStream } from "../http-input/read-stream.js";
 
 /** What the binding reads of an Express request, written out so no app needs Express's types. */
 export interface ExpressRequest extends IncomingMessage {
@@ -14,31 +14,17 @@ export interface ExpressRequest extends IncomingMessage {
 }
 
 /** An Express request in the engine's one shape: the translation, and nothing else. */
-export class ExpressHttpRequest implements HttpRequest {
+export class ExpressHttpRequest extends IncomingHttpRequest {
   readonly #req: ExpressRequest;
-  readonly target: string;
 
   /** @param target - The target relative to where the router is mounted: `req.url` unless given. */
   constructor(req: ExpressRequest, target: string = req.url ?? "/") {
+    super(req, originForm(target));
     this.#req = req;
-    this.target = originForm(target);
-  }
-
-  get method(): string {
-    return this.#req.method ?? "GET";
   }
 
   get secure(): boolean {
     return this.#req.secure;
-  }
-
-  header(name: string): string | undefined {
-    const value = this.#req.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  }
-
-  headerNames(): Iterable<string> {
-    return Object.keys(this.#req.headers);
   }
 
   clientAddress(): string | undefined {
@@ -52,11 +38,10 @@ export class ExpressHttpRequest implements HttpRequest {
   }
 
   /** The body from the stream; one a parser in front (`express.json()`, …) already consumed, as it parsed it. */
-  body(limit: number): Promise<RequestBody> {
+  override body(limit: number): Promise<RequestBody> {
     const req = this.#req;
     const consumed = (req as { _body?: boolean })._body === true || req.readableEnded;
-    if (consumed) return Promise.resolve({ parsed: req.body === undefined ? "" : req.body });
-    return readStream(req, limit, this.header("content-length")).then((raw) => ({ raw }));
+    return consumed ? Promise.resolve({ parsed: req.body === undefined ? "" : req.body }) : super.body(limit);
   }
 
   parsedBody(): unknown {

@@ -41,6 +41,14 @@ export function parseRequestBody(raw: Buffer, contentType: string | undefined, p
   }
 }
 
+/** Whether a Content-Type reads as a media type (`type/subtype`, each an RFC 9110 token), as Fastify's own check reads it. */
+export function isMediaType(value: string): boolean {
+  const mediaType = value.split(";", 1)[0]!;
+  const slash = mediaType.indexOf("/");
+  return slash !== -1 && TOKEN.test(mediaType.slice(0, slash).trimStart()) && TOKEN.test(mediaType.slice(slash + 1).trimEnd());
+}
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
 /** Whether a body of this Content-Type is one PHP puts in `$_REQUEST`, where Services also looks for `services_token`. */
 export function isFormBody(contentType: string | undefined): boolean {
   const type = requestMime(contentType).toLowerCase();

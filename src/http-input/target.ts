@@ -55,6 +55,13 @@ export function pathBelow(path: string, prefix: string): string | undefined {
   return path.charCodeAt(prefix.length) === SLASH ? path.slice(prefix.length) : undefined;
 }
 
+/** A target as a router mounted at `prefix` sees it (`/api?q=x` is `/?q=x`), case-sensitively; `undefined` when it is not below it. */
+export function belowPrefix(target: string, prefix: string): string | undefined {
+  if (!target.startsWith(prefix)) return undefined;
+  const rest = target.slice(prefix.length);
+  return rest === "" || rest[0] === "?" ? `/${rest}` : rest[0] === "/" ? rest : undefined;
+}
+
 /** What `?q=` may route to. */
 export interface QueryRouting {
   /** The paths where `q` is read (`["/", "/index.php"]`). */

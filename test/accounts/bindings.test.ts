@@ -50,8 +50,8 @@ async function accountsApp(
     const auth = createSessionAuthHandler(options);
     const notFound = auth.notFound();
     server = serveFetch(async (request, incoming) => {
-      const info = { clientAddress: incoming.socket.remoteAddress ?? "" };
-      return (await auth.handle(request, info)) ?? notFound(request, info);
+      const env = { incoming };
+      return (await auth.handle(request, env)) ?? notFound(request, env);
     });
   } else {
     server = (await bindingApp(framework, options)).server;

@@ -8,7 +8,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import express from "express";
-import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 import { BINDINGS, bindingApp } from "../helpers/bindings.js";
 

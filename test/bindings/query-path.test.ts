@@ -6,8 +6,10 @@
 import type { IncomingMessage } from "node:http";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { drupalRewriteUrl } from "services-session-auth/fastify";
+import { memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { fastHasher, SECRET } from "../helpers/app.js";
 
 const CREDENTIALS = { username: "demo", password: "demo-password" };
 
@@ -56,7 +58,11 @@ describe.each(BINDINGS)("paths of the package's that overlap, on %s", (binding) 
 
 describe("the path ?q= names, as a URL carries it", () => {
   it("keeps what a path segment may hold as it is, and escapes what would start another URL part", () => {
-    const rewrite = drupalRewriteUrl();
+    const { rewriteUrl: rewrite } = createSessionAuthPlugin({
+      userStore: memoryUserStore([], { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+    });
     const url = (target: string) => rewrite({ url: target } as IncomingMessage);
     expect(url("/?q=services/json/player/a:b@c,d;e=f%2Bg$h%26i&x=1")).toBe("/services/json/player/a:b@c,d;e=f+g$h&i?x=1");
     expect(url("/?q=services/json/player/a%3Fb%23c%2Fd%25e&x=1")).toBe("/services/json/player/a%3Fb%23c/d%25e?x=1");

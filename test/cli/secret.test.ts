@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { runCli } from "./run-cli.js";
 
 describe("services-session-auth secret", () => {

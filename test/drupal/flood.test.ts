@@ -7,7 +7,8 @@
 import express from "express";
 import request from "supertest";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSessionAuthRouter, type AuthEvent } from "services-session-auth";
+import { type AuthEvent } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import {
   drupal7CsrfToken,
   drupal7Flood,

@@ -1,7 +1,8 @@
 import express from "express";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
-import { createSessionAuthRouter, memorySessionStore } from "services-session-auth";
+import { memorySessionStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { drupal7Hasher, drupal7UserStore } from "services-session-auth/drupal";
 import { statusText } from "../helpers/app.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";

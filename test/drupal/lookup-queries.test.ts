@@ -1,7 +1,8 @@
 import express from "express";
 import request from "supertest";
 import { beforeAll, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { drupal7Hasher, drupal7UserStore, type Drupal7Pool, type MysqlPoolLike, type PgPoolLike, type SqlValue } from "services-session-auth/drupal";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
 import { SEED_USERS, seedSite } from "./helpers/drupal-seed.js";

@@ -1,7 +1,8 @@
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, type UserStore } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, type UserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { drupal7Hasher, drupal7UserStore } from "services-session-auth/drupal";
 import { createMysql, createPostgres, type TestDrupalDb } from "./helpers/drupal-databases.js";
 import { mysqlSchema } from "./helpers/drupal-schema.js";

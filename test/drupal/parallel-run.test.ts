@@ -5,7 +5,8 @@
 import express from "express";
 import request from "supertest";
 import { beforeEach, expect, it } from "vitest";
-import { createSessionAuthRouter, memorySessionStore, scryptHasher, type AuthEvent, type PasswordHasher } from "services-session-auth";
+import { memorySessionStore, scryptHasher, type AuthEvent, type PasswordHasher } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { drupal7Hasher, drupal7UserStore, upgradingHasher } from "services-session-auth/drupal";
 import { describeEachDrupalDb } from "./helpers/drupal-db.js";
 import { SEED_USERS, seedSite } from "./helpers/drupal-seed.js";

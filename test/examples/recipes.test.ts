@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createSessionAuthRouter } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { mapSessionStore } from "../../examples/recipes/map-session-store.js";
 import { ioredisStores, logOutEverywhere, protectARoute, redisStores, requireARole } from "../../examples/recipes/recipes.js";
 import { createTestApp, login } from "../helpers/app.js";

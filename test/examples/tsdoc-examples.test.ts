@@ -31,6 +31,7 @@ function exportedNames(file: string): string[] {
 /** The package's entry points, as an app imports them. */
 const ENTRIES: Readonly<Record<string, string>> = {
   "services-session-auth": "src/index.ts",
+  "services-session-auth/express": "src/entries/express.ts",
   "services-session-auth/drupal": "src/drupal/index.ts",
   "services-session-auth/redis": "src/entries/redis.ts",
   "services-session-auth/ioredis": "src/entries/ioredis.ts",

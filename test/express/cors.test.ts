@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createTestApp, fastHasher, SECRET, USERS } from "../helpers/app.js";
 
 const APP = "https://app.example.org";

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { createSessionAuthRouter } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createTestApp, login, setCookies, statusText } from "../helpers/app.js";
 
 const LOGIN = "/services/json/user/login.json";

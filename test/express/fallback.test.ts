@@ -1,7 +1,8 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it, vi } from "vitest";
-import { createSessionAuthRouter, memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
+import { memorySessionStore, memoryUserStore, type AuthEvent, type AuthEventListener } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createTestApp, SECRET, statusText } from "../helpers/app.js";
 
 /** Runs `body` outside NODE_ENV=test (where nothing is logged), with what it writes to stderr captured. */

@@ -1,7 +1,8 @@
 import express from "express";
 import { describe, expect, it } from "vitest";
 import request from "supertest";
-import { createSessionAuthRouter, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createTestApp, login, SECRET, statusText } from "../helpers/app.js";
 
 describe("SessionAuthRouter.requireSession", () => {

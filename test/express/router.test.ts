@@ -287,7 +287,7 @@ describe("SessionAuthRouter request handling", () => {
   it("takes services_token from a form body an earlier parser already read, as requireSession does", async () => {
     const express = (await import("express")).default;
     const { options } = createTestApp();
-    const { createSessionAuthRouter } = await import("services-session-auth");
+    const { createSessionAuthRouter } = await import("services-session-auth/express");
     const app = express();
     app.use(express.urlencoded({ extended: false }));
     app.use(createSessionAuthRouter(options));
@@ -300,7 +300,7 @@ describe("SessionAuthRouter request handling", () => {
   it("reads a body an earlier express.json() already parsed", async () => {
     const express = (await import("express")).default;
     const { options } = createTestApp();
-    const { createSessionAuthRouter } = await import("services-session-auth");
+    const { createSessionAuthRouter } = await import("services-session-auth/express");
     const app = express();
     app.use(express.json());
     app.use(createSessionAuthRouter(options));

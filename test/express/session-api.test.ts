@@ -1,14 +1,8 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import {
-  createSessionAuthRouter,
-  memoryCounterStore,
-  memorySessionStore,
-  memoryUserStore,
-  sessionCookieFor,
-  type SessionAuthOptions,
-} from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, memoryUserStore, sessionCookieFor, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createTestApp, fastHasher, login, SECRET, setCookies, USERS } from "../helpers/app.js";
 
 /** An app that signs users in by its own means (a single sign-on callback), and signs them out. */
@@ -152,7 +146,6 @@ describe("one createSessionAuthRouter, many pieces", () => {
     for (let i = 0; i < 5; i++) {
       auth.requireSession();
       auth.optionalSession();
-      auth.tokenHandler();
       auth.notFound();
     }
     // The pieces read nothing more from the caller's object: it was resolved at the factory.

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore } from "services-session-auth";
-import { fastifySessionAuth } from "services-session-auth/fastify";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 
 const closing: (() => Promise<void>)[] = [];
@@ -39,13 +39,14 @@ function h2(origin: string, path: string, headers: Record<string, string>, body?
 it("names the cookie after :authority and admits a same-origin browser login over HTTP/2", async () => {
   // The plugin's hooks are typed for Fastify's default server, as the example app does with HTTPS.
   const app = Fastify({ http2: true }) as unknown as FastifyInstance;
-  await app.register(fastifySessionAuth, {
+  const sessionAuth = createSessionAuthPlugin({
     userStore: memoryUserStore(USERS, { hasher: fastHasher }),
     sessionStore: memorySessionStore(),
     secret: SECRET,
     hasher: fastHasher,
   });
-  app.get("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ uid: request.auth?.user.uid }));
+  await app.register(sessionAuth);
+  app.get("/services/json/players", { preHandler: sessionAuth.requireSession() }, async (request) => ({ uid: request.auth?.user.uid }));
   await app.listen({ port: 0, host: "127.0.0.1" });
   closing.push(() => app.close());
   const { port } = app.server.address() as { port: number };

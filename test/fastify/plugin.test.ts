@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
-import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 
 const apps: FastifyInstance[] = [];
@@ -12,9 +12,7 @@ afterEach(async () => {
 
 async function build(overrides: Partial<SessionAuthOptions> = {}) {
   const events: AuthEvent[] = [];
-  const app = Fastify({ rewriteUrl: drupalRewriteUrl() });
-  apps.push(app);
-  await app.register(fastifySessionAuth, {
+  const sessionAuth = createSessionAuthPlugin({
     userStore: memoryUserStore(USERS, { hasher: fastHasher }),
     sessionStore: memorySessionStore(),
     secret: SECRET,
@@ -22,18 +20,21 @@ async function build(overrides: Partial<SessionAuthOptions> = {}) {
     onEvent: (event) => events.push(event),
     ...overrides,
   });
-  app.get("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
-  app.post("/services/json/players", { preHandler: app.sessionAuth.requireSession() }, async (request) => ({ added: request.body }));
-  app.get("/services/json/admin", { preHandler: app.sessionAuth.requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
-  app.get("/own-denial", { preHandler: app.sessionAuth.requireSession({ onDenied: "next" }) }, async () => ({ never: true }));
-  app.get("/welcome", { preHandler: app.sessionAuth.optionalSession() }, async (request) =>
+  const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl });
+  apps.push(app);
+  await app.register(sessionAuth);
+  app.get("/services/json/players", { preHandler: sessionAuth.requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
+  app.post("/services/json/players", { preHandler: sessionAuth.requireSession() }, async (request) => ({ added: request.body }));
+  app.get("/services/json/admin", { preHandler: sessionAuth.requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
+  app.get("/own-denial", { preHandler: sessionAuth.requireSession({ onDenied: "next" }) }, async () => ({ never: true }));
+  app.get("/welcome", { preHandler: sessionAuth.optionalSession() }, async (request) =>
     request.auth === undefined ? "Hello, visitor" : `Hello, ${request.auth.user.name}`,
   );
   app.get("/crash", async () => {
     throw new Error("a bug");
   });
-  app.setNotFoundHandler(app.sessionAuth.notFound({ resources: ["players", "admin"] }));
-  app.setErrorHandler(app.sessionAuth.errorHandler());
+  app.setNotFoundHandler(sessionAuth.notFound({ resources: ["players", "admin"] }));
+  app.setErrorHandler(sessionAuth.errorHandler());
   await app.ready();
   return { app, events };
 }
@@ -63,13 +64,14 @@ async function login(app: FastifyInstance, url = "/services/json/user/login.json
   return { ...body, cookie: `${body.session_name}=${body.sessid}` };
 }
 
-describe("fastifySessionAuth", () => {
-  it("refuses invalid options when registered, naming itself", async () => {
+describe("createSessionAuthPlugin", () => {
+  it("refuses invalid options when called, naming itself, and a second registration of one plugin", async () => {
+    expect(() => createSessionAuthPlugin({ userStore: memoryUserStore([]) } as never)).toThrow(/^createSessionAuthPlugin: invalid options: sessionStore/);
+    const sessionAuth = createSessionAuthPlugin(recorded().options);
     const app = Fastify();
     apps.push(app);
-    await expect(app.register(fastifySessionAuth, { userStore: memoryUserStore([]) } as never).ready()).rejects.toThrow(
-      /^fastifySessionAuth: invalid options: sessionStore/,
-    );
+    await app.register(sessionAuth);
+    await expect(app.register(sessionAuth, { prefix: "/again" }).ready()).rejects.toThrow(/registered already/);
   });
 
   it("answers the Services calls with Services' status lines, reading every body type itself", async () => {
@@ -163,11 +165,13 @@ describe("fastifySessionAuth", () => {
     expect((await app.inject({ url: "/services/session/token/", headers: { cookie: demo.cookie } })).body).toBe(demo.token);
     const lenient = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
     apps.push(lenient);
-    await lenient.register(fastifySessionAuth, {
-      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
-      sessionStore: memorySessionStore(),
-      secret: SECRET,
-    });
+    await lenient.register(
+      createSessionAuthPlugin({
+        userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+        sessionStore: memorySessionStore(),
+        secret: SECRET,
+      }),
+    );
     expect((await lenient.inject({ url: "/services/session/token/" })).statusCode).toBe(200);
     expect((await app.inject({ url: "/?q=services/json/players", headers: { cookie: demo.cookie } })).json()).toMatchObject({ uid: "14" });
     const resource = await app.inject({ url: "/services/json/teams" });
@@ -182,22 +186,23 @@ describe("fastifySessionAuth", () => {
   it("serves the endpoint below the prefix of the context it is registered in, and opens sessions for the app", async () => {
     const app = Fastify();
     apps.push(app);
+    const sessionAuth = createSessionAuthPlugin({
+      userStore: memoryUserStore(USERS, { hasher: fastHasher }),
+      sessionStore: memorySessionStore(),
+      secret: SECRET,
+      hasher: fastHasher,
+      trustedOrigins: ["capacitor://localhost"],
+      cors: { paths: ["/sso"] },
+    });
     await app.register(
       async (api) => {
-        await api.register(fastifySessionAuth, {
-          userStore: memoryUserStore(USERS, { hasher: fastHasher }),
-          sessionStore: memorySessionStore(),
-          secret: SECRET,
-          hasher: fastHasher,
-          trustedOrigins: ["capacitor://localhost"],
-          cors: { paths: ["/sso"] },
-        });
+        await api.register(sessionAuth);
         api.post("/sso", async (request, reply) =>
-          api.sessionAuth.startSession(request, reply, (await memoryUserStore(USERS, { hasher: fastHasher }).findById("14"))!),
+          sessionAuth.startSession(request, reply, (await memoryUserStore(USERS, { hasher: fastHasher }).findById("14"))!),
         );
         // The context's own not-found handler: Fastify runs a context's hooks (CORS's among them) on no other.
-        api.setNotFoundHandler(api.sessionAuth.notFound());
-        expect(api.sessionAuth.endpointPath).toBe("/v1/services/json");
+        api.setNotFoundHandler(sessionAuth.notFound());
+        expect(sessionAuth.endpointPath).toBe("/v1/services/json");
       },
       { prefix: "/v1" },
     );
@@ -212,13 +217,14 @@ describe("fastifySessionAuth", () => {
   });
 });
 
-describe("fastifySessionAuth without drupalRewriteUrl", () => {
+describe("createSessionAuthPlugin without its rewriteUrl", () => {
   it("never answers a ?q= Services call Fastify did not route: the not-found handler's 404, and one event saying how to route it", async () => {
     const { options, events } = recorded();
     const app = Fastify();
     apps.push(app);
-    await app.register(fastifySessionAuth, options);
-    app.setNotFoundHandler(app.sessionAuth.notFound());
+    const sessionAuth = createSessionAuthPlugin(options);
+    await app.register(sessionAuth);
+    app.setNotFoundHandler(sessionAuth.notFound());
     await app.ready();
     for (let i = 0; i < 2; i++) {
       const missed = await app.inject({ method: "POST", url: "/?q=services/json/user/login.json", payload: { username: "demo", password: "demo-password" } });
@@ -228,21 +234,22 @@ describe("fastifySessionAuth without drupalRewriteUrl", () => {
     const elsewhere = await app.inject({ method: "GET", url: "/?q=metrics" });
     expect([elsewhere.statusCode, elsewhere.body]).toEqual([404, ""]);
     expect(events.filter((event) => event.type === "config.routing")).toEqual([
-      expect.objectContaining({ message: expect.stringContaining("rewriteUrl: drupalRewriteUrl(options)") }),
+      expect.objectContaining({ message: expect.stringContaining("Fastify({ rewriteUrl: sessionAuth.rewriteUrl })") }),
     ]);
     expect(events.filter((event) => event.type.startsWith("login"))).toEqual([]);
   });
 });
 
-describe("drupalRewriteUrl with the plugin under a prefix", () => {
-  it("reads ?q= on the prefix's query paths and routes below it, and refuses a prefix it cannot route by", async () => {
+describe("the plugin's rewriteUrl under a prefix", () => {
+  it("reads ?q= on the prefix's query paths and routes below it", async () => {
     const { options, events } = recorded();
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl(options, { prefix: "/drupal" }) });
+    const sessionAuth = createSessionAuthPlugin(options);
+    const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl });
     apps.push(app);
     await app.register(
       async (api) => {
-        await api.register(fastifySessionAuth, options);
-        api.setNotFoundHandler(api.sessionAuth.notFound());
+        await api.register(sessionAuth);
+        api.setNotFoundHandler(sessionAuth.notFound());
       },
       { prefix: "/drupal" },
     );
@@ -255,49 +262,50 @@ describe("drupalRewriteUrl with the plugin under a prefix", () => {
       expect((await app.inject({ method: "POST", url, payload: { username: "demo", password: "demo-password" } })).statusCode, url).toBe(404);
     }
     expect(events.filter((event) => event.type === "config.routing")).toEqual([]);
-    for (const prefix of ["drupal", "/drupal/", "/a?b"]) expect(() => drupalRewriteUrl(options, { prefix }), prefix).toThrow(TypeError);
   });
 
-  it("says, when the server lacks it, which prefix to give", async () => {
+  it("says, when the server lacks it, how to give it", async () => {
     const events: AuthEvent[] = [];
     const app = Fastify();
     apps.push(app);
     await app.register(
       async (api) => {
-        await api.register(fastifySessionAuth, {
+        const sessionAuth = createSessionAuthPlugin({
           userStore: memoryUserStore([]),
           sessionStore: memorySessionStore(),
           secret: SECRET,
           onEvent: (event: AuthEvent) => events.push(event),
         });
-        api.setNotFoundHandler(api.sessionAuth.notFound());
+        await api.register(sessionAuth);
+        api.setNotFoundHandler(sessionAuth.notFound());
         // The site root's not-found handler answers through the plugin's too.
-        app.setNotFoundHandler((request, reply) => api.sessionAuth.notFound()(request, reply));
+        app.setNotFoundHandler((request, reply) => sessionAuth.notFound()(request, reply));
       },
       { prefix: "/drupal" },
     );
-    // Outside the prefix, or no ?q= at all: nothing drupalRewriteUrl would route, nothing said.
+    // Outside the prefix, or no ?q= at all: nothing rewriteUrl would route, nothing said.
     for (const url of ["/services/json/user/login", "/?q=services/json/user/login", "/drupal/services/json/nothing"]) {
       expect((await app.inject({ method: "POST", url })).statusCode, url).toBe(404);
     }
     expect(events.filter((event) => event.type === "config.routing")).toEqual([]);
     expect((await app.inject({ method: "POST", url: "/drupal/?q=services/json/user/login" })).statusCode).toBe(404);
     expect(events.filter((event) => event.type === "config.routing")).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('drupalRewriteUrl(options, { prefix: "/drupal" })') }),
+      expect.objectContaining({ message: expect.stringContaining("Fastify({ rewriteUrl: sessionAuth.rewriteUrl })") }),
     ]);
   });
 });
 
-describe("fastifySessionAuth under a prefix written with a trailing slash or a parameter", () => {
+describe("createSessionAuthPlugin under a prefix written with a trailing slash or a parameter", () => {
   it("serves below /api/ as below /api, and refuses a parametric prefix when registered", async () => {
     const { options } = recorded();
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl(options, { prefix: "/api" }) });
+    const sessionAuth = createSessionAuthPlugin(options);
+    const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl });
     apps.push(app);
     let endpointPath = "";
     await app.register(
       async (api) => {
-        await api.register(fastifySessionAuth, options);
-        endpointPath = api.sessionAuth.endpointPath;
+        await api.register(sessionAuth);
+        endpointPath = sessionAuth.endpointPath;
       },
       { prefix: "/api/" },
     );
@@ -308,8 +316,9 @@ describe("fastifySessionAuth under a prefix written with a trailing slash or a p
     expect(endpointPath).toBe("/api/services/json");
     const tenant = Fastify();
     apps.push(tenant);
-    await expect(tenant.register(async (api) => api.register(fastifySessionAuth, recorded().options), { prefix: "/:tenant" }).ready()).rejects.toThrow(
-      /fastifySessionAuth: the prefix "\/:tenant" has a parameter/,
+    const tenantAuth = createSessionAuthPlugin(recorded().options);
+    await expect(tenant.register(async (api) => api.register(tenantAuth), { prefix: "/:tenant" }).ready()).rejects.toThrow(
+      /createSessionAuthPlugin: the prefix "\/:tenant" has a parameter/,
     );
   });
 });

@@ -1,7 +1,7 @@
 /** The fetch binding on its own: Web-standard Requests in, Responses out, no server. */
 import { describe, expect, it, vi } from "vitest";
 import { memorySessionStore, memoryUserStore, SessionAuthError } from "services-session-auth";
-import { createSessionAuthHandler, type FetchSessionAuthOptions } from "services-session-auth/fetch";
+import { createSessionAuthHandler, type FetchSessionAuthOptions, type RuntimeEnv } from "services-session-auth/fetch";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 
 const SITE = "http://api.example.com";
@@ -14,6 +14,11 @@ function handler(overrides: Partial<FetchSessionAuthOptions> = {}) {
     hasher: fastHasher,
     ...overrides,
   });
+}
+
+/** What Node's servers hand beside a request: the IncomingMessage, as `{ incoming }` (node:http glue, @hono/node-server). */
+function node(remoteAddress: string | undefined, encrypted = false): RuntimeEnv {
+  return { incoming: { socket: { remoteAddress, encrypted } } };
 }
 
 function post(path: string, body: string, headers: Record<string, string> = {}) {
@@ -92,7 +97,7 @@ describe("createSessionAuthHandler", () => {
     expect((await logIn(handler({ trustProxy: truthy }), SITE, { "X-Forwarded-Proto": "https" })).session_name).toMatch(/^SSESS/);
   });
 
-  it("takes the scheme from info.secure over the URL's (a request line the client wrote), a trusted proxy's over both", async () => {
+  it("takes the scheme from the socket over the URL's (a request line the client wrote), a trusted proxy's over both", async () => {
     const login = (auth: ReturnType<typeof handler>, url: string, secure: boolean, headers: Record<string, string> = {}) =>
       auth.handle(
         new Request(`${url}/services/json/user/login.json`, {
@@ -100,7 +105,7 @@ describe("createSessionAuthHandler", () => {
           headers: { "Content-Type": "application/json", ...headers },
           body: JSON.stringify({ username: "demo", password: "demo-password" }),
         }),
-        { clientAddress: "127.0.0.1", secure },
+        node("127.0.0.1", secure),
       );
     const claimed = await login(handler(), "https://api.example.com", false);
     expect(claimed?.headers.getSetCookie()[0]).toMatch(/^SESS[0-9a-f]{32}=[\w-]{43}; .*; HttpOnly$/);
@@ -112,8 +117,8 @@ describe("createSessionAuthHandler", () => {
     // The guard reads the same scheme: the SSESS cookie is the session over TLS, not over plain HTTP.
     const guard = auth.requireSession();
     const me = new Request(`${SITE}/services/json/me`, { headers: { Cookie: cookie.split(";")[0]! } });
-    expect((await guard(me, { clientAddress: "127.0.0.1", secure: true })).auth?.user.name).toBe("demo");
-    expect((await guard(me, { clientAddress: "127.0.0.1", secure: false })).response?.status).toBe(401);
+    expect((await guard(me, node("127.0.0.1", true))).auth?.user.name).toBe("demo");
+    expect((await guard(me, node("127.0.0.1", false))).response?.status).toBe(401);
     const proxied = await login(handler({ trustProxy: "loopback" }), SITE, false, { "X-Forwarded-Proto": "https" });
     expect(proxied?.headers.getSetCookie()[0]).toMatch(/^SSESS/);
   });
@@ -214,33 +219,34 @@ describe("createSessionAuthHandler", () => {
     ).toBe(403);
   });
 
-  it("guards from the server's parsed headers when the request info gives them, and never reads the Request's then", async () => {
-    const auth = handler();
+  it("reads the client from the runtime's env as Hono does, or the clientAddress option, and the request only from the Request", async () => {
+    const auth = handler({ onEvent: (event) => void (event.type === "address.unknown" && unknown.push(event.message)) });
+    const unknown: string[] = [];
     const demo = await logIn(auth);
     const requireSession = auth.requireSession();
-    // A Request whose headers may not be touched: as @hono/node-server's, built only on first touch.
-    const untouched = (url: string, init: RequestInit = {}) =>
-      Object.defineProperty(new Request(url, init), "headers", {
-        get() {
-          throw new Error("the Request's headers were read");
-        },
-      });
-    const host = new URL(SITE).host;
-    const passed = await requireSession(untouched(`${SITE}/players`), { headers: { host, cookie: demo.cookie } });
-    expect(passed.auth?.user.name).toBe("demo");
-    // Repeated Cookie headers in a hand-made record are joined as Node joins them.
-    const joined = await requireSession(untouched(`${SITE}/players`), { headers: { host, cookie: ["other=1", demo.cookie] } });
-    expect(joined.auth?.user.name).toBe("demo");
-    // An unsafe method's token, and the request id of its refusal's event, come from there too.
-    const withToken = await requireSession(untouched(`${SITE}/players`, { method: "POST" }), {
-      headers: { host, cookie: demo.cookie, "x-csrf-token": demo.token },
-    });
-    expect(withToken.auth?.user.name).toBe("demo");
-    const refused = await requireSession(untouched(`${SITE}/players`, { method: "POST" }), { headers: { host, cookie: demo.cookie, "x-csrf-token": "wrong" } });
-    expect(refused.error?.code).toBe("ERR_CSRF");
-    // Without a cookie there: no session, whatever the Request itself carries.
-    const elsewhere = await requireSession(new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } }), { headers: { host } });
-    expect(elsewhere.error?.code).toBe("ERR_UNAUTHENTICATED");
+    const me = () => new Request(`${SITE}/players`, { headers: { Cookie: demo.cookie } });
+    // Node ({ incoming }), Bun (the server's requestIP), Deno (the handler's info): each as Hono's c.env carries it.
+    const envs = [node("::ffff:192.0.2.1"), { requestIP: () => ({ address: "192.0.2.2" }) }, { remoteAddr: { hostname: "192.0.2.3" } }];
+    for (const env of envs) expect((await requireSession(me(), env)).auth?.user.name).toBe("demo");
+    await auth.endUserSessions("14");
+    const addresses = [];
+    for (const env of [...envs, undefined]) {
+      await auth.handle(post("/services/json/user/login.json", JSON.stringify({ username: "demo", password: "demo-password" })), env);
+      addresses.push((await auth.listSessions("14")).at(-1)?.record.ip);
+    }
+    expect(addresses).toEqual(["192.0.2.1", "192.0.2.2", "192.0.2.3", ""]);
+    // Without an address, the fix names this handler's own ways of giving one.
+    expect(unknown).toEqual([expect.stringContaining("createSessionAuthHandler({ clientAddress: (request, env) => … })")]);
+    // The app's own reading wins (a Worker: a header its platform sets).
+    const worker = handler({ clientAddress: (request) => request.headers.get("cf-connecting-ip") ?? undefined });
+    await worker.handle(
+      post("/services/json/user/login.json", JSON.stringify({ username: "demo", password: "demo-password" }), { "CF-Connecting-IP": "198.51.100.4" }),
+    );
+    expect((await worker.listSessions("14"))[0]?.record.ip).toBe("198.51.100.4");
+    expect(() => handler({ clientAddress: "cf-connecting-ip" as never })).toThrow(/createSessionAuthHandler: invalid options: clientAddress/);
+    // No back door: nothing beside the Request stands for its headers.
+    const smuggled = { incoming: { socket: { remoteAddress: "127.0.0.1" }, headers: { cookie: demo.cookie } } } as RuntimeEnv;
+    expect((await requireSession(new Request(`${SITE}/players`), smuggled)).error?.code).toBe("ERR_UNAUTHENTICATED");
   });
 
   it("believes X-Forwarded-For and X-Forwarded-Proto only from the proxies trustProxy names, as Express's trust proxy", async () => {
@@ -254,7 +260,7 @@ describe("createSessionAuthHandler", () => {
           "X-Forwarded-For": "203.0.113.9, 198.51.100.7",
           "X-Forwarded-Proto": "https",
         }),
-        { clientAddress },
+        node(clientAddress),
       );
       expect(reply?.status).toBe(200);
       const [session] = await auth.listSessions("14");
@@ -306,13 +312,16 @@ describe("createSessionAuthHandler", () => {
   it("starts and ends sessions for the app, and adds a guard's cookies to any response", async () => {
     const auth = handler();
     const user = await memoryUserStore(USERS, { hasher: fastHasher }).findById("14");
-    const started = await auth.startSession(new Request(`${SITE}/sso`), user!, { clientAddress: "::ffff:203.0.113.5" });
-    const cookie = String(started.headers["Set-Cookie"]?.[0]).split(";", 1)[0]!;
-    expect(started.reply.session_name).toBe(cookie.split("=")[0]);
-    expect(started.headers["Cache-Control"]).toBe("no-store");
+    const opened = new Headers();
+    const started = await auth.startSession(new Request(`${SITE}/sso`), opened, user!, node("::ffff:203.0.113.5"));
+    const cookie = opened.getSetCookie()[0]!.split(";", 1)[0]!;
+    expect(started.session_name).toBe(cookie.split("=")[0]);
+    expect(opened.get("Cache-Control")).toBe("no-store");
     expect((await auth.listSessions("14"))[0]?.record.ip).toBe("203.0.113.5");
-    expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }))).toMatchObject({ ended: true });
-    expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }))).toMatchObject({ ended: false });
+    const closed = new Headers();
+    expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }), closed)).toBe(true);
+    expect(closed.getSetCookie()[0]).toMatch(/=deleted; /);
+    expect(await auth.endSession(new Request(`${SITE}/bye`, { headers: { Cookie: cookie } }), new Headers())).toBe(false);
     const redirect = auth.withHeaders(Response.redirect(`${SITE}/home`, 302), { "Set-Cookie": ["a=b"] });
     expect([redirect.status, redirect.headers.get("location"), redirect.headers.getSetCookie()]).toEqual([302, `${SITE}/home`, ["a=b"]]);
   });
@@ -336,23 +345,23 @@ describe("createSessionAuthHandler", () => {
     if (passed.response !== undefined) throw new Error("refused");
     expect(passed.headers).toEqual({ "Access-Control-Allow-Origin": APP, "Access-Control-Allow-Credentials": "true", Vary: "Origin" });
     // The app's Vary kept; an immutable response too.
-    const own = auth.withGuard(Response.json([], { headers: { Vary: "Accept" } }), passed);
+    const own = auth.withHeaders(Response.json([], { headers: { Vary: "Accept" } }), passed.headers);
     expect([own.headers.get("access-control-allow-origin"), own.headers.get("vary")]).toEqual([APP, "Accept, Origin"]);
-    const redirect = auth.withGuard(Response.redirect(`${SITE}/home`, 302), { headers: { ...passed.headers, "Set-Cookie": ["a=b"] } });
+    const redirect = auth.withHeaders(Response.redirect(`${SITE}/home`, 302), { ...passed.headers, "Set-Cookie": ["a=b"] });
     expect([redirect.headers.get("location"), redirect.headers.getSetCookie(), redirect.headers.get("access-control-allow-origin")]).toEqual([
       `${SITE}/home`,
       ["a=b"],
       APP,
     ]);
     const untouched = Response.json([]);
-    expect(auth.withGuard(untouched, { headers: {} })).toBe(untouched);
+    expect(auth.withHeaders(untouched, {})).toBe(untouched);
     // A copy (the original left as it was), and none for a response made with them all already.
     const made = Response.json([], { headers: { Vary: "Accept" } });
-    expect(auth.withGuard(made, passed)).not.toBe(made);
+    expect(auth.withHeaders(made, passed.headers)).not.toBe(made);
     expect(made.headers.has("access-control-allow-origin")).toBe(false);
     const carrying = new Response("[]", { headers: { ...passed.headers, Vary: "Accept, Origin", "Set-Cookie": "a=b" } });
-    expect(auth.withGuard(carrying, { headers: { ...passed.headers, "Set-Cookie": ["a=b"] } })).toBe(carrying);
-    const lacksCookie = auth.withGuard(carrying, { headers: { ...passed.headers, "Set-Cookie": ["a=b", "c=d"] } });
+    expect(auth.withHeaders(carrying, { ...passed.headers, "Set-Cookie": ["a=b"] })).toBe(carrying);
+    const lacksCookie = auth.withHeaders(carrying, { ...passed.headers, "Set-Cookie": ["a=b", "c=d"] });
     expect(lacksCookie.headers.getSetCookie()).toEqual(["a=b", "c=d"]);
     // An unguarded route, a 404 on the paths CORS covers; nothing elsewhere.
     expect(auth.withCors(from("/api/notes"), Response.json([])).headers.get("access-control-allow-origin")).toBe(APP);

@@ -1,16 +1,15 @@
 import express, { type Express } from "express";
 import request from "supertest";
 import {
-  createSessionAuthRouter,
   memoryCounterStore,
   memorySessionStore,
   memoryUserStore,
   scryptHasher,
   type AuthEvent,
   type MemoryUserInput,
-  type SessionAuthRouter,
   type SessionAuthOptions,
 } from "services-session-auth";
+import { createSessionAuthRouter, type SessionAuthRouter } from "services-session-auth/express";
 
 /** A fixed secret of the required length, for tests only. */
 export const SECRET = "test-secret-0123456789-abcdefghijklmnop";

@@ -1,17 +1,11 @@
 import { createServer, type Server } from "node:http";
 import express from "express";
 import Fastify from "fastify";
-import {
-  createSessionAuthRouter,
-  memoryCounterStore,
-  memorySessionStore,
-  memoryUserStore,
-  type AuthEvent,
-  type SessionAuthOptions,
-} from "services-session-auth";
-import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { memoryCounterStore, memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { Hono } from "hono";
-import { honoSessionAuth } from "services-session-auth/hono";
+import { createSessionAuthMiddleware } from "services-session-auth/hono";
 import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
 import { fastHasher, SECRET, USERS } from "./app.js";
 
@@ -64,24 +58,25 @@ export async function bindingApp(
   if (binding === "fastify") {
     const hops = trustProxy;
     const trust = typeof hops === "number" ? (_address: string, hop: number) => hop < hops : hops;
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl(options), ...(trust === undefined ? {} : { trustProxy: trust }) });
-    await app.register(fastifySessionAuth, options);
-    const { requireSession, optionalSession } = app.sessionAuth;
+    const sessionAuth = createSessionAuthPlugin(options);
+    const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl, ...(trust === undefined ? {} : { trustProxy: trust }) });
+    await app.register(sessionAuth);
+    const { requireSession, optionalSession } = sessionAuth;
     app.get("/services/json/players", { preHandler: requireSession() }, async (request) => ({ players: ["Ana"], uid: request.auth?.user.uid }));
     app.post("/services/json/players", { preHandler: requireSession() }, async () => ({ added: true }));
     app.post("/services/json/open", { preHandler: requireSession({ csrf: false }) }, async () => ({ open: true }));
     app.get("/services/json/admin", { preHandler: requireSession({ roles: ["administrator"] }) }, async () => ({ admin: true }));
     app.get("/welcome", { preHandler: optionalSession() }, async (request) => ({ name: request.auth?.user.name ?? null }));
     app.all("/notes", { preHandler: requireSession() }, async () => ({ notes: [] }));
-    app.setNotFoundHandler(app.sessionAuth.notFound({ resources }));
-    app.setErrorHandler(app.sessionAuth.errorHandler());
+    app.setNotFoundHandler(sessionAuth.notFound({ resources }));
+    app.setErrorHandler(sessionAuth.errorHandler());
     await app.ready();
     return { server: app.server, events };
   }
-  const sessionAuth = honoSessionAuth({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
+  const sessionAuth = createSessionAuthMiddleware({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
   const { requireSession, optionalSession } = sessionAuth;
   const app = new Hono({ getPath: sessionAuth.getPath });
-  app.use(sessionAuth.services());
+  app.use(sessionAuth);
   app.get("/services/json/players", requireSession(), (c) => c.json({ players: ["Ana"], uid: c.var.auth?.user.uid }));
   app.post("/services/json/players", requireSession(), (c) => c.json({ added: true }));
   app.post("/services/json/open", requireSession({ csrf: false }), (c) => c.json({ open: true }));

@@ -7,7 +7,7 @@ import { etag } from "hono/etag";
 import { HTTPException } from "hono/http-exception";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
-import { honoSessionAuth } from "services-session-auth/hono";
+import { createSessionAuthMiddleware } from "services-session-auth/hono";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 import { statusLine, upload } from "../helpers/raw-upload.js";
 
@@ -17,9 +17,9 @@ const events: AuthEvent[] = [];
 
 /** A Hono app as the README writes one: the Services calls, guarded routes, a route for everyone, Services' 404s and errors. */
 function honoApp(options: SessionAuthOptions): Hono {
-  const sessionAuth = honoSessionAuth(options);
+  const sessionAuth = createSessionAuthMiddleware(options);
   const app = new Hono({ getPath: sessionAuth.getPath });
-  app.use(sessionAuth.services());
+  app.use(sessionAuth);
   // The app hands on a copy of the request with its cookie taken out, same URL, same env (and so the same IncomingMessage).
   app.use("/services/json/me", async (c, next) => {
     if (c.req.header("X-Anonymous") === undefined) return next();
@@ -226,7 +226,7 @@ describe("services-session-auth/hono under middleware that rebuilds the response
   const ORIGIN = "capacitor://localhost";
 
   beforeAll(async () => {
-    const sessionAuth = honoSessionAuth({
+    const sessionAuth = createSessionAuthMiddleware({
       userStore: memoryUserStore(USERS, { hasher: fastHasher }),
       sessionStore: memorySessionStore(),
       secret: SECRET,
@@ -242,7 +242,7 @@ describe("services-session-auth/hono under middleware that rebuilds the response
       c.header("Vary", "Accept-Language");
       await next();
     });
-    app.use(sessionAuth.services());
+    app.use(sessionAuth);
     app.get("/services/json/me", sessionAuth.requireSession(), (c) => {
       c.header("Vary", "Accept-Encoding");
       c.header("Set-Cookie", "theme=dark; path=/");
@@ -283,7 +283,7 @@ describe("services-session-auth/hono under middleware that rebuilds the response
 describe("services-session-auth/hono mounted on the paths it serves", () => {
   it("never answers a Services call where it is not mounted: the not-found handler's 404, and one event saying where to mount it", async () => {
     const events: AuthEvent[] = [];
-    const sessionAuth = honoSessionAuth({
+    const sessionAuth = createSessionAuthMiddleware({
       userStore: memoryUserStore(USERS, { hasher: fastHasher }),
       sessionStore: memorySessionStore(),
       secret: SECRET,
@@ -293,7 +293,7 @@ describe("services-session-auth/hono mounted on the paths it serves", () => {
     });
     const app = new Hono({ getPath: sessionAuth.getPath });
     // Mounted as the quick start mounts it, for the default endpoint: this one is api/v1.
-    app.use("/services/*", sessionAuth.services());
+    app.use("/services/*", sessionAuth);
     app.notFound(sessionAuth.notFound());
     const login = () =>
       app.request("/api/v1/user/login", {
@@ -311,7 +311,7 @@ describe("services-session-auth/hono mounted on the paths it serves", () => {
     expect((await app.request("/api/v1/nothing")).status).toBe(404);
     expect((await app.request("/elsewhere")).status).toBe(404);
     const said = events.filter((event) => event.type === "config.routing");
-    expect(said).toEqual([expect.objectContaining({ message: expect.stringContaining("mount services() on /api/v1/*") })]);
+    expect(said).toEqual([expect.objectContaining({ message: expect.stringContaining("mount the middleware on /api/v1/*") })]);
     expect(events.filter((event) => event.type.startsWith("login"))).toEqual([]);
   });
 });
@@ -321,14 +321,14 @@ describe("services-session-auth/hono beside an app that changes the request and 
   let site: string;
   let own: ServerType;
   beforeAll(async () => {
-    const sessionAuth = honoSessionAuth({
+    const sessionAuth = createSessionAuthMiddleware({
       userStore: memoryUserStore(USERS, { hasher: fastHasher }),
       sessionStore: memorySessionStore(),
       secret: SECRET,
       hasher: fastHasher,
     });
     app = new Hono({ getPath: sessionAuth.getPath });
-    app.use("/services/*", sessionAuth.services());
+    app.use("/services/*", sessionAuth);
     // The app takes the cookie out of the request in place, for its public pages.
     app.use("/public/*", async (c, next) => {
       c.req.raw.headers.delete("Cookie");

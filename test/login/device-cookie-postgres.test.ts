@@ -6,7 +6,8 @@
 import express from "express";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, type PasswordHasher } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, type PasswordHasher } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { drupal7Hasher, drupal7UserStore } from "services-session-auth/drupal";
 import { createPostgres, type TestDrupalDb } from "../drupal/helpers/drupal-databases.js";
 import { SEED_ROLES, SEED_USERS, seedUsers } from "../drupal/helpers/drupal-seed.js";

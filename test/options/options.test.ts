@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { secretSchema } from "../../src/keys/secret.js";
 import { describe, expect, it } from "vitest";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, memoryUserStore } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { sealedCookieStore } from "services-session-auth/sealed-cookie";
 import { SECRET } from "../helpers/app.js";
 

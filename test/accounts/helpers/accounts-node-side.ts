@@ -6,7 +6,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { createSessionAuthRouter, type AccountsOptions, type AuthEvent, type MailMessage } from "services-session-auth";
+import { type AccountsOptions, type AuthEvent, type MailMessage } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import {
   drupal7AccountSettings,
   drupal7CsrfToken,

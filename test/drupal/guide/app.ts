@@ -1,6 +1,7 @@
 import express from "express";
 import mysql from "mysql2/promise";
-import { createSessionAuthRouter, memorySessionStore, scryptHasher } from "services-session-auth";
+import { memorySessionStore, scryptHasher } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import {
   drupal7CsrfToken,
   drupal7Hasher,

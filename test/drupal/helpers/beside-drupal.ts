@@ -9,7 +9,8 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll } from "vitest";
-import { createSessionAuthRouter, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { type AuthEvent, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import {
   drupal7CsrfToken,
   drupal7Hasher,

@@ -2,11 +2,12 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import Fastify from "fastify";
-import { createSessionAuthRouter, memoryCounterStore, memorySessionStore, memoryUserStore, type SessionAuthOptions } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, memoryUserStore, type SessionAuthOptions } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import { createSessionAuthHandler } from "services-session-auth/fetch";
-import { drupalRewriteUrl, fastifySessionAuth } from "services-session-auth/fastify";
+import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { Hono } from "hono";
-import { honoSessionAuth } from "services-session-auth/hono";
+import { createSessionAuthMiddleware } from "services-session-auth/hono";
 import { fastHasher, SECRET } from "../../helpers/app.js";
 import type { Framework } from "../../helpers/frameworks.js";
 import { serveFetch } from "../../../examples/sports-api/serve-fetch.js";
@@ -63,10 +64,11 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
   };
 
   if (framework === "fastify") {
-    const app = Fastify({ rewriteUrl: drupalRewriteUrl(), trustProxy: "loopback" });
-    await app.register(fastifySessionAuth, options);
-    app.setNotFoundHandler(app.sessionAuth.notFound());
-    app.setErrorHandler(app.sessionAuth.errorHandler());
+    const sessionAuth = createSessionAuthPlugin(options);
+    const app = Fastify({ rewriteUrl: sessionAuth.rewriteUrl, trustProxy: "loopback" });
+    await app.register(sessionAuth);
+    app.setNotFoundHandler(sessionAuth.notFound());
+    app.setErrorHandler(sessionAuth.errorHandler());
     await app.listen({ port: 0, host: "127.0.0.1" });
     return {
       port: (app.server.address() as AddressInfo).port,
@@ -83,15 +85,15 @@ export async function recordedSite(framework: Framework): Promise<RunningSite> {
     const notFound = sessionAuth.notFound();
     server = serveFetch(async (request, incoming) => {
       try {
-        return (await sessionAuth.handle(request, { clientAddress: incoming.socket.remoteAddress })) ?? notFound(request);
+        return (await sessionAuth.handle(request, { incoming })) ?? notFound(request);
       } catch (error) {
         return sessionAuth.errorResponse(error, request);
       }
     });
   } else if (framework === "hono") {
-    const sessionAuth = honoSessionAuth({ ...options, trustProxy: "loopback" });
+    const sessionAuth = createSessionAuthMiddleware({ ...options, trustProxy: "loopback" });
     const app = new Hono({ getPath: sessionAuth.getPath });
-    app.use(sessionAuth.services());
+    app.use(sessionAuth);
     app.notFound(sessionAuth.notFound());
     app.onError(sessionAuth.onError());
     server = serveFetch((request, incoming) => app.fetch(request, { incoming }));

@@ -1,6 +1,6 @@
 import express from "express";
 import mysql from "mysql2/promise";
-import { createSessionAuthRouter } from "services-session-auth";
+import { createSessionAuthRouter } from "services-session-auth/express";
 import {
   drupal7CsrfToken,
   drupal7FloodCounterStore,
