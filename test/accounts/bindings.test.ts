@@ -18,8 +18,6 @@ import {
   type SessionAuthOptions,
   type UserStore,
 } from "services-session-auth";
-import { createSessionAuthHandler } from "services-session-auth/fetch";
-import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
 import { bindingApp } from "../helpers/bindings.js";
 import { FRAMEWORKS, type Framework } from "../helpers/frameworks.js";
@@ -45,17 +43,7 @@ async function accountsApp(
       settings: { siteName: "Sports", siteMail: "site@example.com", ...(accounts.settings as object | undefined) },
     },
   };
-  let server: Server;
-  if (framework === "fetch") {
-    const auth = createSessionAuthHandler(options);
-    const notFound = auth.notFound();
-    server = serveFetch(async (request, incoming) => {
-      const env = { incoming };
-      return (await auth.handle(request, env)) ?? notFound(request, env);
-    });
-  } else {
-    server = (await bindingApp(framework, options)).server;
-  }
+  const { server } = await bindingApp(framework, options);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   servers.push(server);
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/services/json/`, sent, events, server };

@@ -11,7 +11,8 @@ import express from "express";
 import { memorySessionStore, memoryUserStore } from "services-session-auth";
 import { createSessionAuthRouter } from "services-session-auth/express";
 import { fastHasher, SECRET, USERS } from "../helpers/app.js";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -35,7 +36,7 @@ function raw(server: Server, head: string, body = ""): Promise<{ status: string;
   });
 }
 
-describe.each(BINDINGS)("a request line in absolute-form, on %s", (binding) => {
+describe.each(FRAMEWORKS)("a request line in absolute-form, on %s", (binding) => {
   it("logs in, refuses and answers not-found by the path, as the framework routes it", async () => {
     const { server } = await bindingApp(binding);
     servers.push(server);
@@ -54,7 +55,7 @@ describe.each(BINDINGS)("a request line in absolute-form, on %s", (binding) => {
   });
 });
 
-describe.each(BINDINGS)("a ?q= call in absolute-form, on %s", (binding) => {
+describe.each(FRAMEWORKS)("a ?q= call in absolute-form, on %s", (binding) => {
   it("is routed by q to the app's route and to Services' not-found, as its origin-form is", async () => {
     const { server } = await bindingApp(binding);
     servers.push(server);

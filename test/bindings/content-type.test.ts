@@ -8,7 +8,8 @@ import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 
 const CREDENTIALS = JSON.stringify({ username: "demo", password: "demo-password" });
 
@@ -28,7 +29,7 @@ function post(port: number, path: string, body: string): Promise<{ status: numbe
   });
 }
 
-describe.each(BINDINGS)("an unreadable Content-Type on %s", (binding) => {
+describe.each(FRAMEWORKS)("an unreadable Content-Type on %s", (binding) => {
   it("is Services' 406 on the endpoint, and no obstacle to the token call", async () => {
     const { server } = await bindingApp(binding);
     const agent = request(server);

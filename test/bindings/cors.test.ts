@@ -7,7 +7,8 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import type { SessionAuthOptions } from "services-session-auth";
-import { BINDINGS, bindingApp, type Binding } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS, type Framework } from "../helpers/frameworks.js";
 
 type Agent = ReturnType<typeof request>;
 
@@ -45,12 +46,12 @@ async function login(agent: Agent) {
   return { ...body, cookie: `${body.session_name}=${body.sessid}` };
 }
 
-async function app(binding: Binding, overrides: Partial<SessionAuthOptions> = CROSS_SITE) {
+async function app(binding: Framework, overrides: Partial<SessionAuthOptions> = CROSS_SITE) {
   const { server, events } = await bindingApp(binding, overrides);
   return { agent: request(server), events };
 }
 
-describe.each(BINDINGS)("CORS for the app origins on %s", (binding) => {
+describe.each(FRAMEWORKS)("CORS for the app origins on %s", (binding) => {
   it("answers a listed origin's preflight 204 on the endpoint, its ?q= spelling, services/session/token and routes below the endpoint", async () => {
     const { agent } = await app(binding);
     for (const path of ["/services/json/system/connect.json", "/?q=services/json/user/login.json", "/services/session/token", "/services/json/players"]) {

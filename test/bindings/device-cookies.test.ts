@@ -12,7 +12,8 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { memoryUserStore, type PasswordHasher } from "services-session-auth";
-import { BINDINGS, bindingApp, type Binding } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS, type Framework } from "../helpers/frameworks.js";
 import { deviceCookieOf, fastHasher, setCookies, USERS } from "../helpers/app.js";
 
 const LOGIN = "/services/json/user/login";
@@ -20,7 +21,7 @@ const HOME = "198.51.100.7";
 const ATTACKER = "203.0.113.66";
 
 /** An app with device cookies on, `démo` (uid 30) beside `demo` (uid 14), and a hasher that counts the passwords it checks. */
-async function deviceApp(binding: Binding) {
+async function deviceApp(binding: Framework) {
   const verified: string[] = [];
   const hasher: PasswordHasher = { ...fastHasher, verify: (hash, password) => (verified.push(password), fastHasher.verify(hash, password)) };
   const userStore = memoryUserStore([...USERS, { uid: "30", name: "démo", password: "accent-password" }], { hasher: fastHasher });
@@ -42,7 +43,7 @@ async function deviceApp(binding: Binding) {
   return { verified, login, lock };
 }
 
-describe.each(BINDINGS)("device cookies on %s", (binding) => {
+describe.each(FRAMEWORKS)("device cookies on %s", (binding) => {
   it("are bound to the account that earned them: démo's cookie buys no guesses at demo", async () => {
     const { verified, login, lock } = await deviceApp(binding);
     const accent = deviceCookieOf(await login(HOME, "démo", "accent-password"));

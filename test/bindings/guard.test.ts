@@ -1,15 +1,16 @@
 /**
  * The route guards on every binding, from one table: the same app (test/helpers/bindings.ts)
  * on the Express router, the Fastify plugin and the fetch handler in Hono, the same requests,
- * the same replies. Binding-specific behaviour (Express's `onDenied`, a form body the app
+ * the same replies. Framework-specific behaviour (Express's `onDenied`, a form body the app
  * parsed) is tested with its binding.
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { login, statusText } from "../helpers/app.js";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 
-describe.each(BINDINGS)("route guards on %s", (binding) => {
+describe.each(FRAMEWORKS)("route guards on %s", (binding) => {
   async function app() {
     const { server } = await bindingApp(binding);
     return request(server);

@@ -7,12 +7,13 @@
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 import { setCookies } from "../helpers/app.js";
 
 const DELETED = "=deleted; expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; path=/";
 
-describe.each(BINDINGS)("the SESS… twin of an HTTPS session cookie on %s", (binding) => {
+describe.each(FRAMEWORKS)("the SESS… twin of an HTTPS session cookie on %s", (binding) => {
   it("is deleted beside the SSESS… cookie at logout and with a stale cookie, and only when the request carried it", async () => {
     const { server } = await bindingApp(binding, {}, "loopback");
     const agent = request(server);

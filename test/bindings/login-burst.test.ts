@@ -14,7 +14,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { memoryCounterStore } from "services-session-auth";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 import { postJson, type Reply } from "../helpers/clients.js";
 import { arrivalGate } from "../helpers/arrival-gate.js";
 
@@ -29,7 +30,7 @@ async function listening(server: Server): Promise<number> {
 const burst = (port: number, size: number): Promise<Reply[]> =>
   Promise.all(Array.from({ length: size }, () => postJson(port, LOGIN, { username: "demo", password: "demo-password" }, { from: "127.0.0.9" })));
 
-describe.each(BINDINGS)("right passwords sent 20 at a time for one account from one address on %s", (binding) => {
+describe.each(FRAMEWORKS)("right passwords sent 20 at a time for one account from one address on %s", (binding) => {
   it("are all let in, one turn after another, and never lock the account or the address", async () => {
     // An address limit below one burst: a single burst's refusals, counted as failures, would lock it.
     const gate = arrivalGate(20);

@@ -6,12 +6,13 @@
  * server, here the example's node:http adapter, which reads and drops the rest.
  */
 import { describe, expect, it } from "vitest";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 import { statusLine, upload } from "../helpers/raw-upload.js";
 
 const MB = 1024 * 1024;
 
-describe.each(BINDINGS)("oversized uploads on %s", (binding) => {
+describe.each(FRAMEWORKS)("oversized uploads on %s", (binding) => {
   it("get the 413, declared and chunked, JSON and form, and the server stays up", async () => {
     const { server } = await bindingApp(binding);
     server.listen(0, "127.0.0.1");

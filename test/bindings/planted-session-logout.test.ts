@@ -7,12 +7,13 @@
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 import { setCookies } from "../helpers/app.js";
 
 type Session = { sessid: string; session_name: string; token: string };
 
-describe.each(BINDINGS)("a logout beside a planted live session on %s", (binding) => {
+describe.each(FRAMEWORKS)("a logout beside a planted live session on %s", (binding) => {
   async function setUp() {
     const { server, events } = await bindingApp(binding);
     const agent = request(server);

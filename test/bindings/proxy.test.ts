@@ -5,7 +5,8 @@
  */
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 
 const LOGIN = "/services/json/user/login.json";
 
@@ -13,7 +14,7 @@ function login(agent: ReturnType<typeof request>, forwardedFor: string, username
   return agent.post(LOGIN).set("X-Forwarded-For", forwardedFor).send({ username, password });
 }
 
-describe.each(BINDINGS)("client addresses behind a proxy on %s", (binding) => {
+describe.each(FRAMEWORKS)("client addresses behind a proxy on %s", (binding) => {
   it.each([["loopback"], [1]])("counts each client the trusted proxy (%s) names on its own: one's failures lock no other out", async (trustProxy) => {
     const { server, events } = await bindingApp(binding, { throttle: { ipLimit: 3 } }, trustProxy);
     const agent = request(server);

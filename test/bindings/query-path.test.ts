@@ -8,12 +8,13 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore } from "services-session-auth";
 import { createSessionAuthPlugin } from "services-session-auth/fastify";
-import { BINDINGS, bindingApp } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS } from "../helpers/frameworks.js";
 import { fastHasher, SECRET } from "../helpers/app.js";
 
 const CREDENTIALS = { username: "demo", password: "demo-password" };
 
-describe.each(BINDINGS)("?q= paths on %s", (binding) => {
+describe.each(FRAMEWORKS)("?q= paths on %s", (binding) => {
   it("routes a repeated q by its last value", async () => {
     const { server } = await bindingApp(binding);
     const agent = request(server);
@@ -26,7 +27,7 @@ describe.each(BINDINGS)("?q= paths on %s", (binding) => {
   });
 });
 
-describe.each(BINDINGS)("?q= reaches only what Drupal clients call there, on %s", (binding) => {
+describe.each(FRAMEWORKS)("?q= reaches only what Drupal clients call there, on %s", (binding) => {
   it("routes the endpoint and the token call, never another app path unless queryRoutes lists it", async () => {
     const { server } = await bindingApp(binding);
     const agent = request(server);
@@ -45,7 +46,7 @@ describe.each(BINDINGS)("?q= reaches only what Drupal clients call there, on %s"
   });
 });
 
-describe.each(BINDINGS)("paths of the package's that overlap, on %s", (binding) => {
+describe.each(FRAMEWORKS)("paths of the package's that overlap, on %s", (binding) => {
   it("reads ?q= on a query path below the endpoint, and answers the token call under an endpoint named services", async () => {
     const { server } = await bindingApp(binding, { queryPaths: ["/", "/services/json/index.php"] });
     const below = await request(server).post("/services/json/index.php?q=services/json/user/login").send(CREDENTIALS);

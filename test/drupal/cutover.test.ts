@@ -14,7 +14,8 @@ import {
   upgradingHasher,
 } from "services-session-auth/drupal";
 import { fastHasher, setCookies } from "../helpers/app.js";
-import { BINDINGS, bindingApp, type Binding } from "../helpers/bindings.js";
+import { bindingApp } from "../helpers/bindings.js";
+import { FRAMEWORKS, type Framework } from "../helpers/frameworks.js";
 import { CookieJar } from "../helpers/cookie-jar.js";
 import { describeEachDrupalDb, type TestDrupalDb } from "./helpers/drupal-db.js";
 import { drupalClient, insertSessions, SEED_HASH_SALT, SEED_USERS, seedSite } from "./helpers/drupal-seed.js";
@@ -24,7 +25,7 @@ const HOST = "sports.example.com";
 const SESSION_NAME = `SESS${createHash("sha256").update(HOST).digest("hex").slice(0, 32)}`;
 
 /** The cut-over configuration on one binding: Drupal's users, sessions, tokens and hashes. */
-async function cutOverApp(db: TestDrupalDb, binding: Binding) {
+async function cutOverApp(db: TestDrupalDb, binding: Framework) {
   const database = { pool: db.pool, dialect: db.dialect, prefix: db.prefix };
   const privateKey = await readDrupal7PrivateKey(database);
   const sessionStore = memorySessionStore();
@@ -38,8 +39,8 @@ async function cutOverApp(db: TestDrupalDb, binding: Binding) {
   return { app, sessionStore, database };
 }
 
-// The same cut-over on every binding: the Express router, the Fastify plugin, the fetch handler in Hono.
-for (const binding of BINDINGS)
+// The same cut-over on every binding: the Express router, the Fastify plugin, the Hono middleware, the fetch handler.
+for (const binding of FRAMEWORKS)
   describeEachDrupalDb(`cut-over from Drupal 7 (${binding})`, (db) => {
     beforeAll(async () => {
       await seedSite(db());

@@ -6,12 +6,11 @@ import { createSessionAuthRouter } from "services-session-auth/express";
 import { createSessionAuthPlugin } from "services-session-auth/fastify";
 import { Hono } from "hono";
 import { createSessionAuthMiddleware } from "services-session-auth/hono";
+import { createSessionAuthHandler, type FetchGuard, type FetchSessionAuthOptions } from "services-session-auth/fetch";
+import type { RequestAuth } from "services-session-auth";
 import { serveFetch } from "../../examples/sports-api/serve-fetch.js";
 import { fastHasher, SECRET, USERS } from "./app.js";
-
-/** The bindings, each serving the same app: the Express router, the Fastify plugin, the Hono middleware. */
-export const BINDINGS = ["express", "fastify", "hono"] as const;
-export type Binding = (typeof BINDINGS)[number];
+import type { Framework } from "./frameworks.js";
 
 /**
  * The app every binding test drives, built on one binding: the Services calls, and the
@@ -19,11 +18,11 @@ export type Binding = (typeof BINDINGS)[number];
  * /services/json/open without CSRF, GET /services/json/admin for administrators, GET
  * /welcome for everyone, any method on /notes outside the endpoint path), Services' 404s and the wire format's errors. Resolves a Node
  * server, not yet listening (supertest listens). Hono is served by a node:http adapter that
- * keeps Services' reason phrases. `trustProxy` is each framework's own setting, as an app
+ * keeps Services' reason phrases, and so is fetch, its routes matched by hand as a fetch app matches them. `trustProxy` is each framework's own setting, as an app
  * gives it (a hop count to Fastify as a function: Fastify 5 refuses a bare number).
  */
 export async function bindingApp(
-  binding: Binding,
+  binding: Framework,
   overrides: Partial<SessionAuthOptions> = {},
   trustProxy?: number | string,
 ): Promise<{ server: Server; events: AuthEvent[] }> {
@@ -73,6 +72,7 @@ export async function bindingApp(
     await app.ready();
     return { server: app.server, events };
   }
+  if (binding === "fetch") return { server: fetchApp({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) }, resources), events };
   const sessionAuth = createSessionAuthMiddleware({ ...options, ...(trustProxy === undefined ? {} : { trustProxy }) });
   const { requireSession, optionalSession } = sessionAuth;
   const app = new Hono({ getPath: sessionAuth.getPath });
@@ -86,4 +86,39 @@ export async function bindingApp(
   app.notFound(sessionAuth.notFound({ resources }));
   app.onError(sessionAuth.onError());
   return { server: serveFetch((request, incoming) => app.fetch(request, { incoming })), events };
+}
+
+/** The app's routes on fetch, by method and path (`*` for any method): the guard, and the body it answers once let through. */
+type FetchRoutes = Record<string, readonly [FetchGuard<RequestAuth | undefined>, (auth: RequestAuth | undefined) => unknown]>;
+
+/** {@link bindingApp}'s app on the fetch handler: the Services calls first, then the app's routes behind their guards, else Services' 404s. */
+function fetchApp(options: FetchSessionAuthOptions, resources: string[]): Server {
+  const sessionAuth = createSessionAuthHandler(options);
+  const { requireSession, optionalSession } = sessionAuth;
+  const routes: FetchRoutes = {
+    "GET /services/json/players": [requireSession(), (auth) => ({ players: ["Ana"], uid: auth?.user.uid })],
+    "POST /services/json/players": [requireSession(), () => ({ added: true })],
+    "POST /services/json/open": [requireSession({ csrf: false }), () => ({ open: true })],
+    "GET /services/json/admin": [requireSession({ roles: ["administrator"] }), () => ({ admin: true })],
+    "GET /welcome": [optionalSession(), (auth) => ({ name: auth?.user.name ?? null })],
+    "* /notes": [requireSession(), () => ({ notes: [] })],
+  };
+  const notFound = sessionAuth.notFound({ resources });
+  return serveFetch(async (request, incoming) => {
+    const env = { incoming };
+    try {
+      const answered = await sessionAuth.handle(request, env);
+      if (answered !== undefined) return answered;
+      const path = sessionAuth.routedPath(request);
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      const route = routes[`${method} ${path}`] ?? routes[`* ${path}`];
+      if (route === undefined) return notFound(request, env);
+      const [guard, body] = route;
+      const result = await guard(request, env);
+      if (result.response !== undefined) return result.response;
+      return sessionAuth.withHeaders(Response.json(body(result.auth)), result.headers);
+    } catch (error) {
+      return sessionAuth.errorResponse(error, request, env);
+    }
+  });
 }

@@ -36,6 +36,8 @@ describe("the layer lint", () => {
     expect(await layerErrors("src/fetch/planted.ts", `export * from "../hono/middleware.js";\n`)).toHaveLength(1);
     expect(await layerErrors("src/hono/planted.ts", `export * from "../fetch/create-session-auth-handler.js";\n`)).toHaveLength(1);
     expect(await layerErrors("src/web/planted.ts", `export * from "../hono/middleware.js";\n`)).toHaveLength(1);
+    // The root is framework-neutral: it stands on no binding.
+    expect(await layerErrors("src/index.ts", `export * from "./express/create-session-auth-router.js";\n`)).toHaveLength(1);
     expect(await layerErrors("src/fastify/planted.ts", `export * from "../express/request.js";\n`)).toHaveLength(1);
   });
 
