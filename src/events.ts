@@ -47,6 +47,8 @@ export type AuthEvent = AuthEventContext &
     /** A login from another site's app origin whose cookie the browser will drop; answered as usual, `message` says why. */
     | { readonly type: "cookie.cross-site"; readonly origin: string; readonly ip: string; readonly message: string }
     | { readonly type: "logout"; readonly uid: string; readonly session: string; readonly ip: string }
+    /** Every session of a user ended by the app ("log out everywhere", `endUserSessions`); `sessions`: how many ended. */
+    | { readonly type: "logout.everywhere"; readonly uid: string; readonly sessions: number }
     /** A logout a shared store refused: refused here and retried, other instances may accept it meanwhile; the client got a 503. */
     | { readonly type: "logout.unrecorded"; readonly uid: string; readonly session: string; readonly ip: string }
     | { readonly type: "session.expired"; readonly uid: string; readonly session: string; readonly reason: "idle" | "absolute" }

@@ -139,6 +139,7 @@ describe("option types", () => {
       | "config.routing"
       | "cookie.cross-site"
       | "logout"
+      | "logout.everywhere"
       | "logout.unrecorded"
       | "session.expired"
       | "session.revoked"

@@ -18,5 +18,5 @@
  *
  * @module
  */
-export { createSessionAuthPlugin, type SessionAuthPlugin } from "../fastify/plugin.js";
+export { createSessionAuthPlugin, type FastifyExchange, type SessionAuthPlugin } from "../fastify/plugin.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

@@ -25,4 +25,5 @@ export type { FetchGuard, FetchGuardResult, FetchSessionAuthOptions, SessionAuth
 export type { RuntimeEnv } from "../web/request.js";
 export type { HeaderRecord } from "../http-output/headers.js";
 export type { TrustProxy } from "../http-input/trust-proxy.js";
+export type { WebSessionAuthOptions } from "../web/binding.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

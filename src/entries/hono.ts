@@ -20,5 +20,6 @@
 export { createSessionAuthMiddleware } from "../hono/middleware.js";
 export type { HonoSessionAuthOptions, SessionAuthEnv, SessionAuthMiddleware } from "../hono/middleware.js";
 export type { TrustProxy } from "../http-input/trust-proxy.js";
+export type { WebSessionAuthOptions } from "../web/binding.js";
 export type { HeaderRecord } from "../http-output/headers.js";
 export type { AuthUser, RequestAuth } from "../sessions/session-check.js";

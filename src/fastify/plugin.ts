@@ -18,10 +18,11 @@ declare module "fastify" {
   }
 }
 
-type Exchange = [request: FastifyRequest, reply: FastifyReply];
+/** A Fastify request and its reply, as `startSession` and `endSession` take them. */
+export type FastifyExchange = [request: FastifyRequest, reply: FastifyReply];
 /** What {@link createSessionAuthPlugin} returns: the plugin to register, with the guards and handlers for the app's own routes. */
 export interface SessionAuthPlugin
-  extends FastifyPluginAsync, SessionAuthContract<preHandlerHookHandler, (...exchange: Exchange) => Promise<FastifyReply>, Exchange> {
+  extends FastifyPluginAsync, SessionAuthContract<preHandlerHookHandler, (...exchange: FastifyExchange) => Promise<FastifyReply>, FastifyExchange> {
   /** Fastify's `rewriteUrl` for Drupal's `?q=` paths (Fastify takes it only at creation): `Fastify({ rewriteUrl: sessionAuth.rewriteUrl })`. */
   rewriteUrl(request: IncomingMessage): string;
   /** For `setErrorHandler`: errors in the wire format, anything else a body-less 500 logged with `request.log.error`. */

@@ -6,11 +6,11 @@ export type Json = string | number | boolean | null | readonly Json[] | { readon
 /** An OpenAPI 3.1 document (or any part of one): plain JSON, ready for `JSON.stringify`. */
 export type OpenApiObject = { [key: string]: Json };
 
-/** An HTTP method an app route guarded by {@link SessionAuthRouter.requireSession} may have. */
+/** An HTTP method an app route guarded by a binding's `requireSession()` may have. */
 export type GuardedMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /**
- * One of the app's own routes behind {@link SessionAuthRouter.requireSession}, to describe in the document.
+ * One of the app's own routes behind a binding's `requireSession()`, to describe in the document.
  *
  * @example
  * ```ts
@@ -50,7 +50,7 @@ export interface OpenApiOptions {
   readonly info?: { readonly title?: string; readonly version?: string; readonly description?: string };
   /** The document's `servers`. @default none (the document's own origin) */
   readonly servers?: readonly { readonly url: string; readonly description?: string }[];
-  /** The app's routes behind {@link SessionAuthRouter.requireSession}. @default none */
+  /** The app's routes behind a binding's `requireSession()`. @default none */
   readonly routes?: readonly GuardedRoute[];
 }
 

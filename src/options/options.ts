@@ -10,7 +10,7 @@ import type { SessionStore, UserStore } from "../types.js";
 import type { AccountsOptions } from "../accounts/options.js";
 
 /**
- * Options of {@link createSessionAuthRouter}: the stores and the secret, then each concept's own
+ * Options of every binding's factory (`createSessionAuthRouter`, `createSessionAuthPlugin`, `createSessionAuthMiddleware`, `createSessionAuthHandler`): the stores and the secret, then each concept's own
  * (cookie, sessions, login, origins, CORS, endpoint), checked once at start-up. All: docs/options.md.
  *
  * @example

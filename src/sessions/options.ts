@@ -83,7 +83,7 @@ export function sessionSettings(
 }
 
 /**
- * Options of {@link SessionAuthRouter.requireSession}, per route.
+ * Options of a binding's `requireSession()`, per route.
  *
  * @example
  * ```ts

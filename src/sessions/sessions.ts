@@ -305,8 +305,11 @@ export class Sessions {
   }
 
   /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
-  endAll(uid: string): Promise<number> {
-    return this.#store.destroyByUser(uid);
+  async endAll(uid: string, requestId?: string): Promise<number> {
+    const sessions = await this.#store.destroyByUser(uid);
+    // An audit trail needs "log out everywhere" as much as a single logout.
+    this.#emit({ type: "logout.everywhere", uid, sessions }, requestId);
+    return sessions;
   }
 
   /** Ends every session of a user but `keep` (a new password: the caller's own stays); resolves how many ended. */

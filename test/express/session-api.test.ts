@@ -1,7 +1,7 @@
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { memoryCounterStore, memorySessionStore, memoryUserStore, sessionCookieFor, type SessionAuthOptions } from "services-session-auth";
+import { memoryCounterStore, memorySessionStore, memoryUserStore, sessionCookieFor, type AuthEvent, type SessionAuthOptions } from "services-session-auth";
 import { createSessionAuthRouter } from "services-session-auth/express";
 import { createTestApp, fastHasher, login, SECRET, setCookies, USERS } from "../helpers/app.js";
 
@@ -119,14 +119,16 @@ describe("SessionAuthRouter.optionalSession", () => {
 });
 
 describe("SessionAuthRouter.listSessions and endUserSessions", () => {
-  it("list a user's devices oldest first and end them all", async () => {
-    const { app, auth } = ssoApp();
+  it("list a user's devices oldest first and end them all, with one audit event", async () => {
+    const events: AuthEvent[] = [];
+    const { app, auth } = ssoApp({ onEvent: (event) => void events.push(event) });
     const phone = await login(app);
     const laptop = await login(app);
     const devices = (await request(app).get("/devices").set("Cookie", phone.cookie)).body as { handle: string; record: { uid: string } }[];
     expect(devices).toHaveLength(2);
     expect(devices.every((device) => device.record.uid === "14" && !device.handle.includes(phone.sessid))).toBe(true);
     expect(await auth.endUserSessions("14")).toBe(2);
+    expect(events.filter((event) => event.type === "logout.everywhere")).toMatchObject([{ type: "logout.everywhere", uid: "14", sessions: 2 }]);
     for (const device of [phone, laptop]) expect((await request(app).get("/devices").set("Cookie", device.cookie)).status).toBe(401);
   });
 });

@@ -15,7 +15,7 @@ async function adminAccess(call: AccountCall, uid: string): Promise<UserRecord |
 /** Deletes an account as `user_delete()`: its row and roles, and every session of it. */
 async function deleteAccount(call: AccountCall, account: UserRecord): Promise<void> {
   await call.deps.users.deleteUser!(account.uid);
-  await call.deps.sessions.endAll(account.uid);
+  await call.deps.sessions.endAll(account.uid, call.request.requestId);
   call.deps.emit({ type: "account.deleted", uid: account.uid, by: call.callerUid, ip: call.request.ip }, call.request.requestId);
 }
 

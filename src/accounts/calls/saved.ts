@@ -8,7 +8,7 @@ import type { AccountCall } from "../account-call.js";
 export async function endSessionsAfterSave(call: AccountCall, before: UserRecord, after: UserRecord, passwordChanged: boolean): Promise<void> {
   const { sessions } = call.deps;
   if (before.active && !after.active) {
-    await sessions.endAll(after.uid);
+    await sessions.endAll(after.uid, call.request.requestId);
     return;
   }
   if (!passwordChanged) return;
