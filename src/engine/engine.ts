@@ -9,8 +9,7 @@ import type { HttpRequest } from "../http-input/request.js";
 import { queryRouter } from "../http-input/target.js";
 import { Authenticator } from "../login/authenticator.js";
 import { proxyAddressHint, unaddressedReporter } from "../login/client-address.js";
-import { openApiFromSettings, type OpenApiRoutes } from "../openapi/openapi.js";
-import type { OpenApiObject } from "../openapi/openapi.js";
+import type { OpenApiObject, OpenApiRoutes } from "../openapi/openapi.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import { resolveOptions } from "../options/schema.js";
 import { warnCrossSiteCookies } from "../origins/cross-site-cookie.js";
@@ -57,8 +56,11 @@ export interface SessionAuthBase {
   listSessions(uid: string): Promise<StoredSession[]>;
   /** Ends every session of a user ("log out everywhere"); resolves how many ended. */
   endUserSessions(uid: string): Promise<number>;
-  /** The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options. */
-  openApi(routes?: OpenApiRoutes): OpenApiObject;
+  /**
+   * The OpenAPI 3.1 document of the Services calls and the app's guarded `routes`, from these very options.
+   * Loaded on first use, so an app that never serves it never loads the builder.
+   */
+  openApi(routes?: OpenApiRoutes): Promise<OpenApiObject>;
 }
 
 /** What a binding tells the engine of its framework: its factory's name, its own errors, and how its users fix a set-up. */
@@ -174,7 +176,10 @@ export function createEngine(input: SessionAuthOptions, binding: BindingProfile)
       listSessions: (uid) => sessions.list(uid),
       endUserSessions: (uid) => sessions.endAll(uid),
       // The account calls this set-up serves (a user store that cannot write serves fewer than asked).
-      openApi: (routes) => openApiFromSettings({ ...options, accounts: { calls: accounts?.enabled ?? new Set() } }, routes),
+      async openApi(routes) {
+        const { openApiFromSettings } = await import("../openapi/openapi.js");
+        return openApiFromSettings({ ...options, accounts: { calls: accounts?.enabled ?? new Set() } }, routes);
+      },
     },
     route,
     requireSession: (guardOptions) => guard(false, guardOptions),

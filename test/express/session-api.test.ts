@@ -264,3 +264,11 @@ describe("a memory user store right after start-up", () => {
     expect(events).toEqual(["store.failure"]);
   });
 });
+
+describe("SessionAuthRouter.openApi", () => {
+  it("resolves the document of these very options and the app's guarded routes", async () => {
+    const { auth } = ssoApp();
+    const document = await auth.openApi({ routes: [{ method: "get", path: "/services/json/players" }] });
+    expect(Object.keys(document.paths ?? {})).toEqual(expect.arrayContaining(["/services/json/user/login.json", "/services/json/players"]));
+  });
+});
