@@ -18,7 +18,7 @@ import { guardSettings, optionalSessionSchema, requireSessionSchema, type Option
 import { sessionCheck, type CheckRequest } from "../sessions/session-check.js";
 import { Sessions } from "../sessions/sessions.js";
 import { memoryCounterStore } from "../stores/memory-counter-store.js";
-import { answersInProcess } from "../stores/process-local.js";
+import { answersInProcess, readsAtOnce } from "../stores/process-local.js";
 import { COUNTER_REPAIRS, SESSION_REPAIRS } from "../stores/repairs.js";
 import { withTimeout } from "./store-watchdog.js";
 import { traceLogins } from "../telemetry/hooks.js";
@@ -79,7 +79,7 @@ export interface BindingProfile {
 export type ErrorLog = ((error: unknown) => void) | false | undefined;
 
 /** What a binding builds on: one engine per set of options, translated to its framework and back. */
-export interface Engine extends Pick<Front, "serve"> {
+export interface Engine extends Pick<Front, "serve" | "claims"> {
   /** The endpoint's path and the calls on sessions every binding hands out as they are. */
   readonly base: SessionAuthBase;
   /** Where `?q=` routes a target (see `queryRouter`): the new target, or `undefined` to keep the request's own. */
@@ -121,7 +121,10 @@ export function createEngine(input: SessionAuthOptions, binding: BindingProfile)
   const users = withTimeout(options.userStore, "userStore", timeoutMs, emit, { telemetry });
   const counters = withTimeout(options.counterStore, "counterStore", timeoutMs, emit, { repairs: COUNTER_REPAIRS, telemetry });
   const sessionStore = withTimeout(options.sessionStore, "sessionStore", timeoutMs, emit, { repairs: SESSION_REPAIRS, telemetry });
-  const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local: options.sessionStore.processLocal !== undefined }, emit);
+  // The memory stores' reads need no promise; with telemetry every store call is measured, so each is made.
+  const atOnce = telemetry === undefined ? { session: readsAtOnce(options.sessionStore).session, user: readsAtOnce(options.userStore).user } : undefined;
+  const local = options.sessionStore.processLocal !== undefined;
+  const sessions = new Sessions(options.sessions, { sessions: sessionStore, users, local, atOnce }, emit);
   // The timeout's wrapper carries methods only: what the counter store declares of itself goes beside it.
   const authenticator = new Authenticator(options.login, sessions, { users, counters, countsAccounts: options.counterStore.countsAccounts === true }, emit);
   if (telemetry !== undefined) traceLogins(authenticator, telemetry, sessions, options.sessionStore);
@@ -161,16 +164,17 @@ export function createEngine(input: SessionAuthOptions, binding: BindingProfile)
     const schema = optional ? optionalSessionSchema : requireSessionSchema;
     const settings = guardSettings(parseOptions(schema, guardOptions, optional ? "optionalSession" : "requireSession"));
     const check = sessionCheck(sessions, { ...settings, optional, keepsRecords });
-    const traced = telemetry === undefined ? check : (request: CheckRequest) => telemetry.guard(!optional, () => check(request));
+    const traced = telemetry === undefined ? check : (request: CheckRequest) => telemetry.guard(!optional, async () => check(request));
     return guardOver(traced, settings.onDenied, cors, view);
   }
 
   // The stack of a 500's error on stderr, as Express's own handler prints it; without onEvent, the event already went there.
   const defaultLog = options.onEvent === undefined ? undefined : (error: unknown) => writeStderr(stackOf(error));
 
-  const { serve, names } = front(endpoint, cors, view, queryPaths);
+  const { serve, claims, names } = front(endpoint, cors, view, queryPaths);
   return {
     serve,
+    claims,
     base: {
       endpointPath,
       listSessions: (uid) => sessions.list(uid),

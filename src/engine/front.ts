@@ -24,12 +24,20 @@ export interface Front {
    */
   serve(http: HttpRequest): Promise<Served> | undefined;
   /**
+   * Whether a request to `target` (origin-form, as the binding hands it) may be the package's: where
+   * it is not, {@link serve} answers `undefined` too, so a binding need not describe the request at all.
+   */
+  claims(target: string): boolean;
+  /**
    * Whether a target names one of the Services calls (an action below the endpoint, the token
    * call), matched case-sensitively, as a router that missed it would have matched it: for a
    * binding to say where it is not mounted, never to answer it there.
    */
   names(target: string): boolean;
 }
+
+/** Targets whose claim is remembered; past it the cache starts over, so no client can grow it. */
+const KNOWN_TARGETS = 512;
 
 /** The front door over one endpoint and one set of CORS settings. */
 export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: ViewSettings, queryPaths: readonly string[]): Front {
@@ -40,8 +48,21 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
   // With patterns of the app's own paths, any request may be a preflight to answer.
   const everywhere = cors.enabled && cors.paths.length > 0;
 
+  // An app's targets repeat (its routes, its assets): each is worked out once, in a bounded cache.
+  const known = new Map<string, boolean>();
+
   function claims(target: string): boolean {
     if (everywhere) return true;
+    let claimed = known.get(target);
+    if (claimed === undefined) {
+      claimed = claimsPath(target);
+      if (known.size >= KNOWN_TARGETS) known.clear();
+      known.set(target, claimed);
+    }
+    return claimed;
+  }
+
+  function claimsPath(target: string): boolean {
     const { path, query } = splitTarget(target);
     if (isTokenPath(path) || (query !== "" && honoured.has(path))) return true;
     const below = pathBelow(path, endpointPath);
@@ -50,6 +71,7 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
   }
 
   return {
+    claims,
     names(target) {
       const { path } = splitTarget(settings.route(target) ?? target);
       const below = path.startsWith(`${endpointPath}/`) ? path.slice(endpointPath.length) : undefined;

@@ -18,28 +18,39 @@ export type Decision =
   | { readonly kind: "reply"; readonly reply: WireResponse; readonly error?: SessionAuthError | undefined }
   | { readonly kind: "fail"; readonly error: SessionAuthError; readonly headers: HeaderRecord };
 
-/** A guard: decides one request. Rejects only with an error that is not the package's (a bug, not a refusal). */
-export type Guard = (http: HttpRequest) => Promise<Decision>;
+/**
+ * A guard: decides one request, at once where nothing must be waited for (a decision), else a
+ * promise of one. Rejects only with an error that is not the package's (a bug, not a refusal).
+ */
+export type Guard = (http: HttpRequest) => Decision | Promise<Decision>;
 
 /** A guard over a session check, with CORS for the app origins wherever its route is, and `onDenied` applied. */
 export function guardOver(
-  check: (request: CheckRequest) => Promise<CheckOutcome>,
+  check: (request: CheckRequest) => CheckOutcome | Promise<CheckOutcome>,
   onDenied: GuardSettings["onDenied"],
   cors: CorsSettings,
   settings: ViewSettings,
 ): Guard {
-  return async function guard(http) {
-    const view = new RequestView(http, settings);
-    let corsHeaders = NO_HEADERS;
-    if (cors.enabled) {
-      const decision = corsDecision(view, cors);
-      if ("preflight" in decision) return { kind: "reply", reply: decision.preflight };
-      corsHeaders = decision.headers;
-    }
-    const outcome = await check(view);
+  function decision(outcome: CheckOutcome, corsHeaders: HeaderRecord): Decision {
     const headers = outcome.setCookie.length === 0 ? corsHeaders : mergeHeaders(corsHeaders, { "Set-Cookie": outcome.setCookie });
     if (outcome.error === undefined) return { kind: "continue", auth: outcome.auth, headers };
     if (onDenied === "next") return { kind: "fail", error: outcome.error, headers };
     return { kind: "reply", reply: errorReply(outcome.error, headers), error: outcome.error };
+  }
+
+  return function guard(http) {
+    try {
+      const view = new RequestView(http, settings);
+      let corsHeaders = NO_HEADERS;
+      if (cors.enabled) {
+        const decided = corsDecision(view, cors);
+        if ("preflight" in decided) return { kind: "reply", reply: decided.preflight };
+        corsHeaders = decided.headers;
+      }
+      const outcome = check(view);
+      return outcome instanceof Promise ? outcome.then((known) => decision(known, corsHeaders)) : decision(outcome, corsHeaders);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   };
 }

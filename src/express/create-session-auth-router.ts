@@ -1,14 +1,14 @@
 import type { ServerResponse } from "node:http";
 import type { SessionAuthContract } from "../engine/contract.js";
 import { createEngine, type SessionAuthBase } from "../engine/engine.js";
-import type { Guard } from "../engine/guard.js";
+import type { Decision, Guard } from "../engine/guard.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import { z } from "zod";
 import { fn, parseOptions } from "../validate.js";
 import { absoluteFormPrefix, originForm } from "../http-input/target.js";
 import { expressError } from "./foreign-error.js";
 import { ExpressHttpRequest, type ExpressRequest } from "./request.js";
-import { writeHeaders } from "../http-output/headers.js";
+import { NO_HEADERS, writeHeaders } from "../http-output/headers.js";
 import { closeAfterReply } from "../http-input/linger.js";
 import { nodeSetter, writeReply } from "../http-output/node-response.js";
 import type { WireResponse } from "../wire/reply.js";
@@ -56,6 +56,15 @@ function send(res: ServerResponse, wire: WireResponse): void {
   writeReply(res, wire);
 }
 
+/** Carries out a guard's decision: its reply, or the route with `req.auth` (or the error path, `onDenied: "next"`). */
+function carry(decided: Decision, req: ExpressRequest, res: ServerResponse, next: ExpressNext): void {
+  if (decided.kind === "reply") return send(res, decided.reply);
+  if (decided.headers !== NO_HEADERS) writeHeaders(decided.headers, nodeSetter(res));
+  if (decided.kind === "fail") return next(decided.error);
+  (req as ExpressRequest & { auth?: unknown }).auth = decided.auth;
+  next();
+}
+
 /**
  * Drupal 7 Services' session authentication for an Express 4 or 5 app: one middleware to mount
  * at the root, before any body parser, serving the Services calls, `services/session/token`,
@@ -78,7 +87,10 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   const { endpointPath } = engine.base;
 
   const router: ExpressHandler = function servicesSessionAuth(req, res, next) {
-    const http = new ExpressHttpRequest(req);
+    // Most requests are the app's: told apart by their target alone, before anything is read of them.
+    const target = originForm(req.url ?? "/");
+    if (!engine.claims(target)) return next();
+    const http = new ExpressHttpRequest(req, target);
     const served = engine.serve(http);
     if (served === undefined) return next();
     served.then((decided) => {
@@ -86,20 +98,16 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
       // The app's: routed by the ?q= path (only then is req.url Express's to rewrite), with the headers its reply owes the app origins.
       // Express keeps an absolute-form's scheme and host in req.url when it mounts a router: so must this.
       if (decided.target !== http.target) req.url = `${absoluteFormPrefix(req.url ?? "/")}${decided.target}`;
-      writeHeaders(decided.headers, nodeSetter(res));
+      if (decided.headers !== NO_HEADERS) writeHeaders(decided.headers, nodeSetter(res));
       next();
     }, next);
   };
 
   function guard(decide: Guard): ExpressHandler {
     return function sessionGuard(req, res, next) {
-      decide(new ExpressHttpRequest(req)).then((decided) => {
-        if (decided.kind === "reply") return send(res, decided.reply);
-        writeHeaders(decided.headers, nodeSetter(res));
-        if (decided.kind === "fail") return next(decided.error);
-        (req as ExpressRequest & { auth?: unknown }).auth = decided.auth;
-        next();
-      }, next);
+      const decision = decide(new ExpressHttpRequest(req));
+      if (decision instanceof Promise) decision.then((decided) => carry(decided, req, res, next), next);
+      else carry(decision, req, res, next);
     };
   }
 

@@ -2,13 +2,13 @@ import type { IncomingMessage } from "node:http";
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
 import type { SessionAuthContract } from "../engine/contract.js";
 import { createEngine, type SessionAuthBase } from "../engine/engine.js";
-import type { Guard } from "../engine/guard.js";
+import type { Decision, Guard } from "../engine/guard.js";
 import { SessionAuthError } from "../errors.js";
 import type { SessionAuthOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
 import { isMediaType } from "../http-input/body.js";
 import { belowPrefix, originForm } from "../http-input/target.js";
-import { writeHeaders } from "../http-output/headers.js";
+import { NO_HEADERS, writeHeaders } from "../http-output/headers.js";
 import { FastifyHttpRequest, send, setterOf } from "./request.js";
 
 declare module "fastify" {
@@ -37,6 +37,15 @@ function fastifyError(error: unknown): SessionAuthError | undefined {
   if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SessionAuthError("ERR_BODY_TOO_LARGE");
   if (code === "FST_ERR_BAD_URL") return new SessionAuthError("ERR_MALFORMED_REQUEST");
   return undefined;
+}
+
+/** Carries out a guard's decision: its reply, or the route with `request.auth` (or the error handler, `onDenied: "next"`). */
+function carry(decided: Decision, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  if (decided.kind === "reply") return void send(reply, decided.reply);
+  if (decided.headers !== NO_HEADERS) writeHeaders(decided.headers, setterOf(reply));
+  if (decided.kind === "fail") return done(decided.error);
+  request.auth = decided.auth;
+  done();
 }
 
 /**
@@ -68,13 +77,9 @@ export function createSessionAuthPlugin(options: SessionAuthOptions): SessionAut
 
   function guard(decide: Guard): preHandlerHookHandler {
     return function sessionGuard(request, reply, done) {
-      decide(describe(request)).then((decided) => {
-        if (decided.kind === "reply") return void send(reply, decided.reply);
-        writeHeaders(decided.headers, setterOf(reply));
-        if (decided.kind === "fail") return done(decided.error);
-        request.auth = decided.auth;
-        done();
-      }, done);
+      const decision = decide(describe(request));
+      if (decision instanceof Promise) decision.then((decided) => carry(decided, request, reply, done), done);
+      else carry(decision, request, reply, done);
     };
   }
 

@@ -74,7 +74,8 @@ export function createSessionAuthHandler(options: FetchSessionAuthOptions): Sess
 
   function guard<Auth>(decide: Guard): FetchGuard<Auth> {
     return async (request, env) => {
-      const decided = await decide(describe(request, env));
+      const decision = decide(describe(request, env));
+      const decided = decision instanceof Promise ? await decision : decision;
       if (decided.kind === "fail") throw decided.error;
       if (decided.kind === "reply") return { response: toResponse(decided.reply), error: decided.error };
       return { auth: decided.auth as Auth, headers: decided.headers };

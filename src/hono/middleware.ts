@@ -1,4 +1,4 @@
-import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import type { Context, ErrorHandler, MiddlewareHandler, Next, NotFoundHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 // Hono's own path reading (its percent-decoding included): ?q= aside, routes see what they would without getPath.
@@ -6,7 +6,7 @@ import { getPath as honoPath } from "hono/utils/url";
 import type { SessionAuthContract } from "../engine/contract.js";
 import type { NotFoundOptions } from "../engine/engine.js";
 import type { Served } from "../engine/front.js";
-import type { Guard } from "../engine/guard.js";
+import type { Decision, Guard } from "../engine/guard.js";
 import { NO_HEADERS, writeHeaders, type HeaderRecord, type HeaderSetter } from "../http-output/headers.js";
 import type { OptionalSessionOptions, RequireSessionOptions } from "../options/options.js";
 import type { RequestAuth } from "../sessions/session-check.js";
@@ -88,20 +88,26 @@ export function createSessionAuthMiddleware(options: HonoSessionAuthOptions): Se
   const describe = (c: Context) => new WebHttpRequest(c.req.raw, c.env, address === undefined ? () => peerAddress(c.req.raw, c.env) : () => address(c), trust);
 
   function guard<Auth>(decide: Guard): MiddlewareHandler<SessionAuthEnv<Auth>> {
-    return createMiddleware<SessionAuthEnv<Auth>>(async function sessionGuard(c, next) {
-      const decided = await decide(describe(c));
-      if (decided.kind === "reply") return toResponse(decided.reply);
+    function carry(c: Context<SessionAuthEnv<Auth>>, next: Next, decided: Decision): Promise<Response | void> {
+      if (decided.kind === "reply") return Promise.resolve(toResponse(decided.reply));
       if (decided.kind === "fail") {
         writeHeaders(decided.headers, setterOf(c));
         throw decided.error;
       }
       c.set("auth", decided.auth as Auth);
-      await nextWith(c, next, decided.headers);
+      return nextWith(c, next, decided.headers);
+    }
+    // Hono awaits what a middleware returns: a decision made at once adds no promise of ours.
+    return createMiddleware<SessionAuthEnv<Auth>>(function sessionGuard(c, next) {
+      const decided = decide(describe(c));
+      return decided instanceof Promise ? decided.then((known) => carry(c, next, known)) : carry(c, next, decided);
     });
   }
 
   // Hono awaits each middleware: handing on next()'s own promise adds none of ours to an app request.
   const middleware = createMiddleware(function servicesSessionAuth(c, next) {
+    // Most requests are the app's: told apart by their target alone, before anything is read of them.
+    if (!engine.claims(targetOf(c.req.url))) return next();
     const served = engine.serve(describe(c));
     return served === undefined ? next() : answer(c, next, served);
   });

@@ -55,11 +55,13 @@ export type CheckOutcome =
  * The session check in front of an app's routes, framework-free: required, it needs a live session,
  * its CSRF token on unsafe methods and one of `roles`; optional, it never refuses for lack of one
  * but attaches it only where required would pass. A failing store is refused either way, never anonymous.
+ * Decided at once where the session is known without waiting ({@link Sessions.contextAtOnce}); a
+ * promise only where a store must be asked. Throws or rejects only with an error that is not the package's.
  */
 export function sessionCheck(
   sessions: Sessions,
   options: GuardSettings & { readonly optional: boolean; readonly keepsRecords?: boolean },
-): (request: CheckRequest) => Promise<CheckOutcome> {
+): (request: CheckRequest) => CheckOutcome | Promise<CheckOutcome> {
   const { csrf, roles, optional, keepsRecords = false } = options;
 
   function refusal(error: unknown, setCookie: readonly string[]): CheckOutcome {
@@ -69,14 +71,7 @@ export function sessionCheck(
     return { error, setCookie };
   }
 
-  return async function check(request) {
-    let context: SessionContext;
-    try {
-      context = await sessions.context(request);
-    } catch (error) {
-      return refusal(error, NO_COOKIES);
-    }
-    const { state, setCookie } = context;
+  function decide(request: CheckRequest, { state, setCookie }: SessionContext): CheckOutcome {
     try {
       if (state.kind !== "live") {
         if (optional) return { auth: undefined, setCookie };
@@ -99,5 +94,14 @@ export function sessionCheck(
     } catch (error) {
       return refusal(error, setCookie);
     }
+  }
+
+  return function check(request) {
+    const known = sessions.contextAtOnce(request);
+    if (known !== undefined) return decide(request, known);
+    return sessions.context(request).then(
+      (context) => decide(request, context),
+      (error: unknown) => refusal(error, NO_COOKIES),
+    );
   };
 }

@@ -46,6 +46,29 @@ export interface SessionContext {
   readonly setCookie: readonly string[];
 }
 
+/**
+ * The reads one of this package's memory stores answers at once, without a promise: a guarded
+ * request over them then waits on nothing (docs/performance.md#the-guarded-request).
+ */
+export interface ReadsAtOnce {
+  /** `get` itself. */
+  readonly session?: ((sessid: string) => StoredSession | null) | undefined;
+  /** `findById` itself, or `undefined` while the store is not ready (ask `findById`). */
+  readonly user?: ((uid: string) => UserRecord | null | undefined) | undefined;
+}
+
+/** The stores the lifecycle keeps sessions in. */
+export interface SessionStores {
+  /** The session store, guarded by its timeout. */
+  readonly sessions: SessionStore;
+  /** The user store, guarded by its timeout. */
+  readonly users: UserStore;
+  /** Whether the session store lives in this process only (no other instance reads it). */
+  readonly local: boolean;
+  /** The reads the stores answer without a promise (the package's memory stores'), used where nothing else is asked of them. */
+  readonly atOnce?: ReadsAtOnce | undefined;
+}
+
 /** Where a new session is opened from. */
 export interface SessionClient {
   /** The client's address, as Drupal shows it. */
@@ -94,22 +117,24 @@ export class Sessions {
   readonly #pending: PendingLogouts;
   /** Whether the session store lives in this process only (no other instance reads it). */
   readonly #local: boolean;
+  readonly #atOnce: ReadsAtOnce;
 
   /** Raises an audit event (stamped, and passed to the app's listener). */
   readonly #emit: Emit;
 
   /**
    * @param settings - The lifecycle's own settings (timeouts, the cap, the token) and the cookie's.
-   * @param stores - The session and user stores, already guarded by timeouts; `local` says whether the session store lives in this process only.
+   * @param stores - The session and user stores, already guarded by timeouts, and the reads they answer at once.
    * @param emit - Where events go: stamped, to the app's listener.
    */
-  constructor(settings: SessionSettings, stores: { readonly sessions: SessionStore; readonly users: UserStore; readonly local: boolean }, emit: Emit) {
+  constructor(settings: SessionSettings, stores: SessionStores, emit: Emit) {
     this.#options = settings;
     this.#emit = emit;
     this.#store = stores.sessions;
     this.#users = stores.users;
     this.#pending = new PendingLogouts(stores.sessions);
     this.#local = stores.local;
+    this.#atOnce = stores.atOnce ?? {};
   }
 
   /** Users with a logout held in this process until the store takes it. */
@@ -127,6 +152,31 @@ export class Sessions {
       cache.set(host, cookie);
     }
     return cookie;
+  }
+
+  /**
+   * A request's session where it is known without waiting, as for nearly every request: no cookie,
+   * or one naming a live session in stores that answer at once with nothing to write (no touch, no
+   * expiry, no deletion). `undefined` where {@link context} must be asked.
+   */
+  contextAtOnce(request: SessionRequest): SessionContext | undefined {
+    const cookieHeader = request.cookieHeader;
+    const atOnce = this.#atOnce;
+    if (cookieHeader !== undefined && (atOnce.session === undefined || atOnce.user === undefined)) return undefined;
+    const now = nowSeconds();
+    const secure = request.secure;
+    const cookie = this.placement(request.host, secure);
+    const sessids = readCookies(cookieHeader, cookie.name);
+    if (sessids.length === 0) return { cookie, sent: 0, state: NO_SESSION, now, setCookie: NO_COOKIES };
+    if (sessids.length > 1) return undefined;
+    const sessid = sessids[0]!;
+    const session = atOnce.session!(sessid);
+    if (session === null || this.#pending.covers(session)) return undefined;
+    const { record } = session;
+    if (this.#expiry(record, now) !== undefined || now - record.lastSeenAt >= this.#options.touchInterval) return undefined;
+    const user = session.user ?? atOnce.user!(record.uid);
+    if (user === undefined || user === null || !user.active) return undefined;
+    return { cookie, sent: 1, state: liveSession(sessid, session, user), now, setCookie: NO_COOKIES };
   }
 
   /**
@@ -217,8 +267,7 @@ export class Sessions {
       this.#emit({ type: "session.revoked", uid: record.uid, session: hashSessionId(sessid), reason: "user-blocked" }, request.requestId);
       return undefined;
     }
-    // Routes see the session without the account the store joined to it (its password hash among it).
-    return { kind: "live", sessid, session: joined === undefined ? session : { handle: session.handle, record }, user };
+    return liveSession(sessid, session, user);
   }
 
   /** Which of its deadlines a session has passed at `now`, if any. */
@@ -350,6 +399,11 @@ export class Sessions {
   #expiresAt(createdAt: number, lastSeenAt: number): number {
     return Math.min(lastSeenAt + this.#options.idleTimeout, createdAt + this.#options.absoluteTimeout) + EXPIRY_GRACE;
   }
+}
+
+/** A live session as routes see it: without the account the store joined to it (its password hash among it). */
+function liveSession(sessid: string, session: StoredSession, user: UserRecord): LiveSession {
+  return { kind: "live", sessid, session: session.user === undefined ? session : { handle: session.handle, record: session.record }, user };
 }
 
 /** Set, delete the other places, set again: RFC 6265 jars take host-only and domain cookies as one (docs/wire-format.md). */

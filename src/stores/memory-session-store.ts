@@ -207,7 +207,7 @@ export function memorySessionStore(options: MemorySessionStoreOptions = {}): Mem
       clearInterval(timer);
     },
   };
-  return answeredInProcess(store);
+  return answeredInProcess(store, { session: (sessid) => read(sessid) });
 }
 
 /** A record in one fixed field order (one hidden class), without a caller's extra properties. */

@@ -285,5 +285,5 @@ export function memoryUserStore(users: readonly MemoryUserInput[], options: Memo
       return roleTable();
     },
   };
-  return answeredInProcess(store);
+  return answeredInProcess(store, { user: (uid) => (hashed ? (byId.get(uid) ?? null) : undefined) });
 }

@@ -83,6 +83,27 @@ describe("requireSession's cost per request", () => {
     expect((req as { auth?: { user: { name: string } } }).auth?.user.name).toBe("demo");
   });
 
+  it("decides a request over the memory stores at once, and one over a store that waits when its answer comes", async () => {
+    const request = (cookie: string) => ({ method: "GET", url: "/x", headers: { host: "sports.test", cookie }, secure: false, ip: "127.0.0.1", socket: {} });
+    const response = () => ({ appendHeader: vi.fn(), setHeader: vi.fn(), getHeader: vi.fn() }) as never;
+    const { app, auth } = createTestApp();
+    const session = await login(app);
+    // The memory stores read without a promise: the route is called before the guard returns.
+    const next = vi.fn();
+    auth.requireSession()(request(session.cookie) as never, response(), next);
+    expect(next).toHaveBeenCalledWith();
+    const refused = vi.fn();
+    auth.requireSession({ onDenied: "next" })(request(`${session.session_name}=unknown-session-id-of-some-length`) as never, response(), refused);
+    await vi.waitFor(() => expect(refused).toHaveBeenCalledWith(expect.objectContaining({ code: "ERR_UNAUTHENTICATED" })));
+    // A store that answers with a promise (wrapped, so not the package's own) is waited for, and decides the same.
+    const wrapped = createTestApp({ sessionStore: countCalls(memorySessionStore()).proxy });
+    const other = await login(wrapped.app);
+    const waited = vi.fn();
+    wrapped.auth.requireSession()(request(other.cookie) as never, response(), waited);
+    expect(waited).not.toHaveBeenCalled();
+    await vi.waitFor(() => expect(waited).toHaveBeenCalledWith());
+  });
+
   it("reads through a method replaced on a memory store after it was made, never around it", async () => {
     const sessionStore = memorySessionStore();
     const { app, agent } = createTestApp({ sessionStore });
