@@ -48,7 +48,7 @@ export interface SessionContext {
 
 /**
  * The reads one of this package's memory stores answers at once, without a promise: a guarded
- * request over them then waits on nothing (docs/performance.md#the-guarded-request).
+ * request over them then waits on nothing (docs/performance.md#no-promise-where-the-stores-answer-in-process).
  */
 export interface ReadsAtOnce {
   /** `get` itself. */
