@@ -3,7 +3,8 @@
  * generator of its own on the load CPU, for the same window. Whatever else the machine runs then
  * slows both alike, so the ratio of their CPU per request holds still where rates measured one
  * after the other do not. `npm run build && tsx bench/pair.ts <a> <b> [rounds]`, e.g.
- * `tsx bench/pair.ts express-floor ours-memory`: prints each round's server CPU per request and
+ * `tsx bench/pair.ts express-floor ours-memory` (or a peer against a binding: `tsx bench/pair.ts
+ * express-session-memory ours-memory`): prints each round's server CPU per request and
  * `a ÷ b` (the share of b's cost that a's is: 0.95 means b costs 1/0.95 of a).
  */
 import { resolve } from "node:path";
@@ -16,11 +17,15 @@ const rounds = Number(roundsArg ?? 3);
 const seconds = Number(process.env.BENCH_DURATION ?? 6);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
 
+/** The peers' apps (bench/peer-apps.ts): each logs in at `/login` and guards `/data`. */
+const PEERS = ["express-session-memory", "iron-session", "fastify-session", "fastify-secure-session", "hono-sessions"];
+
 /** Where each kind of server logs in and what it guards: the floors and the README-mounted bindings serve the quick starts' path. */
 function routes(config: string): { login: string; path: string } {
   if (config.endsWith("-floor")) return { login: "/login", path: GUARDED_PATH };
   if (["ours-memory", "ours-fastify", "ours-hono", "ours-fetch"].includes(config)) return { login: "/services/json/user/login", path: GUARDED_PATH };
-  throw new Error(`${config}: pair.ts compares the floors and the README-mounted bindings`);
+  if (PEERS.includes(config)) return { login: "/login", path: "/data" };
+  throw new Error(`${config}: pair.ts compares the floors, the README-mounted bindings and the peers (${PEERS.join(", ")})`);
 }
 
 async function logIn(url: string, path: string): Promise<string> {
