@@ -164,7 +164,8 @@ export function createEngine(input: SessionAuthOptions, binding: BindingProfile)
     const schema = optional ? optionalSessionSchema : requireSessionSchema;
     const settings = guardSettings(parseOptions(schema, guardOptions, optional ? "optionalSession" : "requireSession"));
     const check = sessionCheck(sessions, { ...settings, optional, keepsRecords });
-    const traced = telemetry === undefined ? check : (request: CheckRequest) => telemetry.guard(!optional, async () => check(request));
+    // An app's telemetry may answer with any thenable: made a promise of ours, so the guard tells it from a decision.
+    const traced = telemetry === undefined ? check : (request: CheckRequest) => Promise.resolve(telemetry.guard(!optional, async () => check(request)));
     return guardOver(traced, settings.onDenied, cors, view);
   }
 

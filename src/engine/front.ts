@@ -38,6 +38,8 @@ export interface Front {
 
 /** Targets whose claim is remembered; past it the cache starts over, so no client can grow it. */
 const KNOWN_TARGETS = 512;
+/** Longest target remembered (an app's routes are far shorter): at most 64 KiB of keys, whatever clients send. */
+const KNOWN_TARGET_LENGTH = 128;
 
 /** The front door over one endpoint and one set of CORS settings. */
 export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: ViewSettings, queryPaths: readonly string[]): Front {
@@ -53,6 +55,8 @@ export function front(endpoint: ServicesEndpoint, cors: CorsSettings, settings: 
 
   function claims(target: string): boolean {
     if (everywhere) return true;
+    // A long target is worked out each time: the cache holds at most KNOWN_TARGETS short strings.
+    if (target.length > KNOWN_TARGET_LENGTH) return claimsPath(target);
     let claimed = known.get(target);
     if (claimed === undefined) {
       claimed = claimsPath(target);

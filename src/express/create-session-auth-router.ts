@@ -106,7 +106,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
   function guard(decide: Guard): ExpressHandler {
     return function sessionGuard(req, res, next) {
       const decision = decide(new ExpressHttpRequest(req));
-      if (decision instanceof Promise) decision.then((decided) => carry(decided, req, res, next), next);
+      if (decision instanceof Promise) decision.then((decided) => carry(decided, req, res, next)).catch(next);
       else carry(decision, req, res, next);
     };
   }

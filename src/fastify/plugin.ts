@@ -78,7 +78,7 @@ export function createSessionAuthPlugin(options: SessionAuthOptions): SessionAut
   function guard(decide: Guard): preHandlerHookHandler {
     return function sessionGuard(request, reply, done) {
       const decision = decide(describe(request));
-      if (decision instanceof Promise) decision.then((decided) => carry(decided, request, reply, done), done);
+      if (decision instanceof Promise) decision.then((decided) => carry(decided, request, reply, done)).catch(done);
       else carry(decision, request, reply, done);
     };
   }

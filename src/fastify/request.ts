@@ -17,7 +17,7 @@ export class FastifyHttpRequest extends IncomingHttpRequest {
     this.#prefix = prefix;
   }
 
-  /** Worked out when asked: a guard on an app route never asks. */
+  /** Worked out when asked: a guard on an app route asks only for CORS. */
   get target(): string {
     if (this.#target === undefined) {
       const path = originForm(this.#request.url);

@@ -92,7 +92,7 @@ export function createSessionAuthMiddleware(options: HonoSessionAuthOptions): Se
       if (decided.kind === "reply") return Promise.resolve(toResponse(decided.reply));
       if (decided.kind === "fail") {
         writeHeaders(decided.headers, setterOf(c));
-        throw decided.error;
+        return Promise.reject(decided.error);
       }
       c.set("auth", decided.auth as Auth);
       return nextWith(c, next, decided.headers);

@@ -97,7 +97,12 @@ export function sessionCheck(
   }
 
   return function check(request) {
-    const known = sessions.contextAtOnce(request);
+    let known: SessionContext | undefined;
+    try {
+      known = sessions.contextAtOnce(request);
+    } catch (error) {
+      return refusal(error, NO_COOKIES);
+    }
     if (known !== undefined) return decide(request, known);
     return sessions.context(request).then(
       (context) => decide(request, context),

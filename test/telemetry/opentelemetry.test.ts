@@ -8,6 +8,7 @@ import { MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetr
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memorySessionStore, type SessionStore } from "services-session-auth";
+import type { SessionAuthTelemetry } from "services-session-auth";
 import { openTelemetry } from "services-session-auth/opentelemetry";
 import { createTestApp, login } from "../helpers/app.js";
 import { aroundMethods } from "../helpers/doubles.js";
@@ -124,5 +125,25 @@ describe("openTelemetry()", () => {
     } finally {
       trace.disable();
     }
+  });
+
+  it("takes a guard's outcome from a telemetry of the app's own that answers with a thenable, not a native promise", async () => {
+    const seen: string[] = [];
+    // A promise library's thenable (Bluebird, another realm): the guard waits for it as for a promise.
+    const thenable = <T>(work: () => Promise<T>): PromiseLike<T> => ({ then: (done, failed) => work().then(done, failed) });
+    const telemetry: SessionAuthTelemetry = {
+      login: (work) => work(),
+      guard: (required, work) => {
+        seen.push(required ? "requireSession" : "optionalSession");
+        return thenable(work) as Promise<never>;
+      },
+      storeCall: (_operation, work) => work(),
+      gauges: () => undefined,
+    };
+    const { app, agent } = createTestApp({ telemetry });
+    const session = await login(app);
+    expect((await agent.get("/services/json/players").set("Cookie", session.cookie)).status).toBe(200);
+    expect((await agent.get("/services/json/players")).status).toBe(401);
+    expect(seen).toEqual(["requireSession", "requireSession"]);
   });
 });
