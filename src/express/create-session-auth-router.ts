@@ -40,7 +40,7 @@ export interface ErrorHandlerOptions {
   log?: ((err: unknown, req: LoggedRequest) => void) | false;
 }
 
-export const errorHandlerSchema = z.strictObject({
+const errorHandlerSchema = z.strictObject({
   log: z.union([z.literal(false), fn<(err: unknown, req: LoggedRequest) => void>("(err, req) => void")]).optional(),
 });
 
@@ -66,9 +66,8 @@ function carry(decided: Decision, req: ExpressRequest, res: ServerResponse, next
 }
 
 /**
- * Drupal 7 Services' session authentication for an Express 4 or 5 app: one middleware to mount
- * at the root, before any body parser, serving the Services calls, `services/session/token`,
- * their `?q=` spellings and CORS for `trustedOrigins`; every other request goes straight on.
+ * Drupal 7 Services' session authentication for an Express 4 or 5 app: one middleware to mount at the root, before any body parser,
+ * serving the Services calls, `services/session/token`, their `?q=` spellings and CORS for `trustedOrigins`; all else goes straight on.
  *
  * @example
  * ```ts
@@ -84,32 +83,27 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
     trustProxyFix: 'trust it by hop count: app.set("trust proxy", 1)',
     foreignError: expressError,
   });
-  const { endpointPath } = engine.base;
-
   const router: ExpressHandler = function servicesSessionAuth(req, res, next) {
-    // Most requests are the app's: told apart by their target alone, before anything is read of them.
-    const target = originForm(req.url ?? "/");
+    const target = originForm(req.url ?? "/"); // most requests are the app's: told apart by their target alone, before anything is read of them
     if (!engine.claims(target)) return next();
     const http = new ExpressHttpRequest(req, target);
     const served = engine.serve(http);
     if (served === undefined) return next();
     served.then((decided) => {
       if (decided.kind === "reply") return send(res, decided.reply);
-      // The app's: routed by the ?q= path (only then is req.url Express's to rewrite), with the headers its reply owes the app origins.
-      // Express keeps an absolute-form's scheme and host in req.url when it mounts a router: so must this.
+      // The app's: routed by the ?q= path (req.url rewritten only then, an absolute-form's scheme and host kept, as Express keeps them), with the headers its reply owes.
       if (decided.target !== http.target) req.url = `${absoluteFormPrefix(req.url ?? "/")}${decided.target}`;
       if (decided.headers !== NO_HEADERS) writeHeaders(decided.headers, nodeSetter(res));
       next();
     }, next);
   };
 
-  function guard(decide: Guard): ExpressHandler {
-    return function sessionGuard(req, res, next) {
+  const guard = (decide: Guard): ExpressHandler =>
+    function sessionGuard(req, res, next) {
       const decision = decide(new ExpressHttpRequest(req));
       if (decision instanceof Promise) decision.then((decided) => carry(decided, req, res, next)).catch(next);
       else carry(decision, req, res, next);
     };
-  }
 
   const pieces: Omit<SessionAuthRouter, keyof ExpressHandler | keyof SessionAuthBase> = {
     requireSession: (guardOptions) => guard(engine.requireSession(guardOptions)),
@@ -119,6 +113,7 @@ export function createSessionAuthRouter(options: SessionAuthOptions): SessionAut
       return (req, res) => {
         // Mounted at the endpoint path (Express strips it into baseUrl), it answers for the endpoint; elsewhere as the router sees paths, from where it is mounted.
         const path = originForm(req.url ?? "/");
+        const { endpointPath } = engine.base;
         const atEndpoint = req.baseUrl !== undefined && req.baseUrl.toLowerCase().endsWith(endpointPath.toLowerCase());
         send(res, reply(new ExpressHttpRequest(req, atEndpoint ? `${endpointPath}${path}` : path)));
       };

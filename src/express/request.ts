@@ -16,17 +16,11 @@ export interface ExpressRequest extends IncomingMessage {
 /** An Express request in the engine's one shape: the translation, and nothing else. */
 export class ExpressHttpRequest extends IncomingHttpRequest {
   readonly #req: ExpressRequest;
-  readonly #target: string;
 
   /** @param target - The target relative to where the router is mounted: `req.url` unless given. */
   constructor(req: ExpressRequest, target: string = req.url ?? "/") {
-    super(req);
+    super(req, originForm(target));
     this.#req = req;
-    this.#target = originForm(target);
-  }
-
-  get target(): string {
-    return this.#target;
   }
 
   get secure(): boolean {

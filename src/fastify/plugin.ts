@@ -75,20 +75,17 @@ export function createSessionAuthPlugin(options: SessionAuthOptions): SessionAut
   const describe = (request: FastifyRequest) => new FastifyHttpRequest(request, prefix ?? "");
   const unrouted = "a ?q= Services call reached Fastify unrouted: create the server with Fastify({ rewriteUrl: sessionAuth.rewriteUrl })";
 
-  function guard(decide: Guard): preHandlerHookHandler {
-    return function sessionGuard(request, reply, done) {
+  const guard = (decide: Guard): preHandlerHookHandler =>
+    function sessionGuard(request, reply, done) {
       const decision = decide(describe(request));
       if (decision instanceof Promise) decision.then((decided) => carry(decided, request, reply, done)).catch(done);
       else carry(decision, request, reply, done);
     };
-  }
 
   function errorHandler() {
     return function servicesErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-      return send(
-        reply,
-        engine.fail(error, describe(request), (err) => request.log.error({ err }, "unhandled error")),
-      );
+      const answer = engine.fail(error, describe(request), (err) => request.log.error({ err }, "unhandled error"));
+      return send(reply, answer);
     };
   }
 
@@ -110,8 +107,7 @@ export function createSessionAuthPlugin(options: SessionAuthOptions): SessionAut
       });
     }
     fastify.decorateRequest("auth", undefined);
-    // The Services routes in a context of their own: the endpoint reads its bodies as Services
-    // does, so no parser of the app's runs there.
+    // The Services routes in a context of their own: the endpoint reads its bodies as Services does, so no parser of the app's runs there.
     await fastify.register(async function servicesRoutes(routes) {
       routes.removeAllContentTypeParsers();
       routes.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));

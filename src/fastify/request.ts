@@ -8,22 +8,11 @@ import type { WireResponse } from "../wire/reply.js";
 /** A Fastify request in the engine's shape, its target relative to the plugin's prefix; Fastify's `trustProxy` decides `protocol` and `ip`. */
 export class FastifyHttpRequest extends IncomingHttpRequest {
   readonly #request: FastifyRequest;
-  readonly #prefix: string;
-  #target: string | undefined;
 
   constructor(request: FastifyRequest, prefix: string) {
-    super(request.raw, request.headers);
+    const path = originForm(request.url);
+    super(request.raw, belowPrefix(path, prefix) ?? path, request.headers);
     this.#request = request;
-    this.#prefix = prefix;
-  }
-
-  /** Worked out when asked: a guard on an app route asks only for CORS. */
-  get target(): string {
-    if (this.#target === undefined) {
-      const path = originForm(this.#request.url);
-      this.#target = belowPrefix(path, this.#prefix) ?? path;
-    }
-    return this.#target;
   }
 
   get secure(): boolean {

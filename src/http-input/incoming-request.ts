@@ -9,15 +9,17 @@ import type { HttpRequest, RequestBody } from "./request.js";
 export abstract class IncomingHttpRequest implements HttpRequest {
   protected readonly raw: IncomingMessage;
   readonly #headers: IncomingHttpHeaders;
+  readonly target: string;
 
-  /** @param headers - The headers as the framework shows them: `raw.headers` unless it says otherwise. */
-  constructor(raw: IncomingMessage, headers: IncomingHttpHeaders = raw.headers) {
+  /**
+   * @param target - The target relative to where the binding is mounted, in origin-form.
+   * @param headers - The headers as the framework shows them: `raw.headers` unless it says otherwise.
+   */
+  constructor(raw: IncomingMessage, target: string, headers: IncomingHttpHeaders = raw.headers) {
     this.raw = raw;
+    this.target = target;
     this.#headers = headers;
   }
-
-  /** The target relative to where the binding is mounted, in origin-form. */
-  abstract get target(): string;
 
   get method(): string {
     return this.raw.method ?? "GET";
